@@ -118,9 +118,10 @@ def _match_text(segment: str, options: Sequence[str]) -> tuple[int, str] | None:
             if not opt:
                 continue
             for cand in candidates:
+                if not cand.startswith(opt):
+                    continue
                 whole_word = len(cand) == len(opt) or not cand[len(opt)].isalnum()
-                longer = best is None or len(opt) > len(best[1])
-                if cand.startswith(opt) and whole_word and longer:
+                if whole_word and (best is None or len(opt) > len(best[1])):
                     best = (i, opt)
     return best
 
