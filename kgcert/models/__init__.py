@@ -1,0 +1,24 @@
+"""Model providers behind one interface; see :func:`get_model`."""
+
+from kgcert.models.base import (
+    ANSWER_PREFIX,
+    GenerationConfig,
+    Message,
+    Model,
+    ModelRequest,
+    ModelResponse,
+)
+from kgcert.models.registry import get_model, known_providers, parse_model_args, parse_model_spec
+
+__all__ = [
+    "ANSWER_PREFIX",
+    "GenerationConfig",
+    "Message",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "get_model",
+    "known_providers",
+    "parse_model_args",
+    "parse_model_spec",
+]

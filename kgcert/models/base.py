@@ -1,0 +1,156 @@
+"""Types shared by every model provider.
+
+A provider turns a batch of :class:`ModelRequest` into one :class:`ModelResponse` each, in order.
+A failed call is reported in ``ModelResponse.error``; it is never turned into a wrong answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from kgcert.errors import InputError
+
+Mode = Literal["generate", "choice"]
+
+#: The prefix of the committed answer line. Prompts ask for
+#: ``correct answer: <option_number>. <answer>, because <reason>``.
+ANSWER_PREFIX = "correct answer: "
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """How to produce a response; every field is part of the cache key.
+
+    ``mode="choice"`` (local models only) scores the option numbers after ``choice_prefix``
+    in one forward pass instead of generating text.
+    """
+
+    max_new_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+    mode: Mode = "generate"
+    stop_at_answer: bool = True
+    choice_prefix: str = ANSWER_PREFIX
+
+    def __post_init__(self) -> None:
+        if self.max_new_tokens < 1:
+            raise InputError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
+        if self.temperature < 0:
+            raise InputError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise InputError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.mode not in ("generate", "choice"):
+            raise InputError(f"mode must be 'generate' or 'choice', got {self.mode!r}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One prompt: either plain ``prompt`` text or chat ``messages`` (exactly one of them).
+
+    ``n_options`` is needed for choice scoring. ``correct_option`` (1-based) is read only by the
+    test providers (``bernoulli``, ``oracle``); real providers never see it, and it is not part
+    of the cache key.
+    """
+
+    prompt: str | None = None
+    messages: tuple[Message, ...] = ()
+    sample_index: int = 0
+    n_options: int | None = None
+    correct_option: int | None = None
+    options: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if (self.prompt is None) == (not self.messages):
+            raise InputError("a model request needs exactly one of prompt or messages")
+        if self.sample_index < 0:
+            raise InputError(f"sample_index must be >= 0, got {self.sample_index}")
+        if self.n_options is not None and self.n_options < 1:
+            raise InputError(f"n_options must be >= 1, got {self.n_options}")
+        if self.options and self.n_options is None:
+            object.__setattr__(self, "n_options", len(self.options))
+
+    def chat(self) -> list[dict[str, str]]:
+        """The request as chat messages (a plain prompt is one user message)."""
+        if self.prompt is not None:
+            return [{"role": "user", "content": self.prompt}]
+        return [{"role": m.role, "content": m.content} for m in self.messages]
+
+    def plain_text(self) -> str:
+        """The request as one string, for models without a chat template."""
+        if self.prompt is not None:
+            return self.prompt
+        return "\n\n".join(m.content for m in self.messages)
+
+    def content_key(self) -> dict[str, Any]:
+        """What the model sees, for cache keys."""
+        if self.prompt is not None:
+            return {"prompt": self.prompt}
+        return {"messages": [[m.role, m.content] for m in self.messages]}
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float = 0.0
+    error: str | None = None
+    choice_probs: tuple[float, ...] | None = None
+    cached: bool = False
+
+    @classmethod
+    def failure(cls, error: str, latency_s: float = 0.0) -> ModelResponse:
+        return cls(text="", error=error, latency_s=latency_s)
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        data.pop("cached")
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, raw: str) -> ModelResponse:
+        data = json.loads(raw)
+        probs = data.get("choice_probs")
+        data["choice_probs"] = tuple(probs) if probs is not None else None
+        return cls(**data, cached=True)
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A provider instance.
+
+    ``generate`` returns one response per request, in order; ``config`` defaults to the
+    model's own ``config``. ``identity()`` names everything besides the config and the prompt
+    that changes outputs (provider, model, dtype, quantization, server URL); it never holds
+    secrets. ``cacheable`` is false for the synthetic test providers.
+    """
+
+    name: str
+    config: GenerationConfig
+    cacheable: bool
+
+    def generate(
+        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
+    ) -> list[ModelResponse]: ...
+
+    def identity(self) -> Mapping[str, Any]: ...
+
+    def close(self) -> None: ...

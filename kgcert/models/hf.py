@@ -1,0 +1,508 @@
+"""Hugging Face transformers runner: batched greedy/sampled generation and choice scoring.
+
+Batches are length-sorted and left-padded (attention mask and position ids follow the padding),
+so a prompt's greedy output does not depend on the batch it lands in. The batch size starts at
+``max_batch_size`` and halves on CUDA out-of-memory. Prompts that do not fit the context window
+are error outcomes, never truncated (the reference code cut the options off the end).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    PreTrainedModel,
+    StoppingCriteria,
+    StoppingCriteriaList,
+)
+
+from kgcert.errors import InputError, MissingDependencyError
+from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
+
+log = logging.getLogger(__name__)
+
+_DTYPES = {
+    "float32": torch.float32,
+    "fp32": torch.float32,
+    "float16": torch.float16,
+    "fp16": torch.float16,
+    "half": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "bf16": torch.bfloat16,
+}
+
+
+def answer_line_complete(text: str) -> bool:
+    """True once the last ``correct answer`` line has content and has ended with a newline."""
+    idx = text.lower().rfind("correct answer")
+    if idx < 0:
+        return False
+    rest = text[idx + len("correct answer") :]
+    match = re.search(r"\w[^\n]*\n", rest)
+    if match is None:
+        return False
+    line = match.group(0)
+    return not ("<" in line and ">" in line and "option" in line.lower())  # an echoed template
+
+
+class AnswerLineStop(StoppingCriteria):
+    """Stops each sequence of a batch on its own once its answer line is complete."""
+
+    def __init__(self, tokenizer: Any, prompt_len: int) -> None:
+        self.tokenizer = tokenizer
+        self.prompt_len = prompt_len
+        self.stopped_at: dict[int, int] = {}
+
+    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
+        done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        generated = input_ids[:, self.prompt_len :]
+        if generated.shape[1] == 0:
+            return done  # type: ignore[return-value]
+        last = self.tokenizer.batch_decode(generated[:, -1:], skip_special_tokens=True)
+        for row, piece in enumerate(last):
+            if row in self.stopped_at:
+                done[row] = True
+            elif "\n" in piece:
+                text = self.tokenizer.decode(generated[row], skip_special_tokens=True)
+                if answer_line_complete(text):
+                    self.stopped_at[row] = generated.shape[1]
+                    done[row] = True
+        return done  # type: ignore[return-value]
+
+
+def _resolve_source(name: str) -> str:
+    path = Path(name).expanduser()
+    if path.exists():
+        return str(path.resolve())
+    looks_local = name.startswith(("/", ".", "~")) or "\\" in name or name.count("/") > 1
+    if looks_local:
+        raise InputError(f"model path not found: {name}")
+    return name
+
+
+def _resolve_device(device: str) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise InputError(f"device {device!r} requested but no CUDA GPU is available")
+    return device
+
+
+def _resolve_dtype(dtype: str, device: str) -> torch.dtype:
+    if dtype == "auto":
+        if device.startswith("cuda"):
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    if dtype not in _DTYPES:
+        raise InputError(f"unknown dtype {dtype!r}; use one of auto, {', '.join(sorted(_DTYPES))}")
+    return _DTYPES[dtype]
+
+
+def _quantization_config(bits: int | None, dtype: torch.dtype) -> Any:
+    if bits is None:
+        return None
+    if not torch.cuda.is_available():
+        raise InputError(
+            f"{bits}-bit quantization uses bitsandbytes, which needs a CUDA GPU; none is available"
+        )
+    try:
+        import bitsandbytes  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "bitsandbytes is not installed; install it with: pip install 'kgcert[quant]'"
+        ) from exc
+    from transformers import BitsAndBytesConfig
+
+    if bits == 4:
+        return BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_compute_dtype=dtype, bnb_4bit_quant_type="nf4"
+        )
+    return BitsAndBytesConfig(load_in_8bit=True)
+
+
+def _is_oom(exc: BaseException) -> bool:
+    oom_type = getattr(torch.cuda, "OutOfMemoryError", None)
+    if oom_type is not None and isinstance(exc, oom_type):
+        return True
+    return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
+
+
+class HFModel:
+    """A causal LM and its tokenizer; use :func:`create` or :meth:`from_objects`."""
+
+    cacheable = True
+
+    def __init__(
+        self,
+        model: PreTrainedModel,
+        tokenizer: Any,
+        *,
+        name: str,
+        config: GenerationConfig,
+        max_batch_size: int = 16,
+        identity: dict[str, Any] | None = None,
+    ) -> None:
+        if max_batch_size < 1:
+            raise InputError(f"max_batch_size must be >= 1, got {max_batch_size}")
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.name = name
+        self.config = config
+        self.max_batch_size = max_batch_size
+        self.batch_size = max_batch_size  # lowered on CUDA out-of-memory, kept for later calls
+        self._identity = identity or {"provider": "hf", "model": name}
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.pad_id = int(self.tokenizer.pad_token_id)
+        self.eos_ids = self._eos_ids()
+        self.context_limit = self._context_limit()
+
+    @classmethod
+    def from_objects(
+        cls,
+        model: PreTrainedModel,
+        tokenizer: Any,
+        name: str = "in-memory",
+        config: GenerationConfig | None = None,
+        max_batch_size: int = 16,
+    ) -> HFModel:
+        return cls(
+            model,
+            tokenizer,
+            name=name,
+            config=config or GenerationConfig(),
+            max_batch_size=max_batch_size,
+        )
+
+    # -- identity and resources ---------------------------------------------------------------
+
+    def identity(self) -> dict[str, Any]:
+        return dict(self._identity)
+
+    def close(self) -> None:
+        self.model = None
+        gc.collect()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def _eos_ids(self) -> list[int]:
+        ids: set[int] = set()
+        gen_eos = getattr(self.model.generation_config, "eos_token_id", None)
+        if isinstance(gen_eos, int):
+            ids.add(gen_eos)
+        elif gen_eos:
+            ids.update(int(i) for i in gen_eos)
+        if self.tokenizer.eos_token_id is not None:
+            ids.add(int(self.tokenizer.eos_token_id))
+        return sorted(ids)
+
+    def _context_limit(self) -> int | None:
+        limit = getattr(self.model.config, "max_position_embeddings", None)
+        return int(limit) if limit else None
+
+    # -- prompts ------------------------------------------------------------------------------
+
+    def render(self, request: ModelRequest) -> str:
+        """The prompt text the model reads: chat template if the tokenizer has one."""
+        if getattr(self.tokenizer, "chat_template", None):
+            messages = request.chat()
+            try:
+                text = self.tokenizer.apply_chat_template(
+                    messages, tokenize=False, add_generation_prompt=True
+                )
+            except Exception:  # templates that reject a system role: fold it into the user turn
+                if messages[0]["role"] != "system" or len(messages) < 2:
+                    raise
+                merged = [
+                    {
+                        "role": "user",
+                        "content": messages[0]["content"] + "\n\n" + messages[1]["content"],
+                    },
+                    *messages[2:],
+                ]
+                text = self.tokenizer.apply_chat_template(
+                    merged, tokenize=False, add_generation_prompt=True
+                )
+            return str(text)
+        return request.plain_text()
+
+    def _encode(self, text: str) -> list[int]:
+        templated = bool(getattr(self.tokenizer, "chat_template", None))
+        ids = self.tokenizer(text, add_special_tokens=not templated)["input_ids"]
+        return [int(i) for i in ids]
+
+    # -- batching -----------------------------------------------------------------------------
+
+    def _pad(self, rows: Sequence[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+        width = max(len(r) for r in rows)
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for i, row in enumerate(rows):
+            ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
+            mask[i, width - len(row) :] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    def _run_batches(
+        self,
+        rows: dict[int, list[int]],
+        step: Callable[[list[int]], list[Any]],
+        results: dict[int, Any],
+    ) -> None:
+        """Run ``step`` on request indices in length-sorted batches (longest first).
+
+        The batch size halves on CUDA out-of-memory and stays lowered for later calls.
+        """
+        order = sorted(rows, key=lambda i: len(rows[i]), reverse=True)
+        pos = 0
+        while pos < len(order):
+            chunk = order[pos : pos + self.batch_size]
+            try:
+                outputs = step(chunk)
+            except Exception as exc:
+                if not _is_oom(exc):
+                    raise
+                if torch.cuda.is_available():
+                    torch.cuda.empty_cache()
+                if len(chunk) == 1:
+                    results[chunk[0]] = ModelResponse.failure("CUDA out of memory at batch size 1")
+                    pos += 1
+                    continue
+                self.batch_size = max(1, len(chunk) // 2)
+                log.warning("CUDA out of memory; batch size lowered to %d", self.batch_size)
+                continue
+            for i, out in zip(chunk, outputs, strict=True):
+                results[i] = out
+            pos += len(chunk)
+
+    def _too_long(self, n_prompt: int, n_new: int) -> str | None:
+        if self.context_limit is not None and n_prompt + n_new > self.context_limit:
+            return (
+                f"prompt has {n_prompt} tokens; with {n_new} new tokens it exceeds the model's "
+                f"context of {self.context_limit} tokens"
+            )
+        return None
+
+    # -- generation ---------------------------------------------------------------------------
+
+    def generate(
+        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
+    ) -> list[ModelResponse]:
+        config = config or self.config
+        if config.mode == "choice":
+            return self.score_choices(requests, config)
+        results: dict[int, Any] = {}
+        rows: dict[int, list[int]] = {}
+        for i, request in enumerate(requests):
+            ids = self._encode(self.render(request))
+            problem = self._too_long(len(ids), config.max_new_tokens)
+            if problem:
+                results[i] = ModelResponse.failure(problem)
+            else:
+                rows[i] = ids
+
+        def step(chunk: list[int]) -> list[ModelResponse]:
+            sample_keys = [(requests[i].sample_index, rows[i]) for i in chunk]
+            return self._generate_batch([rows[i] for i in chunk], config, sample_keys)
+
+        self._run_batches(rows, step, results)
+        return [results[i] for i in range(len(requests))]
+
+    def _generate_batch(
+        self,
+        batch: list[list[int]],
+        config: GenerationConfig,
+        sample_keys: list[tuple[int, list[int]]],
+    ) -> list[ModelResponse]:
+        start = time.perf_counter()
+        input_ids, mask = self._pad(batch)
+        width = input_ids.shape[1]
+        stopper = AnswerLineStop(self.tokenizer, width)
+        kwargs: dict[str, Any] = {
+            "max_new_tokens": config.max_new_tokens,
+            "pad_token_id": self.pad_id,
+            "eos_token_id": self.eos_ids or None,
+            "do_sample": not config.greedy,
+        }
+        if config.greedy:
+            kwargs.update(temperature=None, top_p=None, top_k=None)
+        else:
+            kwargs.update(temperature=config.temperature, top_p=config.top_p, top_k=None)
+            digest = hashlib.sha256(repr((config.seed, sample_keys)).encode()).digest()
+            torch.manual_seed(int.from_bytes(digest[:8], "little"))
+        if config.stop_at_answer:
+            kwargs["stopping_criteria"] = StoppingCriteriaList([stopper])
+        with torch.inference_mode():
+            out = self.model.generate(input_ids=input_ids, attention_mask=mask, **kwargs)
+        elapsed = (time.perf_counter() - start) / len(batch)
+        responses = []
+        for row, prompt in enumerate(batch):
+            generated = out[row, width:].tolist()
+            length = len(generated)
+            if row in stopper.stopped_at:
+                length = min(length, stopper.stopped_at[row])
+            for j, tok in enumerate(generated[:length]):
+                if tok in self.eos_ids:
+                    length = j + 1
+                    break
+            text = self.tokenizer.decode(generated[:length], skip_special_tokens=True)
+            responses.append(
+                ModelResponse(
+                    text=text,
+                    prompt_tokens=len(prompt),
+                    completion_tokens=length,
+                    latency_s=elapsed,
+                )
+            )
+        return responses
+
+    # -- choice scoring -----------------------------------------------------------------------
+
+    def choice_inputs(self, request: ModelRequest, prefix: str) -> tuple[list[int], list[int]]:
+        """Context token ids and the single token id of each option number after ``prefix``."""
+        n = request.n_options
+        if not n:
+            raise InputError("choice scoring needs the number of options in each request")
+        base = self.render(request) + prefix
+        variants = [self._encode(base + str(k)) for k in range(1, n + 1)]
+        common = variants[0]
+        for v in variants[1:]:
+            k = 0
+            while k < min(len(common), len(v)) and common[k] == v[k]:
+                k += 1
+            common = common[:k]
+        option_ids = []
+        for k, v in enumerate(variants, start=1):
+            if len(v) != len(common) + 1:
+                raise InputError(
+                    f"choice scoring needs each option number to be one token after the answer "
+                    f"prefix; option {k} is {len(v) - len(common)} tokens for this tokenizer"
+                )
+            option_ids.append(v[-1])
+        return common, option_ids
+
+    def score_choices(
+        self, requests: Sequence[ModelRequest], config: GenerationConfig
+    ) -> list[ModelResponse]:
+        """One forward pass per prompt: the distribution over option numbers after the prefix."""
+        results: dict[int, Any] = {}
+        rows: dict[int, list[int]] = {}
+        option_ids: dict[int, list[int]] = {}
+        for i, request in enumerate(requests):
+            context, ids = self.choice_inputs(request, config.choice_prefix)
+            problem = self._too_long(len(context), 1)
+            if problem:
+                results[i] = ModelResponse.failure(problem)
+                continue
+            rows[i] = context
+            option_ids[i] = ids
+
+        def step(chunk: list[int]) -> list[ModelResponse]:
+            start = time.perf_counter()
+            batch = [rows[i] for i in chunk]
+            input_ids, mask = self._pad(batch)
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            with torch.inference_mode():
+                logits = self.model(
+                    input_ids=input_ids, attention_mask=mask, position_ids=positions
+                ).logits[:, -1, :]
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+            elapsed = (time.perf_counter() - start) / len(batch)
+            out = []
+            for row, index in enumerate(chunk):
+                ids = option_ids[index]
+                probs = torch.softmax(logprobs[row, ids], dim=-1).tolist()
+                best = max(range(len(probs)), key=lambda k: probs[k]) + 1
+                out.append(
+                    ModelResponse(
+                        text=f"{config.choice_prefix}{best}.",
+                        prompt_tokens=len(rows[index]),
+                        completion_tokens=0,
+                        latency_s=elapsed,
+                        choice_probs=tuple(float(p) for p in probs),
+                    )
+                )
+            return out
+
+        self._run_batches(rows, step, results)
+        return [results[i] for i in range(len(requests))]
+
+
+def load_tokenizer(source: str, gguf_file: str | None = None, **kwargs: Any) -> Any:
+    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    return AutoTokenizer.from_pretrained(source, **extra, **kwargs)
+
+
+def create(
+    name: str,
+    config: GenerationConfig,
+    *,
+    dtype: str = "auto",
+    device: str = "auto",
+    load_in_4bit: bool = False,
+    load_in_8bit: bool = False,
+    max_batch_size: int = 16,
+    gguf_file: str | None = None,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+) -> HFModel:
+    """``hf:<local path or hub id>``; 4/8-bit loading needs CUDA and ``kgcert[quant]``."""
+    if load_in_4bit and load_in_8bit:
+        raise InputError("choose one of load_in_4bit and load_in_8bit")
+    source = _resolve_source(name)
+    device = _resolve_device(device)
+    torch_dtype = _resolve_dtype(dtype, device)
+    bits = 4 if load_in_4bit else 8 if load_in_8bit else None
+    quant = _quantization_config(bits, torch_dtype)
+    if gguf_file and not (Path(source) / gguf_file).exists() and Path(source).exists():
+        raise InputError(f"model path not found: {Path(source) / gguf_file}")
+    common: dict[str, Any] = {"trust_remote_code": trust_remote_code}
+    if revision:
+        common["revision"] = revision
+    if gguf_file:
+        common["gguf_file"] = gguf_file
+    model_kwargs: dict[str, Any] = {"dtype": torch_dtype, **common}
+    if quant is not None:
+        model_kwargs["quantization_config"] = quant
+        model_kwargs["device_map"] = {"": device if ":" in device else f"{device}:0"}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, **common)
+        model = AutoModelForCausalLM.from_pretrained(source, **model_kwargs)
+    except OSError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(
+            f"cannot load model {name!r}: not a local model directory and not loadable from the "
+            f"Hugging Face Hub ({first})"
+        ) from exc
+    if quant is None:
+        model = model.to(device)  # type: ignore[arg-type]
+    identity = {
+        "provider": "hf",
+        "model": source,
+        "gguf_file": gguf_file,
+        "revision": revision,
+        "dtype": str(torch_dtype).removeprefix("torch."),
+        "quantization": f"{bits}bit" if bits else None,
+    }
+    return HFModel(
+        model,
+        tokenizer,
+        name=f"hf:{name}",
+        config=config,
+        max_batch_size=max_batch_size,
+        identity=identity,
+    )
