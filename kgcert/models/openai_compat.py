@@ -1,0 +1,238 @@
+"""OpenAI-compatible chat-completions runner (OpenAI, vLLM, Ollama, llama.cpp server, ...).
+
+Async over ``httpx`` with a concurrency limit, per-call timeouts and capped exponential retries
+that honour ``Retry-After``. The API key comes from an environment variable only and is never
+logged, cached or put into results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+
+from kgcert.errors import InputError
+from kgcert.models._async import run_sync
+from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
+from kgcert.models.retry import (
+    CallFailed,
+    RetryableError,
+    RetryPolicy,
+    Sleep,
+    call_with_retries,
+    parse_retry_after,
+)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+
+
+def sample_seed(seed: int, sample_index: int) -> int:
+    """A per-sample seed, so sampled responses differ across sample indices."""
+    digest = hashlib.sha256(f"{seed}:{sample_index}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+        err = body.get("error", body) if isinstance(body, dict) else body
+        message = err.get("message", "") if isinstance(err, dict) else str(err)
+    except ValueError:
+        message = response.text
+    return " ".join(str(message).split())[:200]
+
+
+class OpenAICompatModel:
+    cacheable = True
+
+    def __init__(
+        self,
+        name: str,
+        config: GenerationConfig,
+        *,
+        base_url: str,
+        api_key: str | None,
+        api_key_env: str,
+        concurrency: int = 8,
+        timeout_s: float = 120.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise InputError(f"concurrency must be >= 1, got {concurrency}")
+        self.model_name = name
+        self.name = f"openai:{name}"
+        self.config = config
+        self.base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self.api_key_env = api_key_env
+        self.concurrency = concurrency
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self.sleep: Sleep = asyncio.sleep  # replaceable in tests
+        self._rng = random.Random(0)
+
+    def __repr__(self) -> str:  # never show the key
+        return f"OpenAICompatModel({self.model_name!r}, base_url={self.base_url!r})"
+
+    def identity(self) -> dict[str, Any]:
+        return {"provider": "openai", "model": self.model_name, "base_url": self.base_url}
+
+    def close(self) -> None:
+        pass
+
+    def generate(
+        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
+    ) -> list[ModelResponse]:
+        return run_sync(self.agenerate(requests, config))
+
+    async def agenerate(
+        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
+    ) -> list[ModelResponse]:
+        config = config or self.config
+        if config.mode == "choice":
+            raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
+        headers = {"Content-Type": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        limit = asyncio.Semaphore(self.concurrency)
+        async with httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(self.timeout_s),
+            limits=httpx.Limits(max_connections=self.concurrency),
+        ) as client:
+
+            async def one(request: ModelRequest) -> ModelResponse:
+                async with limit:
+                    return await self._complete(client, request, config)
+
+            return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    def _body(self, request: ModelRequest, config: GenerationConfig) -> dict[str, Any]:
+        seed = config.seed if config.greedy else sample_seed(config.seed, request.sample_index)
+        return {
+            "model": self.model_name,
+            "messages": request.chat(),
+            "max_tokens": config.max_new_tokens,
+            "temperature": config.temperature,
+            "top_p": config.top_p,
+            "seed": seed,
+            "n": 1,
+        }
+
+    async def _complete(
+        self, client: httpx.AsyncClient, request: ModelRequest, config: GenerationConfig
+    ) -> ModelResponse:
+        body = self._body(request, config)
+        start = time.perf_counter()
+
+        async def attempt() -> dict[str, Any]:
+            try:
+                response = await client.post("/chat/completions", json=body)
+            except httpx.TimeoutException as exc:
+                raise RetryableError(f"timeout after {self.timeout_s:g} s") from exc
+            except httpx.TransportError as exc:
+                reason = " ".join(str(exc).split())[:120] or type(exc).__name__
+                raise RetryableError(f"cannot reach {self.base_url} ({reason})") from exc
+            status = response.status_code
+            if status in RETRY_STATUS or status >= 500:
+                kind = "rate limited" if status == 429 else "server error"
+                raise RetryableError(
+                    f"{kind} (HTTP {status}: {_error_detail(response)})",
+                    parse_retry_after(response.headers),
+                )
+            if status in (401, 403):
+                raise CallFailed(
+                    f"authentication failed (HTTP {status}); check the key in {self.api_key_env}"
+                )
+            if status >= 400:
+                raise CallFailed(f"request rejected (HTTP {status}: {_error_detail(response)})")
+            try:
+                payload = response.json()
+            except ValueError as exc:
+                raise CallFailed("malformed response: body is not JSON") from exc
+            if not isinstance(payload, dict):
+                raise CallFailed("malformed response: body is not a JSON object")
+            return payload
+
+        try:
+            payload = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
+            text = _content(payload)
+        except CallFailed as exc:
+            return ModelResponse.failure(str(exc), time.perf_counter() - start)
+        usage = payload.get("usage") or {}
+        return ModelResponse(
+            text=text,
+            prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
+            completion_tokens=_int_or_none(usage.get("completion_tokens")),
+            latency_s=time.perf_counter() - start,
+        )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) else None
+
+
+def _content(payload: dict[str, Any]) -> str:
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise CallFailed("malformed response: no choices")
+    message = choices[0].get("message") or {}
+    content = message.get("content") if isinstance(message, dict) else None
+    if content is None:
+        return ""  # an empty completion: the checker calls it unparseable
+    if isinstance(content, list):  # content parts
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content)
+
+
+def create(
+    name: str,
+    config: GenerationConfig,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    concurrency: int = 8,
+    timeout_s: float = 120.0,
+    max_attempts: int = 6,
+    max_retry_delay_s: float = 60.0,
+    base_retry_delay_s: float = 1.0,
+) -> OpenAICompatModel:
+    """``openai:<model>``; ``base_url`` (or ``OPENAI_BASE_URL``) points at any compatible server.
+
+    The key is read from ``api_key_env`` (default ``OPENAI_API_KEY``). Local servers need none,
+    unless ``api_key_env`` is given explicitly.
+    """
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise InputError(f"base_url must be an http(s) URL, got {url!r}")
+    key_env = api_key_env or DEFAULT_KEY_ENV
+    key = os.environ.get(key_env) or None
+    needs_key = api_key_env is not None or parsed.netloc.endswith("api.openai.com")
+    if key is None and needs_key:
+        raise InputError(f"missing API key: set the environment variable {key_env}")
+    if max_attempts < 1:
+        raise InputError(f"max_attempts must be >= 1, got {max_attempts}")
+    retry = RetryPolicy(
+        max_attempts=max_attempts, base_delay_s=base_retry_delay_s, max_delay_s=max_retry_delay_s
+    )
+    return OpenAICompatModel(
+        name,
+        config,
+        base_url=url,
+        api_key=key,
+        api_key_env=key_env,
+        concurrency=concurrency,
+        timeout_s=timeout_s,
+        retry=retry,
+    )
