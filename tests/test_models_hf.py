@@ -187,3 +187,60 @@ def test_bitsandbytes_without_cuda_is_a_clear_error(
 def test_unknown_option_lists_accepted(tiny_llama_dir: Path) -> None:
     with pytest.raises(InputError, match="accepted: .*max_batch_size"):
         get_model(f"hf:{tiny_llama_dir}", batch=3)
+
+
+def test_generation_stops_per_row_once_answer_line_is_complete(
+    tiny_hf: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Force scripted outputs through the real generate() loop and check each row's stop."""
+
+    import torch
+    from transformers import LogitsProcessor, LogitsProcessorList
+
+    tok = tiny_hf.tokenizer
+    scripts = [
+        "correct answer: 2. rome, because it is\nmore text that must not appear",
+        "thinking about it for a while without ever giving the line the checker wants",
+        "correct answer: 1. paris<|im_end|>",
+    ]
+    ids = [tok(s, add_special_tokens=False)["input_ids"] for s in scripts]
+
+    class Script(LogitsProcessor):
+        def __init__(self, start: int) -> None:
+            self.start = start
+
+        def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+            step = input_ids.shape[1] - self.start
+            forced = torch.full_like(scores, float("-inf"))
+            for row in range(scores.shape[0]):
+                script = ids[row]
+                forced[row, script[step] if step < len(script) else tok.pad_token_id] = 0.0
+            return forced
+
+    real_generate = tiny_hf.model.generate
+
+    def scripted(**kwargs: Any) -> Any:
+        start = kwargs["input_ids"].shape[1]
+        return real_generate(**kwargs, logits_processor=LogitsProcessorList([Script(start)]))
+
+    monkeypatch.setattr(tiny_hf.model, "generate", scripted)
+    requests = [ModelRequest(prompt="hi") for _ in scripts]
+    monkeypatch.setattr(tiny_hf, "batch_size", 3)
+    out = tiny_hf.generate(requests, GenerationConfig(max_new_tokens=30))
+    assert out[0].text == "correct answer: 2. rome, because it is\n"
+    first_line = tok("correct answer: 2. rome, because it is\n", add_special_tokens=False)
+    assert out[0].completion_tokens == len(first_line["input_ids"])
+    assert out[0].completion_tokens < 30
+    assert out[1].completion_tokens == 30  # never complete: runs to max_new_tokens
+    assert out[2].text == "correct answer: 1. paris"  # stopped by end-of-sequence
+    assert out[2].completion_tokens == len(ids[2])
+    unstopped = tiny_hf.generate(
+        requests[:1], GenerationConfig(max_new_tokens=30, stop_at_answer=False)
+    )
+    assert unstopped[0].text.startswith(out[0].text) and len(unstopped[0].text) > len(out[0].text)
+
+
+def test_hub_id_not_found_is_input_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(InputError, match="cannot load model"):
+        get_model("hf:kgcert-no-such-org/no-such-model", device="cpu")

@@ -63,7 +63,7 @@ class AnswerLineStop(StoppingCriteria):
         self.prompt_len = prompt_len
         self.stopped_at: dict[int, int] = {}
 
-    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
+    def __call__(self, input_ids: torch.Tensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
         done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
         generated = input_ids[:, self.prompt_len :]
         if generated.shape[1] == 0:
