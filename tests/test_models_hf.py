@@ -244,3 +244,25 @@ def test_hub_id_not_found_is_input_error(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(InputError, match="cannot load model"):
         get_model("hf:kgcert-no-such-org/no-such-model", device="cpu")
+
+
+def test_bitsandbytes_missing_with_cuda_names_the_extra(
+    tiny_llama_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+
+    import torch
+
+    from kgcert.errors import MissingDependencyError
+
+    real_import = builtins.__import__
+
+    def no_bnb(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "bitsandbytes":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(builtins, "__import__", no_bnb)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'kgcert\[quant\]'"):
+        get_model(f"hf:{tiny_llama_dir}", load_in_8bit=True, dtype="float16", device="cuda")

@@ -8,10 +8,13 @@ from kgcert.models.base import (
     ModelRequest,
     ModelResponse,
 )
+from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model, known_providers, parse_model_args, parse_model_spec
 
 __all__ = [
     "ANSWER_PREFIX",
+    "CachedModel",
+    "ResponseCache",
     "GenerationConfig",
     "Message",
     "Model",

@@ -4,6 +4,9 @@ Batches are length-sorted and left-padded (attention mask and position ids follo
 so a prompt's greedy output does not depend on the batch it lands in. The batch size starts at
 ``max_batch_size`` and halves on CUDA out-of-memory. Prompts that do not fit the context window
 are error outcomes, never truncated (the reference code cut the options off the end).
+Sampled generations (temperature > 0) are seeded from the config seed and the batch's sample
+indices and prompts: reproducible for the same batch, not across batch sizes; the response
+cache keeps each sample index's first result.
 """
 
 from __future__ import annotations
