@@ -50,10 +50,13 @@ class CheckResult:
 
 
 _STRONG = re.compile(
-    r"(?:correct|final|right)\s*(?:answer|option|choice)s?"
+    r"(?<![a-z])(?:correct|final|right)\s*(?:answer|option|choice)s?"
     r"(?:\s+(?:is|would be|will be|should be|must be))?"
 )
-_WEAK = re.compile(r"\b(?:answer|option chosen|choice)(?:\s+(?:is|would be|will be|should be))?")
+_WEAK = re.compile(
+    r"(?<!incorrect )(?<!wrong )\b(?:answer|option chosen|choice)"
+    r"(?:\s+(?:is|would be|will be|should be))?"
+)
 _SEPARATOR = re.compile(r"""^[\s:=\-–—>"'`\]\)\}|]*(?:is\b|:)?[\s:=\-–—>"'`|]*""")
 _LEAD = re.compile(
     r"^(?:[\s\(\[\{\"'`<]|option\b|choice\b|number\b|no\.|num\.?|opt\.?|#)*", re.IGNORECASE

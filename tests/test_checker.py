@@ -81,6 +81,8 @@ SHAPES = [
         4,
     ),
     ("correct answer:\n\n4. Methylphenidate", C, 4),
+    ("An incorrect answer: 2. Imipramine oxide\ncorrect answer: 4", C, 4),
+    ("Answer: 4. Methylphenidate\nThe incorrect answer would be 3.", C, 4),
     # bare answers without a marker
     ("4", C, 4),
     ("(2)", W, 2),
