@@ -1,1 +1,3 @@
-"""kgcert."""
+"""kgcert: certify LLM reading comprehension over knowledge graphs."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,12 @@
+// The schema every loaded KG shares. Entities carry the common label Entity plus one
+// label per entity type; ids are always strings (the embedded server types an indexed
+// property from its first values, so one value type per indexed property).
+
+// name: entity_id_unique
+CREATE CONSTRAINT kgcert_entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE
+
+// name: entity_name_index
+CREATE INDEX kgcert_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name)
+
+// name: relation_type_index
+CREATE INDEX kgcert_relation_type IF NOT EXISTS FOR (r:KgcertRelation) ON (r.type)

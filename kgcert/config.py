@@ -1,0 +1,40 @@
+"""Where kgcert keeps its data, and which graph server it talks to."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+DATA_DIR_ENV = "KGCERT_DATA_DIR"
+NEO4J_URI_ENV = "KGCERT_NEO4J_URI"
+NEO4J_USER_ENV = "KGCERT_NEO4J_USER"
+NEO4J_PASSWORD_ENV = "KGCERT_NEO4J_PASSWORD"
+EMBEDDED = "embedded"
+
+
+def data_dir(override: str | Path | None = None) -> Path:
+    """The kgcert data directory: flag, then $KGCERT_DATA_DIR, then the XDG user data dir."""
+    chosen = override or os.environ.get(DATA_DIR_ENV) or user_data_dir("kgcert", appauthor=False)
+    path = Path(chosen).expanduser().resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@dataclass(frozen=True)
+class StoreTarget:
+    """Which server to use: the embedded default, or a Neo4j URI with credentials from the env."""
+
+    uri: str = EMBEDDED
+    data_dir: Path | None = None
+
+    @property
+    def is_embedded(self) -> bool:
+        return self.uri == EMBEDDED
+
+    @classmethod
+    def resolve(cls, db: str | None, data: str | Path | None = None) -> StoreTarget:
+        uri = db or os.environ.get(NEO4J_URI_ENV) or EMBEDDED
+        return cls(uri=uri, data_dir=data_dir(data))

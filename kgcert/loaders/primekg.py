@@ -1,0 +1,194 @@
+"""PrimeKG, preprocessed as LLMCert-C describes (Appendix D.3.1), with its defects fixed.
+
+- Every fact is stored as two directed edges, one per direction, each with a sentence
+  template that reads true in its own direction (loaders/primekg.yaml).
+- Relation names state the target type: "indication (disease)" vs "indication (drug)".
+- Entity aliases carry the type: "(drug) Donepezil".
+- Facts are keyed by (x, relation, display, y), so two relations between one pair of
+  nodes are both kept; only exact duplicates collapse.
+
+Layouts read: kg.csv (12 columns, both directions), the release's nodes.csv + edges.csv,
+and neo4j-admin exports (`effect__phenotype` is read back as `effect/phenotype`), plus
+drug_features.csv / disease_features.csv as node descriptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from kgcert.errors import InputError
+from kgcert.loaders import register
+from kgcert.loaders.base import Loader, check_paths_exist
+from kgcert.loaders.neo4j_import import (
+    is_import_edges,
+    is_import_nodes,
+    read_import_edges,
+    read_import_nodes,
+)
+from kgcert.loaders.records import KGData, RelationInfo
+from kgcert.loaders.tabular import read_rows
+from kgcert.loaders.templates import template_book
+from kgcert.store.cypher import sanitize_identifier
+
+KG_COLUMNS = ("relation", "display_relation", "x_index", "x_id", "x_type", "x_name", "x_source",
+              "y_index", "y_id", "y_type", "y_name", "y_source")
+NODE_COLUMNS = ("node_index", "node_id", "node_type", "node_name", "node_source")
+EDGE_COLUMNS = ("relation", "display_relation", "x_index", "y_index")
+FEATURE_FILES = ("drug_features.csv", "disease_features.csv")
+# The first non-empty of these becomes a node's description.
+DESCRIPTION_COLUMNS = ("description", "mondo_definition", "umls_description",
+                       "orphanet_definition", "mayo_symptoms")
+
+Fact = tuple[str, str, str, str]  # (source id, relation, display relation, target id)
+
+
+def _header(path: Path) -> set[str]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return {h.strip().lstrip("\ufeff") for h in handle.readline().rstrip("\r\n").split(",")}
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not valid UTF-8 near line 1; re-encode the file as UTF-8") from None
+
+
+def _kind(path: Path) -> str:
+    header = _header(path)
+    if path.name in FEATURE_FILES or ("node_index" in header and "description" in header):
+        return "features"
+    if {"x_index", "y_index", "x_type"} <= header:
+        return "kg"
+    if {"node_index", "node_type"} <= header:
+        return "nodes"
+    if {"x_index", "y_index", "relation"} <= header:
+        return "edges"
+    if is_import_nodes(path):
+        return "import_nodes"
+    if is_import_edges(path):
+        return "import_edges"
+    raise InputError(
+        f"{path}: not a PrimeKG file; expected kg.csv columns ({', '.join(KG_COLUMNS)}), "
+        "nodes.csv + edges.csv, a neo4j-admin export, or *_features.csv"
+    )
+
+
+@register
+class PrimeKGLoader(Loader):
+    format = "primekg"
+    summary = "PrimeKG: kg.csv, nodes.csv + edges.csv, or a neo4j-admin export (+ *_features.csv)"
+
+    def source_files(self, paths: Sequence[Path]) -> list[Path]:
+        check_paths_exist(paths)
+        files: list[Path] = []
+        for path in paths:
+            if path.is_file():
+                files.append(path)
+                continue
+            found = [path / "kg.csv"] if (path / "kg.csv").is_file() else [
+                p for p in (path / "nodes.csv", path / "edges.csv") if p.is_file()
+            ]
+            if not found:
+                raise InputError(f"{path}: no kg.csv, nor nodes.csv and edges.csv")
+            files += found + [path / f for f in FEATURE_FILES if (path / f).is_file()]
+        return files
+
+    def read(self, files: Sequence[Path]) -> KGData:
+        data = KGData()
+        nodes: dict[str, dict[str, str]] = {}
+        facts: set[Fact] = set()
+        pending: list[tuple[Path, int, Fact]] = []  # edges whose endpoints come from nodes.csv
+        kinds = {path: _kind(path) for path in files}
+        strict = self.options.strict
+        for path, kind in kinds.items():
+            if kind == "kg":
+                for _, row in read_rows(path, KG_COLUMNS, data.problems, strict=strict):
+                    for side in ("x", "y"):
+                        nodes.setdefault(row[f"{side}_index"], {
+                            "type": row[f"{side}_type"], "name": row[f"{side}_name"],
+                            "source": row[f"{side}_source"], "source_id": row[f"{side}_id"],
+                        })
+                    facts.add((row["x_index"], row["relation"], row["display_relation"],
+                               row["y_index"]))
+            elif kind == "nodes":
+                for _, row in read_rows(path, NODE_COLUMNS, data.problems, strict=strict):
+                    nodes.setdefault(row["node_index"], {
+                        "type": row["node_type"], "name": row["node_name"],
+                        "source": row["node_source"], "source_id": row["node_id"],
+                    })
+            elif kind == "edges":
+                for line, row in read_rows(path, EDGE_COLUMNS, data.problems, strict=strict):
+                    pending.append((path, line, (row["x_index"], row["relation"],
+                                                 row["display_relation"], row["y_index"])))
+            elif kind == "import_nodes":
+                for node in read_import_nodes(path, data.problems, strict):
+                    props = node.properties
+                    node_type = (node.labels[0] if node.labels else "entity").replace("__", "/")
+                    nodes.setdefault(node.id, {
+                        "type": node_type, "name": props.get("node_name", node.id),
+                        "source": props.get("node_source", ""),
+                        "source_id": props.get("node_id", ""),
+                    })
+            elif kind == "import_edges":
+                for edge in read_import_edges(path, data.problems, strict):
+                    display = edge.properties.get("display_relation", edge.type)
+                    pending.append((path, edge.line, (edge.source, edge.type, display,
+                                                      edge.target)))
+        for path, line, fact in pending:
+            missing = [n for n in (fact[0], fact[3]) if n not in nodes]
+            if missing:
+                where = f"{path.name}:{line} (endpoint {missing[0]} not in the node file)"
+                if strict:
+                    raise InputError(f"{where}: edge endpoint absent from the node file")
+                data.problems.add(where)
+                continue
+            facts.add(fact)
+        descriptions = self._descriptions([p for p, k in kinds.items() if k == "features"], data)
+        self._build(data, nodes, facts, descriptions)
+        return data
+
+    def _descriptions(self, paths: list[Path], data: KGData) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for path in paths:
+            for _, row in read_rows(path, ["node_index"], data.problems, strict=self.options.strict):
+                text = next((row[c].strip() for c in DESCRIPTION_COLUMNS if row.get(c, "").strip()),
+                            "")
+                if text and row["node_index"] not in found:
+                    found[row["node_index"]] = self.options.fold(text)
+        return found
+
+    def _build(self, data: KGData, nodes: dict[str, dict[str, str]], facts: set[Fact],
+               descriptions: dict[str, str]) -> None:
+        book = template_book("primekg")
+        fold = self.options.fold
+        for node_id, node in nodes.items():
+            label = sanitize_identifier(node["type"])
+            row: dict[str, object] = {
+                "id": node_id, "name": node["name"], "type": node["type"],
+                "source": node["source"], "source_id": node["source_id"],
+                "aliases": [fold(book.type_alias.format(type=node["type"], name=node["name"]))],
+            }
+            if node_id in descriptions:
+                row["description"] = descriptions[node_id]
+            data.node_table(label).rows.append(row)
+        # PrimeKG is undirected: store each fact in both directions, once each.
+        directed = facts | {(y, rel, display, x) for x, rel, display, y in facts}
+        relations: dict[tuple[str, str, str, str], RelationInfo] = {}
+        for x, rel, display, y in sorted(directed):
+            rel_type = sanitize_identifier(rel)
+            table = data.edge_table(rel_type, with_properties=True)
+            table.sources.append(x)
+            table.targets.append(y)
+            assert table.properties is not None
+            table.properties.append({"display": display})
+            key = (rel, display, nodes[x]["type"], nodes[y]["type"])
+            if key not in relations:
+                template = book.find(*key)
+                if template is None:
+                    template = book.template(*key)
+                    data.notes.append(f"no sentence template for {key}; used the generic one")
+                relations[key] = RelationInfo(
+                    type=rel_type, source_type=sanitize_identifier(key[2]),
+                    target_type=sanitize_identifier(key[3]), display=display,
+                    name=book.relation_name.format(display=display, target_type=key[3]),
+                    template=template,
+                )
+        data.relations = list(relations.values())

@@ -1,0 +1,112 @@
+"""Typed records a loader hands to the store: nodes and edges in columnar tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RelationInfo:
+    """One directed relation as the prompts name it, with the template of its sentence.
+
+    `name` states the target type where the KG has types (PrimeKG: "indication (disease)").
+    `template` uses {source} and {target}; it is empty when edges carry their own sentences.
+    """
+
+    type: str
+    source_type: str
+    target_type: str
+    display: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    template: str = ""
+
+    def as_row(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "source_type": self.source_type,
+            "target_type": self.target_type,
+            "display": self.display,
+            "name": self.name,
+            "aliases": list(self.aliases or (self.name,)),
+            "template": self.template,
+        }
+
+    def sentence(self, source_name: str, target_name: str) -> str:
+        return self.template.format(source=source_name, target=target_name)
+
+
+@dataclass
+class NodeTable:
+    """Nodes of one type. Each row has at least `id` (str) and `name`."""
+
+    label: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class EdgeTable:
+    """Edges of one relationship type, as parallel columns (fast to build and to ship)."""
+
+    rel_type: str
+    sources: list[str] = field(default_factory=list)
+    targets: list[str] = field(default_factory=list)
+    properties: list[dict[str, Any]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+
+@dataclass
+class Problems:
+    """Malformed input seen while reading, kept as a count plus the first few line numbers."""
+
+    count: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def add(self, where: str) -> None:
+        self.count += 1
+        if len(self.examples) < 5:
+            self.examples.append(where)
+
+    def summary(self) -> str:
+        more = ", ..." if self.count > len(self.examples) else ""
+        return f"{self.count} malformed rows (first at {', '.join(self.examples)}{more})"
+
+
+@dataclass
+class KGData:
+    """Everything a loader read, ready for the store."""
+
+    nodes: dict[str, NodeTable] = field(default_factory=dict)
+    edges: dict[str, EdgeTable] = field(default_factory=dict)
+    relations: list[RelationInfo] = field(default_factory=list)
+    problems: Problems = field(default_factory=Problems)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def node_count(self) -> int:
+        return sum(len(t.rows) for t in self.nodes.values())
+
+    @property
+    def edge_count(self) -> int:
+        return sum(len(t) for t in self.edges.values())
+
+    def node_table(self, label: str) -> NodeTable:
+        return self.nodes.setdefault(label, NodeTable(label))
+
+    def edge_table(self, rel_type: str, with_properties: bool = False) -> EdgeTable:
+        table = self.edges.get(rel_type)
+        if table is None:
+            table = EdgeTable(rel_type, properties=[] if with_properties else None)
+            self.edges[rel_type] = table
+        return table
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "nodes": self.node_count,
+            "edges": self.edge_count,
+            "labels": {label: len(t.rows) for label, t in sorted(self.nodes.items())},
+            "relationship_types": {rel: len(t) for rel, t in sorted(self.edges.items())},
+        }

@@ -1,0 +1,80 @@
+"""Named Cypher statements kept in cypher/*.cypher, and safe identifiers for them.
+
+A .cypher file holds statements, each introduced by a `// name: <statement name>` line.
+Values always travel as parameters. Labels and relationship types cannot be parameters
+(the embedded server has no dynamic types), so a statement names them as `{{label}}`
+placeholders, filled only with escaped identifiers by :func:`render`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from kgcert.resources import data_folder
+
+_NAME_LINE = re.compile(r"^//\s*name:\s*(\S+)\s*$")
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+_SAFE_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def escape_identifier(name: str) -> str:
+    """Backtick-quote a label or relationship type so no text can break out of it."""
+    if not name or "\x00" in name:
+        raise ValueError(f"invalid Cypher identifier {name!r}")
+    return "`" + name.replace("`", "``") + "`"
+
+
+def sanitize_identifier(raw: str) -> str:
+    """Map a KG's type or relation name to a label both servers accept (letters, digits, _).
+
+    `/` becomes `__` as in PrimeKG's own neo4j-admin exports (gene/protein -> gene__protein).
+    """
+    text = raw.strip().replace("/", "__")
+    text = re.sub(r"[^A-Za-z0-9_]", "_", text)
+    if not text:
+        raise ValueError(f"cannot make an identifier from {raw!r}")
+    if text[0].isdigit():
+        text = "_" + text
+    return text
+
+
+def is_safe_identifier(name: str) -> bool:
+    return bool(_SAFE_IDENTIFIER.match(name))
+
+
+@cache
+def _statements(file_stem: str) -> dict[str, str]:
+    path = data_folder("cypher") / f"{file_stem}.cypher"
+    statements: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        match = _NAME_LINE.match(line)
+        if match:
+            current = statements.setdefault(match.group(1), [])
+        elif current is not None:
+            current.append(line)
+    return {name: "\n".join(lines).strip().rstrip(";") for name, lines in statements.items()}
+
+
+def statement(file_stem: str, name: str) -> str:
+    try:
+        return _statements(file_stem)[name]
+    except KeyError:
+        raise KeyError(f"no statement {name!r} in cypher/{file_stem}.cypher") from None
+
+
+def render(text: str, **identifiers: str) -> str:
+    """Fill `{{name}}` placeholders with escaped identifiers."""
+
+    def fill(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in identifiers:
+            raise KeyError(f"no identifier given for placeholder {{{{{key}}}}}")
+        return escape_identifier(identifiers[key])
+
+    return _PLACEHOLDER.sub(fill, text)
+
+
+def named(file_stem: str, name: str, **identifiers: str) -> str:
+    return render(statement(file_stem, name), **identifiers)

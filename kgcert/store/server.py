@@ -1,0 +1,64 @@
+"""The graph servers kgcert can use: both are reached through the neo4j driver over Bolt."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+
+import neo4j
+
+from kgcert.errors import InputError, StoreError
+from kgcert.store.bulk import BulkWriter
+from kgcert.store.graph import GraphStore
+
+_KG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,62}$")
+
+
+def check_kg_name(name: str) -> str:
+    if not _KG_NAME.match(name):
+        raise InputError(
+            f"invalid KG name {name!r}: use a letter, then letters, digits, '_' or '-' (max 63)"
+        )
+    return name
+
+
+class GraphServer(ABC):
+    """A server holding one database per loaded KG."""
+
+    name: str
+    driver: neo4j.Driver
+
+    @abstractmethod
+    def list_kgs(self) -> list[str]:
+        """Names of the databases on this server that kgcert manages."""
+
+    @abstractmethod
+    def create(self, kg: str) -> GraphStore:
+        """Create (or reuse) the database for `kg` and return it."""
+
+    @abstractmethod
+    def drop(self, kg: str) -> None:
+        """Remove everything of `kg`."""
+
+    @abstractmethod
+    def bulk_writer(self, store: GraphStore) -> BulkWriter:
+        """The fastest writer this server offers for a fresh load."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def exists(self, kg: str) -> bool:
+        return kg in self.list_kgs()
+
+    def open(self, kg: str) -> GraphStore:
+        check_kg_name(kg)
+        if not self.exists(kg):
+            known = ", ".join(self.list_kgs()) or "none yet; run `kgcert load`"
+            raise StoreError(f"no KG named {kg!r} on {self.name} (loaded KGs: {known})")
+        return GraphStore(self.driver, kg, self.name)
+
+    def __enter__(self) -> GraphServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
