@@ -69,11 +69,20 @@ def _start_jvm(home: Path) -> None:
     properties = home / "logging.properties"
     properties.write_text(_LOGGING.format(pattern=str(logs / "arcadedb.%g.log")))
     heap = os.environ.get(HEAP_ENV, "4g")
-    start_jvm(
-        heap_size=heap,
-        jvm_args=["-Xrs", f"-Djava.util.logging.config.file={properties}"],
-        interrupt=False,
-    )
+    # The JVM prints a warning about its incubator vector module straight to fd 2 at start;
+    # silence that one moment only (failures still surface as Python exceptions).
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            start_jvm(
+                heap_size=heap,
+                jvm_args=["-Xrs", f"-Djava.util.logging.config.file={properties}"],
+                interrupt=False,
+            )
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _sigterm_to_exit(signum: int, frame: Any) -> None:

@@ -1,0 +1,71 @@
+"""`kgcert load` and `kgcert formats`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import yaml
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from kgcert.cli.common import Context, console, errors
+from kgcert.errors import InputError
+from kgcert.loaders import LoadOptions, formats, get_loader
+from kgcert.loading import load
+
+
+def _settings(pairs: tuple[str, ...]) -> dict[str, object]:
+    settings: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--set expects KEY=VALUE, got {pair!r}")
+        settings[key] = yaml.safe_load(value)  # so lists and booleans can be given
+    return settings
+
+
+@click.command("load")
+@click.argument("format_name", metavar="FORMAT")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--kg", "kg_name", default=None, help="Name of the KG (default: the format name).")
+@click.option("--replace", is_flag=True, help="Rebuild the KG even if it is already loaded.")
+@click.option("--strict", is_flag=True, help="Fail on the first malformed row.")
+@click.option("--no-ascii", is_flag=True, help="Keep Unicode in names and sentences.")
+@click.option("--set", "pairs", multiple=True, metavar="KEY=VALUE",
+              help="Loader setting, e.g. drop_relations=[P31,P279] or head=subject.")
+@click.pass_obj
+def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_name: str | None,
+                 replace: bool, strict: bool, no_ascii: bool, pairs: tuple[str, ...]) -> None:
+    """Load a KG from FORMAT files (or directories) into the graph database.
+
+    FORMAT is one of: primekg, wikidata5m, wikidatasets, neo4j-import, triples.
+    """
+    options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
+    loader = get_loader(format_name, options)
+    kg = kg_name or format_name.replace("-", "_")
+    loader.source_files(list(paths))  # report missing files before starting a server
+    server = ctx.server()
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=errors, transient=True) as bar:
+        task = bar.add_task(f"loading {kg}", total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = load(server, loader, list(paths), kg, replace=replace,
+                      report=lambda m: errors.print(m, highlight=False), progress=advance)
+    counts = result.manifest.counts
+    verb = "unchanged" if result.skipped else "loaded"
+    console.print(f"{verb} KG [bold]{kg}[/] on {server.name}: {counts.get('nodes', 0):,} "
+                  f"entities, {counts.get('edges', 0):,} relationships", highlight=False)
+
+
+@click.command("formats")
+def formats_command() -> None:
+    """List the KG formats `kgcert load` reads."""
+    for name in formats():
+        console.print(f"{name:14} {get_loader(name).summary}", highlight=False)
+
+
+COMMANDS = [load_command, formats_command]

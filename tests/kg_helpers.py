@@ -1,0 +1,22 @@
+"""Helpers for store-facing tests: load a KG under a name the server accepts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kgcert.loaders import LoadOptions, get_loader
+from kgcert.loading import LoadResult, load
+from kgcert.store.graph import GraphStore
+from kgcert.store.neo4j_server import Neo4jServer
+
+
+def kg_name(server: object, wanted: str) -> str:
+    """Neo4j Community holds one database, so Neo4j-backed tests all use it."""
+    return "neo4j" if isinstance(server, Neo4jServer) else wanted
+
+
+def load_kg(server, fmt: str, paths: list[Path], wanted: str, replace: bool = True,
+            **options) -> tuple[GraphStore, LoadResult]:
+    name = kg_name(server, wanted)
+    result = load(server, get_loader(fmt, LoadOptions(**options)), paths, name, replace=replace)
+    return server.open(name), result
