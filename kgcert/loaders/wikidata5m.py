@@ -1,0 +1,324 @@
+"""Wikidata5m (Wang et al. 2021), preprocessed as LLMCert-C describes (Appendix D.2.1, D.6.1).
+
+Files of the release (a directory is searched, with its subfolders, or the files are given):
+- triples: wikidata5m_all_triplet.txt, else the transductive split files
+  (wikidata5m_transductive_train/valid/test.txt), else the inductive ones; `QID<TAB>PID<TAB>QID`.
+  A file given by path under another name is read as triples.
+- wikidata5m_entity.txt and wikidata5m_relation.txt (`ID<TAB>alias<TAB>alias...`), required.
+- wikidata5m_text.txt (`QID<TAB>text`), optional.
+
+Preprocessing:
+- Relations in the `drop_relations` setting are left out (default P31 instance of, P279
+  subclass of, P361 part of, P2184, P2633). Exact duplicate triples collapse; parallel
+  edges (one pair, several relations) and self-loops are kept.
+- Nodes are the entities of the kept edges, labelled WikidataEntity. `name` is the alias
+  that occurs earliest in the entity's text (else its first alias; else its QID),
+  `aliases` all its aliases, `description` its text.
+- Relationship type = property id; the relation's name is its first alias.
+- With texts: each edge (u, v) carries `sentences`: the sentences of u's text that mention
+  an alias of v and of v's text that mention an alias of u (whole words, any case), then
+  the first sentence of each text, at most `max_sentences` (default 10) in all; the first
+  sentences are kept within the cap. An edge with no mentioning sentence is dropped
+  (`unsupported_edges: drop`, as the paper does) or kept with only the relation's template
+  sentence (`unsupported_edges: template`).
+- Without a text file, every edge is kept and read through its relation's template.
+- Display text is ASCII-folded unless --no-ascii (aliases are matched after folding).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kgcert.errors import InputError
+from kgcert.loaders import register
+from kgcert.loaders.base import Loader, check_paths_exist
+from kgcert.loaders.records import KGData, RelationInfo
+from kgcert.loaders.wikidata_common import (
+    AliasMatcher,
+    check_settings,
+    earliest_alias,
+    generic_template,
+    read_tab_lines,
+    setting_list,
+    split_sentences,
+    word_key,
+    words,
+)
+from kgcert.store.cypher import sanitize_identifier
+
+LABEL = "WikidataEntity"
+ALL_TRIPLES = "wikidata5m_all_triplet.txt"
+SPLITS = {
+    "transductive": tuple(f"wikidata5m_transductive_{s}.txt" for s in ("train", "valid", "test")),
+    "inductive": tuple(f"wikidata5m_inductive_{s}.txt" for s in ("train", "valid", "test")),
+}
+ENTITY_FILE = "wikidata5m_entity.txt"
+RELATION_FILE = "wikidata5m_relation.txt"
+TEXT_FILE = "wikidata5m_text.txt"
+DEFAULT_DROP = ("P31", "P279", "P361", "P2184", "P2633")
+SETTINGS = ("drop_relations", "unsupported_edges", "max_sentences")
+TRIPLE_COLUMNS = ("head entity", "relation", "tail entity")
+
+Triple = tuple[str, str, str]
+
+
+def _search(paths: Sequence[Path], name: str) -> Path | None:
+    """`name` among the given files, or in a given directory or its subfolders (2 levels)."""
+    for path in paths:
+        if path.is_file() and path.name == name:
+            return path
+    for path in paths:
+        if path.is_dir():
+            for pattern in (name, f"*/{name}", f"*/*/{name}"):
+                found = sorted(p for p in path.glob(pattern) if p.is_file())
+                if found:
+                    return found[0]
+    return None
+
+
+def supporting_sentences(
+    support: Sequence[str], firsts: Sequence[str], cap: int
+) -> list[str]:
+    """Supporting sentences, then the first sentences not among them; at most `cap`,
+    keeping room for the first sentences."""
+    extra: list[str] = []
+    for sentence in firsts:
+        if sentence and sentence not in support and sentence not in extra:
+            extra.append(sentence)
+    kept = list(support[: max(0, cap - len(extra))])
+    return (kept + extra)[:cap]
+
+
+@register
+class Wikidata5mLoader(Loader):
+    format = "wikidata5m"
+    summary = ("Wikidata5m release: triples + wikidata5m_entity/relation.txt aliases "
+               "(+ wikidata5m_text.txt)")
+
+    # --- files ---------------------------------------------------------------------------
+
+    def source_files(self, paths: Sequence[Path]) -> list[Path]:
+        check_paths_exist(paths)
+        named = {ENTITY_FILE, RELATION_FILE, TEXT_FILE}
+        triples = [p for p in paths if p.is_file() and p.name not in named]
+        if not triples:
+            found = _search(paths, ALL_TRIPLES)
+            if found:
+                triples = [found]
+            else:
+                for names in SPLITS.values():
+                    triples = [f for f in (_search(paths, n) for n in names) if f]
+                    if triples:
+                        break
+        shown = ", ".join(str(p) for p in paths)
+        if not triples:
+            raise InputError(
+                f"no triples file ({ALL_TRIPLES} or wikidata5m_transductive_*.txt) in {shown}"
+            )
+        files = list(triples)
+        for name in (ENTITY_FILE, RELATION_FILE):
+            found = _search(paths, name)
+            if found is None:
+                raise InputError(f"no {name} (aliases, in wikidata5m_alias/) found in {shown}")
+            files.append(found)
+        text = _search(paths, TEXT_FILE)
+        if text is not None:
+            files.append(text)
+        return files
+
+    # --- settings ------------------------------------------------------------------------
+
+    def _settings(self) -> tuple[set[str], str, int]:
+        settings = self.options.settings
+        check_settings(settings, SETTINGS, self.format)
+        drop = set(setting_list(settings.get("drop_relations", list(DEFAULT_DROP)),
+                                "drop_relations"))
+        unsupported = str(settings.get("unsupported_edges", "drop"))
+        if unsupported not in ("drop", "template"):
+            raise InputError(f"unsupported_edges must be drop or template, got {unsupported!r}")
+        try:
+            cap = int(settings.get("max_sentences", 10))
+        except (TypeError, ValueError):
+            cap = 0
+        if cap < 1:
+            raise InputError(
+                f"max_sentences must be a positive integer, got {settings.get('max_sentences')!r}"
+            )
+        return drop, unsupported, cap
+
+    # --- reading -------------------------------------------------------------------------
+
+    def read(self, files: Sequence[Path]) -> KGData:
+        drop, unsupported, cap = self._settings()
+        by_name = {f.name: f for f in files}
+        text_file = by_name.get(TEXT_FILE)
+        entity_file, relation_file = by_name[ENTITY_FILE], by_name[RELATION_FILE]
+        triple_files = [f for f in files if f not in (entity_file, relation_file, text_file)]
+        data = KGData()
+        strict = self.options.strict
+
+        facts: dict[Triple, None] = {}
+        dropped: Counter[str] = Counter()
+        duplicates = 0
+        for path in triple_files:
+            for _, (head, rel, tail) in read_tab_lines(path, TRIPLE_COLUMNS, data.problems,
+                                                       strict=strict):
+                if rel in drop:
+                    dropped[rel] += 1
+                elif (head, rel, tail) in facts:
+                    duplicates += 1
+                else:
+                    facts[(head, rel, tail)] = None
+        if dropped:
+            shown = ", ".join(f"{rel} {n}" for rel, n in sorted(dropped.items()))
+            data.notes.append(f"left out {sum(dropped.values())} triples of dropped relations "
+                              f"({shown})")
+        if duplicates:
+            data.notes.append(f"collapsed {duplicates} exact duplicate triples")
+
+        entities = {e for head, _, tail in facts for e in (head, tail)}
+        relations = {rel for _, rel, _ in facts}
+        entity_aliases = self._aliases(entity_file, entities, ("entity", "alias"), data)
+        relation_aliases = self._aliases(relation_file, relations, ("relation", "alias"), data)
+        texts = self._texts(text_file, entities, data) if text_file else None
+
+        if texts is None:
+            kept: dict[Triple, list[str] | None] = dict.fromkeys(facts)
+            data.notes.append(
+                "no wikidata5m_text.txt: all edges kept and read through their relation's "
+                "template sentence"
+            )
+        else:
+            kept = self._supported(facts, texts, entity_aliases, unsupported, cap, data)
+
+        self._build(data, kept, entity_aliases, relation_aliases, texts,
+                    templates=texts is None or unsupported == "template")
+        missing = len(entities - entity_aliases.keys())
+        if missing:
+            data.notes.append(f"{missing} entities have no alias; named by their QID")
+        return data
+
+    def _aliases(self, path: Path, wanted: set[str], columns: tuple[str, str],
+                 data: KGData) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        fold = self.options.fold
+        for _, fields in read_tab_lines(path, columns, data.problems,
+                                        strict=self.options.strict, open_ended=True):
+            if fields[0] not in wanted:
+                continue
+            aliases = found.setdefault(fields[0], [])
+            for alias in fields[1:]:
+                alias = " ".join(fold(alias).split())
+                if alias and alias not in aliases:
+                    aliases.append(alias)
+        return found
+
+    def _texts(self, path: Path, wanted: set[str], data: KGData) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for _, (qid, text) in read_tab_lines(path, ("entity", "text"), data.problems,
+                                             strict=self.options.strict):
+            if qid in wanted and qid not in found:
+                found[qid] = self.options.fold(text)
+        return found
+
+    def _supported(self, facts: dict[Triple, None], texts: dict[str, str],
+                   aliases: dict[str, list[str]], unsupported: str, cap: int,
+                   data: KGData) -> dict[Triple, list[str] | None]:
+        neighbours: dict[str, set[str]] = {}
+        for head, _, tail in facts:
+            neighbours.setdefault(head, set()).add(tail)
+            neighbours.setdefault(tail, set()).add(head)
+        keys = {e: [k for k in (word_key(a) for a in aliases.get(e, [])) if k]
+                for e in neighbours}
+        sentences: dict[str, list[str]] = {}
+        # mentioned[(u, v)]: indexes of u's sentences that mention an alias of v.
+        mentioned: dict[tuple[str, str], list[int]] = {}
+        for entity, text in texts.items():
+            split = split_sentences(text)
+            sentences[entity] = split
+            matcher = AliasMatcher()
+            for other in neighbours.get(entity, ()):
+                for key in keys[other]:
+                    matcher.add(key, other)
+            if not matcher:
+                continue
+            for index, sentence in enumerate(split):
+                for owner in matcher.owners_in(words(sentence)):
+                    mentioned.setdefault((entity, str(owner)), []).append(index)
+
+        def first(entity: str) -> str:
+            split = sentences.get(entity)
+            return split[0] if split else ""
+
+        pair_sentences: dict[tuple[str, str], list[str] | None] = {}
+        kept: dict[Triple, list[str] | None] = {}
+        unsupported_count = 0
+        for fact in facts:
+            head, _, tail = fact
+            pair = (head, tail) if head <= tail else (tail, head)
+            if pair not in pair_sentences:
+                support: list[str] = []
+                for u, v in ((head, tail), (tail, head)):
+                    for index in mentioned.get((u, v), ()):
+                        sentence = sentences[u][index]
+                        if sentence not in support:
+                            support.append(sentence)
+                pair_sentences[pair] = (
+                    supporting_sentences(support, [first(head), first(tail)], cap)
+                    if support else None
+                )
+            found = pair_sentences[pair]
+            if found is None:
+                unsupported_count += 1
+                if unsupported == "drop":
+                    continue
+            kept[fact] = found
+        if unsupported_count:
+            verb = "dropped" if unsupported == "drop" else "kept with their template sentence"
+            data.notes.append(
+                f"{unsupported_count} edges have no supporting sentence in either entity's "
+                f"text: {verb} (unsupported_edges: {unsupported})"
+            )
+        return kept
+
+    def _build(self, data: KGData, kept: dict[Triple, list[str] | None],
+               entity_aliases: dict[str, list[str]], relation_aliases: dict[str, list[str]],
+               texts: dict[str, str] | None, *, templates: bool) -> None:
+        used: dict[str, None] = {}
+        for head, _, tail in kept:
+            used.setdefault(head, None)
+            used.setdefault(tail, None)
+        table = data.node_table(LABEL)
+        for qid in used:
+            aliases = entity_aliases.get(qid) or [qid]
+            text = texts.get(qid, "") if texts else ""
+            name = (earliest_alias(text, aliases) if text else None) or aliases[0]
+            row: dict[str, Any] = {"id": qid, "name": name, "aliases": aliases, "type": LABEL}
+            if text:
+                row["description"] = text
+            table.rows.append(row)
+
+        with_sentences = texts is not None
+        for (head, rel, tail), found in sorted(kept.items(), key=lambda item: item[0][1]):
+            edges = data.edge_table(sanitize_identifier(rel), with_properties=with_sentences)
+            edges.sources.append(head)
+            edges.targets.append(tail)
+            if edges.properties is not None:
+                edges.properties.append({"sentences": found} if found else {})
+
+        unnamed: list[str] = []
+        for rel in sorted({rel for _, rel, _ in kept}):
+            aliases = relation_aliases.get(rel) or [rel]
+            if rel not in relation_aliases:
+                unnamed.append(rel)
+            data.relations.append(RelationInfo(
+                type=sanitize_identifier(rel), source_type=LABEL, target_type=LABEL,
+                display=aliases[0], name=aliases[0], aliases=tuple(aliases),
+                template=generic_template(aliases[0]) if templates else "",
+            ))
+        if unnamed:
+            data.notes.append(f"relations without alias, named by their id: "
+                              f"{', '.join(map(str, unnamed))}")
