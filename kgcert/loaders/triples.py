@@ -15,7 +15,8 @@ to it. Settings (--set KEY=VALUE) override the YAML:
   line has one); header: true (default) or false; columns: the column names of a file
   without a header (default head, relation, tail for three columns).
 - relation_names: {relation: display name}; templates: {relation: "{source} ... {target}."}
-  Without one, the sentence is made from the relation's name (underscores read as spaces).
+  Without one, the sentence is "{source} <relation name> {target}." with the relation's
+  name (underscores read as spaces): "works_at" -> "{source} works at {target}".
 
 An entity's type and name are the first non-empty ones seen. Exact duplicate triples
 collapse; parallel edges and self-loops are kept.
@@ -36,7 +37,7 @@ from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
 from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.tabular import read_rows, require_file
-from kgcert.loaders.wikidata_common import check_settings, generic_template
+from kgcert.loaders.wikidata_common import check_settings
 from kgcert.store.cypher import sanitize_identifier
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt")
@@ -111,12 +112,14 @@ def _delimiter(path: Path, given: str | None) -> str:
 
 
 def _header(path: Path, delimiter: str) -> list[str]:
+    with path.open("rb") as handle:
+        raw = handle.readline()
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            first = next(csv.reader(handle, delimiter=delimiter), [])
+        line = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not valid UTF-8 near line 1; re-encode the file as UTF-8"
+        raise InputError(f"{path}: not valid UTF-8 at line 1; re-encode the file as UTF-8"
                          ) from None
+    first = next(csv.reader([line], delimiter=delimiter), [])
     return [h.strip().lstrip("\ufeff") for h in first]
 
 
@@ -294,7 +297,7 @@ class TriplesLoader(Loader):
                 seen.add(key)
                 name = fold(mapping.relation_names.get(rel) or " ".join(rel.replace("_", " ")
                                                                           .split()))
-                template = mapping.templates.get(rel) or generic_template(name)
+                template = mapping.templates.get(rel) or "{source} " + name + " {target}."
                 data.relations.append(RelationInfo(
                     type=rel_type, source_type=key[1], target_type=key[2], display=name,
                     name=name, aliases=(name,), template=fold(template),
