@@ -15,7 +15,9 @@ from kgcert.errors import InputError
 from kgcert.loaders import Loader
 from kgcert.loaders.records import KGData
 from kgcert.manifest import COMPLETE, Manifest, now, read_manifest
+from kgcert.store.bulk import BulkWriter
 from kgcert.store.cypher import statement
+from kgcert.store.graph import GraphStore
 from kgcert.store.server import GraphServer, check_kg_name
 
 Report = Callable[[str], None]
@@ -68,15 +70,17 @@ def load(
     manifest.notes = [*data.notes] + (
         [f"skipped {data.problems.summary()}"] if data.problems.count else []
     )
-    _write(server, kg, data, manifest, progress)
+    write_kg(server, kg, data, manifest, progress)
     return LoadResult(kg, manifest, skipped=False)
 
 
-def _write(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
-           progress: EdgeProgress | None) -> None:
+def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
+             progress: EdgeProgress | None = None,
+             writer_factory: Callable[[GraphStore], BulkWriter] | None = None) -> None:
+    """Write parsed data into a fresh database, bracketed by the manifest's two states."""
     store = server.create(kg)
     manifest.save(store)
-    writer = server.bulk_writer(store)
+    writer = (writer_factory or server.bulk_writer)(store)
     writer.prepare(sorted(data.nodes), sorted(data.edges))
     for label, table in sorted(data.nodes.items()):
         writer.write_nodes(label, table.rows)

@@ -55,7 +55,7 @@ def _neo4j_server() -> Iterator[object]:
     if shutil.which("docker") is None:
         pytest.skip("no Neo4j: set KGCERT_NEO4J_URI, or install Docker for testcontainers")
     try:
-        from testcontainers.neo4j import Neo4jContainer
+        from testcontainers.community.neo4j import Neo4jContainer  # type: ignore[import-not-found]
     except ImportError:
         pytest.skip("no Neo4j: testcontainers is not installed (pip install 'kgcert[neo4j-docker]')")
     try:

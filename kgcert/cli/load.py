@@ -12,6 +12,7 @@ from kgcert.cli.common import Context, console, errors
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, formats, get_loader
 from kgcert.loading import load
+from kgcert.store.server import check_kg_name
 
 
 def _settings(pairs: tuple[str, ...]) -> dict[str, object]:
@@ -42,7 +43,7 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     """
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
     loader = get_loader(format_name, options)
-    kg = kg_name or format_name.replace("-", "_")
+    kg = check_kg_name(kg_name or format_name.replace("-", "_"))
     loader.source_files(list(paths))  # report missing files before starting a server
     server = ctx.server()
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),

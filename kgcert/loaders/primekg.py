@@ -44,11 +44,10 @@ Fact = tuple[str, str, str, str]  # (source id, relation, display relation, targ
 
 
 def _header(path: Path) -> set[str]:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            return {h.strip().lstrip("\ufeff") for h in handle.readline().rstrip("\r\n").split(",")}
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not valid UTF-8 near line 1; re-encode the file as UTF-8") from None
+    # Decode leniently: the row reader reports bad bytes with their line number.
+    with path.open("rb") as handle:
+        first = handle.readline().decode("utf-8", errors="replace")
+    return {h.strip().lstrip("\ufeff") for h in first.rstrip("\r\n").split(",")}
 
 
 def _kind(path: Path) -> str:

@@ -21,6 +21,17 @@ def require_file(path: Path) -> Path:
     return path
 
 
+def _first_bad_utf8(path: Path) -> tuple[int, int]:
+    """Line number and value of the first byte that is not UTF-8 (only on the error path)."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                return number, raw[error.start]
+    return 0, 0
+
+
 def read_rows(
     path: Path,
     required: Sequence[str],
@@ -66,10 +77,11 @@ def read_rows(
                     problems.add(where)
                     continue
                 yield reader.line_num, dict(zip(header, fields, strict=True))
-        except UnicodeDecodeError as error:
+        except UnicodeDecodeError:
+            line, byte = _first_bad_utf8(path)
             raise InputError(
-                f"{path}: not valid UTF-8 near line {reader.line_num + 1} "
-                f"(byte 0x{error.object[error.start]:02x}); re-encode the file as UTF-8"
+                f"{path}: not valid UTF-8 at line {line} (byte 0x{byte:02x}); "
+                "re-encode the file as UTF-8"
             ) from None
         except csv.Error as error:
             raise InputError(f"{path}:{reader.line_num}: unreadable row ({error})") from None

@@ -159,7 +159,12 @@ class EmbeddedServer(GraphServer):
     def drop(self, kg: str) -> None:
         check_kg_name(kg)
         if kg in self.list_kgs():
-            self._database(kg).drop()
+            # The server shares its databases and refuses to drop them: unregister, then drop
+            # the underlying local database.
+            java = self._server._java_server
+            local = java.getDatabase(kg).getEmbedded()
+            java.removeDatabase(kg)
+            local.drop()
         shutil.rmtree(self.home / "databases" / "databases" / kg, ignore_errors=True)
 
     def bulk_writer(self, store: GraphStore) -> BulkWriter:

@@ -1,0 +1,3 @@
+from kgcert.cli import main
+
+main()
