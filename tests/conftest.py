@@ -57,7 +57,7 @@ def _neo4j_server() -> Iterator[object]:
     try:
         from testcontainers.community.neo4j import Neo4jContainer  # type: ignore[import-not-found]
     except ImportError:
-        pytest.skip("no Neo4j: testcontainers is not installed (pip install 'kgcert[neo4j-docker]')")
+        pytest.skip("no Neo4j: testcontainers is not installed (pip install 'kgcert[test]')")
     try:
         container = Neo4jContainer("neo4j:5.26").start()
     except Exception as error:  # no Docker engine answering: skip, say why

@@ -136,7 +136,8 @@ def _cli(*args: str, data_dir: Path, env: dict[str, str] | None = None):
         (("load", "primekg", "/no/such/file.csv"), "error: file not found: /no/such/file.csv", 2),
         (("--db", "bolt://127.0.0.1:1", "info"), "error: cannot reach Neo4j at bolt://127.0.0.1:1",
          3),
-        (("load", "primekg", "x.csv", "--kg", "bad name!"), "error: invalid KG name 'bad name!'", 2),
+        (("load", "primekg", "x.csv", "--kg", "bad name!"),
+         "error: invalid KG name 'bad name!'", 2),
     ],
 )
 def test_cli_errors_are_one_line(tmp_path, args, message, code):

@@ -89,7 +89,8 @@ def is_import_edges(path: Path) -> bool:
 @register
 class Neo4jImportLoader(Loader):
     format = "neo4j-import"
-    summary = "neo4j-admin import CSVs (nodes.csv with :ID/:LABEL, edges.csv with :START_ID/:END_ID/:TYPE)"
+    summary = ("neo4j-admin import CSVs (nodes.csv with :ID/:LABEL, "
+               "edges.csv with :START_ID/:END_ID/:TYPE)")
 
     def source_files(self, paths: Sequence[Path]) -> list[Path]:
         check_paths_exist(paths)
@@ -116,7 +117,8 @@ class Neo4jImportLoader(Loader):
         for edge in read_import_edges(edges_file, data.problems, strict):
             if edge.source not in label_of or edge.target not in label_of:
                 missing = edge.source if edge.source not in label_of else edge.target
-                where = f"{edges_file.name}:{edge.line} (endpoint {missing} not in {nodes_file.name})"
+                where = (f"{edges_file.name}:{edge.line} "
+                         f"(endpoint {missing} not in {nodes_file.name})")
                 if strict:
                     raise InputError(f"{where}: edge endpoint absent from the node file")
                 data.problems.add(where)

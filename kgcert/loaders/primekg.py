@@ -147,9 +147,10 @@ class PrimeKGLoader(Loader):
     def _descriptions(self, paths: list[Path], data: KGData) -> dict[str, str]:
         found: dict[str, str] = {}
         for path in paths:
-            for _, row in read_rows(path, ["node_index"], data.problems, strict=self.options.strict):
-                text = next((row[c].strip() for c in DESCRIPTION_COLUMNS if row.get(c, "").strip()),
-                            "")
+            rows = read_rows(path, ["node_index"], data.problems, strict=self.options.strict)
+            for _, row in rows:
+                text = next(
+                    (row[c].strip() for c in DESCRIPTION_COLUMNS if row.get(c, "").strip()), "")
                 if text and row["node_index"] not in found:
                     found[row["node_index"]] = self.options.fold(text)
         return found

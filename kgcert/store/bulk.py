@@ -1,4 +1,4 @@
-"""Bulk writers used by `kgcert load`: UNWIND batches over Bolt, or the embedded server's own API."""
+"""Bulk writers for `kgcert load`: UNWIND batches over Bolt, or the embedded server's own API."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class BulkWriter(ABC):
         progress: Progress | None = None,
     ) -> None: ...
 
-    def finish(self) -> None:
+    def finish(self) -> None:  # noqa: B027 - optional hook, most writers flush as they go
         """Flush whatever is buffered."""
 
 

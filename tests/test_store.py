@@ -1,0 +1,76 @@
+"""The store: parameters for values, escaped identifiers, KG databases, counts of the synthetic graph."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from kg_helpers import kg_name, load_kg
+
+from kgcert.info import kg_info
+from kgcert.store.cypher import escape_identifier, named, render, sanitize_identifier
+from kgcert.synth import NODE_COUNTS, RELATIONS, SyntheticPrimeKG
+
+
+def test_identifiers_are_escaped_not_interpolated():
+    hostile = "drug`) DETACH DELETE n //"
+    assert escape_identifier(hostile) == "`drug``) DETACH DELETE n //`"
+    assert render("MATCH (n:{{label}}) RETURN n", label=hostile) == (
+        "MATCH (n:`drug``) DETACH DELETE n //`) RETURN n")
+    with pytest.raises(KeyError, match="no identifier given"):
+        render("MATCH (n:{{label}})")
+
+
+def test_sanitized_labels_follow_primekg_exports():
+    assert sanitize_identifier("gene/protein") == "gene__protein"
+    assert sanitize_identifier("off-label use") == "off_label_use"
+    assert sanitize_identifier("3d structure") == "_3d_structure"
+
+
+def test_hostile_label_matches_nothing_and_deletes_nothing(graph_server, shared_data):
+    store, _ = load_kg(graph_server, "primekg",
+                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "alzheimer",
+                       replace=False)
+    before = kg_info(store)["nodes"]
+    query = named("info", "count_label", label="drug`) DETACH DELETE (n")
+    try:
+        store.value(query)
+    except Exception:  # an unknown type may be an error on some servers; never a deletion
+        pass
+    assert kg_info(store)["nodes"] == before
+
+
+def test_values_travel_as_parameters(graph_server, shared_data):
+    store, _ = load_kg(graph_server, "primekg",
+                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "alzheimer",
+                       replace=False)
+    assert store.query("MATCH (n:Entity {name: $name}) RETURN n.id AS id",
+                       name="x' OR 1=1 //") == []
+
+
+def test_synthetic_graph_has_primekg_shape(graph_server, tmp_path):
+    generator = SyntheticPrimeKG(scale=0.004, seed=3)
+    rows = generator.write_kg_csv(tmp_path / "kg.csv")
+    store, result = load_kg(graph_server, "primekg", [tmp_path / "kg.csv"], "synthetic")
+    info = kg_info(store)
+    assert info["relationships"] == rows == result.manifest.counts["edges"]
+    expected_labels = {sanitize_identifier(t): max(2, round(c * 0.004))
+                       for t, c in NODE_COUNTS.items()}
+    assert info["labels"] == expected_labels
+    assert set(info["relationship_types"]) == {sanitize_identifier(r) for r in RELATIONS}
+    # power-law degrees: the busiest gene has far more diseases than the median one
+    degrees = Counter(r["id"] for r in store.query(
+        "MATCH (g:gene__protein)-[:disease_protein]->(:disease) RETURN g.id AS id"))
+    ordered = sorted(degrees.values())
+    assert ordered[-1] >= 4 * ordered[len(ordered) // 2]
+
+
+def test_kgs_are_separate_databases(embedded_server):
+    first, second = kg_name(embedded_server, "sep_a"), kg_name(embedded_server, "sep_b")
+    for name in (first, second):
+        embedded_server.create(name)
+    embedded_server.create(first).execute("CREATE (:Entity {id: 'only-in-a'})")
+    assert embedded_server.open(second).value("MATCH (n:Entity) RETURN count(n)") == 0
+    embedded_server.drop(first)
+    assert first not in embedded_server.list_kgs()
+    assert second in embedded_server.list_kgs()
