@@ -114,6 +114,11 @@ class Wikidata5mLoader(Loader):
                     if triples:
                         break
         shown = ", ".join(str(p) for p in paths)
+        text = _search(paths, TEXT_FILE)
+        if not triples and text is not None:
+            # Texts without triples: load the entities alone, with their sentences split.
+            entities = _search(paths, ENTITY_FILE)
+            return [f for f in (entities, text) if f is not None]
         if not triples:
             raise InputError(
                 f"no triples file ({ALL_TRIPLES} or wikidata5m_transductive_*.txt) in {shown}"
@@ -124,7 +129,6 @@ class Wikidata5mLoader(Loader):
             if found is None:
                 raise InputError(f"no {name} (aliases, in wikidata5m_alias/) found in {shown}")
             files.append(found)
-        text = _search(paths, TEXT_FILE)
         if text is not None:
             files.append(text)
         return files
@@ -155,6 +159,8 @@ class Wikidata5mLoader(Loader):
         drop, unsupported, cap = self._settings()
         by_name = {f.name: f for f in files}
         text_file = by_name.get(TEXT_FILE)
+        if RELATION_FILE not in by_name and text_file is not None:
+            return self._entities_only(by_name.get(ENTITY_FILE), text_file)
         entity_file, relation_file = by_name[ENTITY_FILE], by_name[RELATION_FILE]
         triple_files = [f for f in files if f not in (entity_file, relation_file, text_file)]
         data = KGData()
@@ -201,6 +207,22 @@ class Wikidata5mLoader(Loader):
             data.notes.append(f"{missing} entities have no alias; named by their QID")
         return data
 
+    def _entities_only(self, entity_file: Path | None, text_file: Path) -> KGData:
+        """Entities with their texts and no edges: for text-only extracts."""
+        data = KGData()
+        texts = self._texts(text_file, None, data)
+        aliases = (self._aliases(entity_file, set(texts), ("entity", "alias"), data)
+                   if entity_file else {})
+        table = data.node_table(LABEL)
+        for qid, text in texts.items():
+            names = aliases.get(qid) or [qid]
+            table.rows.append({
+                "id": qid, "name": earliest_alias(text, names) or names[0], "aliases": names,
+                "type": LABEL, "description": text, "sentences": split_sentences(text),
+            })
+        data.notes.append("no triples file: loaded entities and their texts only")
+        return data
+
     def _aliases(self, path: Path, wanted: set[str], columns: tuple[str, str],
                  data: KGData) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -216,11 +238,11 @@ class Wikidata5mLoader(Loader):
                     aliases.append(alias)
         return found
 
-    def _texts(self, path: Path, wanted: set[str], data: KGData) -> dict[str, str]:
+    def _texts(self, path: Path, wanted: set[str] | None, data: KGData) -> dict[str, str]:
         found: dict[str, str] = {}
         for _, (qid, text) in read_tab_lines(path, ("entity", "text"), data.problems,
                                              strict=self.options.strict):
-            if qid in wanted and qid not in found:
+            if (wanted is None or qid in wanted) and qid not in found:
                 found[qid] = self.options.fold(text)
         return found
 

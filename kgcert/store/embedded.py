@@ -190,6 +190,7 @@ class ArcadeBulkWriter(BulkWriter):
         super().__init__(store)
         self._db = database
         self._rids: dict[str, str] = {}
+        self._edges: Any = None  # one batch for all edge types: each close costs a full pass
 
     def prepare(self, labels: Sequence[str], rel_types: Sequence[str]) -> None:
         # Types must exist before the batch API writes into them; entity types extend
@@ -226,17 +227,23 @@ class ArcadeBulkWriter(BulkWriter):
     ) -> None:
         rids = self._rids
         chunk = 200_000
-        with self._db.graph_batch(expected_edge_count=len(sources), parallel_flush=True) as batch:
-            for start in range(0, len(sources), chunk):
-                stop = min(start + chunk, len(sources))
-                batch.new_edges(
-                    [rids[s] for s in sources[start:stop]],
-                    rel_type,
-                    [rids[t] for t in targets[start:stop]],
-                    list(properties[start:stop]) if properties else None,
-                )
-                if progress:
-                    progress(stop - start)
+        if self._edges is None:
+            self._edges = self._db.graph_batch(parallel_flush=True)
+        for start in range(0, len(sources), chunk):
+            stop = min(start + chunk, len(sources))
+            self._edges.new_edges(
+                [rids[s] for s in sources[start:stop]],
+                rel_type,
+                [rids[t] for t in targets[start:stop]],
+                list(properties[start:stop]) if properties else None,
+            )
+            if progress:
+                progress(stop - start)
+
+    def finish(self) -> None:
+        if self._edges is not None:
+            self._edges.close()
+            self._edges = None
 
 
 def start_embedded(data_dir: Path) -> EmbeddedServer:
