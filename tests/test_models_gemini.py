@@ -12,6 +12,12 @@ from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models import GenerationConfig, ModelRequest, gemini, get_model
 
 
+def _has_google_genai() -> bool:
+    # find_spec of a submodule raises when the parent package `google` is absent.
+    return importlib.util.find_spec("google") is not None and (
+        importlib.util.find_spec("google.genai") is not None)
+
+
 def test_missing_key_names_the_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
@@ -36,7 +42,7 @@ def test_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 needs_genai = pytest.mark.skipif(
-    importlib.util.find_spec("google.genai") is None, reason="google-genai not installed"
+    not _has_google_genai(), reason="google-genai not installed"
 )
 
 
