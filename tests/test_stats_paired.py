@@ -64,7 +64,7 @@ def test_bad_inputs() -> None:
     with pytest.raises(ValueError, match="aligned"):
         mcnemar([True, False], [True])
     with pytest.raises(ValueError):
-        mcnemar([0, 2], [1, 1])
+        mcnemar([0, 2], [1, 1])  # type: ignore[list-item]
     with pytest.raises(ValueError):
         mcnemar_counts(5, 5, n=3)
     with pytest.raises(ValueError):

@@ -171,6 +171,6 @@ def test_bad_inputs() -> None:
     with pytest.raises(ValueError):
         SequentialMonitor(prior=(0.0, 1.0))
     with pytest.raises(ValueError):
-        SequentialMonitor().extend([0, 2])
+        SequentialMonitor().extend([0, 2])  # type: ignore[list-item]
     with pytest.raises(ValueError):
         mixture_cs_limits(5, 4)

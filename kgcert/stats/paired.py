@@ -43,6 +43,9 @@ __all__ = [
 
 NO_DECISION = "no decision"
 
+# Outcomes of one model, aligned by sample index: True = correct.
+Outcomes = Sequence[bool] | NDArray[np.bool_]
+
 
 def mcnemar_exact_p(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value from the discordant counts (1.0 when b + c == 0)."""
@@ -112,7 +115,7 @@ def mcnemar_counts(
     )
 
 
-def _outcome_array(values: Sequence[bool] | NDArray[np.bool_], name: str) -> NDArray[np.bool_]:
+def _outcome_array(values: Outcomes, name: str) -> NDArray[np.bool_]:
     raw = np.asarray(values)
     if raw.ndim != 1:
         raise ValueError(f"outcomes of {name} must be one-dimensional")
@@ -122,8 +125,8 @@ def _outcome_array(values: Sequence[bool] | NDArray[np.bool_], name: str) -> NDA
 
 
 def mcnemar(
-    results_a: Sequence[bool] | NDArray[np.bool_],
-    results_b: Sequence[bool] | NDArray[np.bool_],
+    results_a: Outcomes,
+    results_b: Outcomes,
     alpha: float = 0.05,
     names: tuple[str, str] = ("A", "B"),
 ) -> McNemarResult:
@@ -192,7 +195,7 @@ class Hierarchy:
         raise KeyError((first, second))
 
 
-def hierarchy(results: Mapping[str, Sequence[bool]], alpha: float = 0.05) -> Hierarchy:
+def hierarchy(results: Mapping[str, Outcomes], alpha: float = 0.05) -> Hierarchy:
     """Rank models by accuracy and group those not significantly different.
 
     Every pair gets an exact McNemar test; Holm's procedure over all K(K-1)/2 p-values keeps

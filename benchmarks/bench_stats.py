@@ -1,0 +1,174 @@
+"""Sample cost of kgcert's statistics (run on demand, not in the tests).
+
+    python benchmarks/bench_stats.py [--streams 300] [--seed 2024]
+
+(a) Sequential mode. For each true accuracy p, Bernoulli(p) streams are fed to the
+    beta-binomial mixture confidence sequence (running intersection, delta = 0.05) and stopped
+    at the first t whose half-width is <= 0.05. The mean stopping time is compared with the
+    fixed-n Clopper-Pearson plan for the worst case p = 0.5 (what one plans without a guess)
+    and with the plan for the true p (an oracle guess). The CS pays for being valid at any
+    stopping time; it wins when the true p is far from 0.5 and no good guess was available.
+
+(b) Paired comparison. Models A and B answer the same prompts; accuracy 0.70 and 0.80.
+    Joint models per prompt, with U, V independent uniforms:
+      nested:      A = U < 0.70;  B = A or (V < 1/3)   (B right whenever A is; P(B) = 0.80;
+                   discordant pairs are all "A wrong, B right", rate 0.10)
+      independent: A = U < 0.70;  B = V < 0.80        (no correlation, for contrast)
+    Per stream, "first n" is the first prefix length at which (i) exact McNemar at alpha 0.05
+    says B > A, (ii) the two separate 95% CP intervals stop overlapping (upper A < lower B).
+    Looking after every prompt like this is not a valid sequential test for either method
+    (use the confidence sequence for that); it measures how much information each method
+    extracts. "n for 80% power" is the sound fixed-n version: the smallest n at which the
+    method, run once at that n, decides B > A on >= 80% of streams.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from functools import cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+from kgcert.stats import (
+    cp_limits,
+    mcnemar_counts,
+    mixture_cs_limits,
+    plan_sample_size,
+    running_intersection,
+)
+
+P_GRID = (0.05, 0.2, 0.5, 0.8, 0.95, 0.99)
+TARGET = 0.05
+DELTA = 0.05
+ALPHA = 0.05
+
+
+def cs_stopping_times(rng: np.random.Generator, p: float, streams: int, length: int):
+    """First t at which the CS half-width is <= TARGET, per stream: with the running
+    intersection (what SequentialMonitor reports) and with C_t alone."""
+    outcomes = rng.random((streams, length)) < p
+    successes = np.cumsum(outcomes, axis=1)
+    trials = np.arange(1, length + 1)
+    lower, upper = mixture_cs_limits(successes, trials, DELTA)
+    run_lower, run_upper = running_intersection(lower, upper)
+    done_alone = (upper - lower) / 2 <= TARGET
+    done = (run_upper - run_lower) / 2 <= TARGET
+    if not np.all(done_alone.any(axis=1)):
+        return None  # some stream never got there: caller retries with longer streams
+    return done.argmax(axis=1) + 1, done_alone.argmax(axis=1) + 1
+
+
+def sequential_table(streams: int, seed: int) -> None:
+    worst = plan_sample_size(TARGET, 1 - DELTA, 0.5).n
+    print(
+        f"(a) sequential: mean samples to half-width <= {TARGET} at 95% "
+        f"({streams} streams per p, seed {seed})"
+    )
+    print(f"    fixed-n Clopper-Pearson plan for worst case p=0.5: n = {worst}")
+    print("    CS = running intersection (as SequentialMonitor reports); C_t = without it")
+    header = (
+        f"{'p':>5} {'CS mean':>8} {'(se)':>6} {'CS p90':>7} {'C_t mean':>9} "
+        f"{'plan(p)':>8} {'CS/plan(0.5)':>13} {'CS/plan(p)':>11}"
+    )
+    print(header)
+    rng = np.random.default_rng(seed)
+    for p in P_GRID:
+        oracle = plan_sample_size(TARGET, 1 - DELTA, p).n
+        length = max(500, 4 * oracle)
+        while (result := cs_stopping_times(rng, p, streams, length)) is None:
+            length *= 2
+        times, times_alone = result
+        mean = times.mean()
+        se = times.std(ddof=1) / np.sqrt(times.size)
+        p90 = np.quantile(times, 0.9)
+        print(
+            f"{p:>5} {mean:>8.1f} {se:>6.1f} {p90:>7.0f} {times_alone.mean():>9.1f} {oracle:>8d} "
+            f"{mean / worst:>13.2f} {mean / oracle:>11.2f}"
+        )
+
+
+def mcnemar_critical(max_pairs: int) -> NDArray[np.int64]:
+    """crit[m]: the smallest c with McNemar deciding "B better" at c of m discordant pairs.
+
+    For c > m/2 the two-sided p-value 2 P(X <= m - c) falls as c grows, so a binary search
+    over c with the library's test finds the threshold (m + 1 where none decides).
+    """
+
+    @cache
+    def decides_b(b: int, c: int) -> bool:
+        return mcnemar_counts(b, c, alpha=ALPHA, names=("A", "B")).better == "B"
+
+    crit = np.empty(max_pairs + 1, dtype=np.int64)
+    for m in range(max_pairs + 1):
+        if m == 0 or not decides_b(0, m):  # not even c = m decides: no c does
+            crit[m] = m + 1
+            continue
+        lo, hi = m // 2 + 1, m  # decides_b(m - hi, hi) holds; find the smallest such c
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if decides_b(m - mid, mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        crit[m] = lo
+    return crit
+
+
+def paired_table(streams: int, seed: int) -> None:
+    length = 2000
+    crit = mcnemar_critical(length)
+    print()
+    print(
+        f"(b) paired: A = 0.70, B = 0.80 on shared prompts, alpha = {ALPHA} "
+        f"({streams} streams, seed {seed})"
+    )
+    print(
+        f"{'joint model':>12} {'method':>18} {'mean first n':>13} {'(se)':>6} "
+        f"{'n for 80% power':>16} {'never':>6}"
+    )
+    rng = np.random.default_rng(seed)
+    for joint in ("nested", "independent"):
+        u = rng.random((streams, length))
+        v = rng.random((streams, length))
+        a = u < 0.70
+        b = a | (v < 1 / 3) if joint == "nested" else v < 0.80
+        n = np.arange(1, length + 1)
+        b_wins = np.cumsum(a & ~b, axis=1)  # McNemar b: A right, B wrong
+        c_wins = np.cumsum(~a & b, axis=1)  # McNemar c: A wrong, B right
+        mcnemar_says = c_wins >= crit[b_wins + c_wins]
+        ns = np.broadcast_to(n, a.shape)
+        _, upper_a = cp_limits(np.cumsum(a, axis=1), ns, 0.95)
+        lower_b, _ = cp_limits(np.cumsum(b, axis=1), ns, 0.95)
+        cp_says = upper_a < lower_b
+        means = {}
+        for name, says in (("exact McNemar", mcnemar_says), ("CP non-overlap", cp_says)):
+            hit = says.any(axis=1)
+            first = says.argmax(axis=1)[hit] + 1
+            power = says.mean(axis=0)
+            powered = np.flatnonzero(power >= 0.8)
+            n80 = f"{powered[0] + 1:d}" if powered.size else f">{length}"
+            means[name] = first.mean()
+            se = first.std(ddof=1) / np.sqrt(first.size)
+            print(
+                f"{joint:>12} {name:>18} {first.mean():>13.1f} {se:>6.1f} {n80:>16} "
+                f"{int((~hit).sum()):>6d}"
+            )
+        ratio = means["CP non-overlap"] / means["exact McNemar"]
+        print(f"{joint:>12} {'ratio CP/McNemar':>18} {ratio:>13.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--streams", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=2024)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    sequential_table(args.streams, args.seed)
+    paired_table(args.streams, args.seed + 1)
+    print(f"\n({time.perf_counter() - start:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
