@@ -62,6 +62,7 @@ def _password(home: Path) -> str:
 
 
 def _start_jvm(home: Path) -> None:
+    import jpype.config  # type: ignore[import-untyped]
     from arcadedb_embedded.jvm import start_jvm
 
     logs = home / "logs"
@@ -83,6 +84,10 @@ def _start_jvm(home: Path) -> None:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+    # Destroying the JVM at interpreter exit crashed the process now and then (exit 139 after
+    # the work was done, seen with torch loaded beside it). The atexit hook has already stopped
+    # the server and flushed every database by then, so the JVM is left to die with the process.
+    jpype.config.destroy_jvm = False
 
 
 def _sigterm_to_exit(signum: int, frame: Any) -> None:
