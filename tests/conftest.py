@@ -77,3 +77,22 @@ def graph_server(request: pytest.FixtureRequest, embedded_server):
         yield embedded_server
     else:
         yield from _neo4j_server()
+
+
+_exit_status = {"code": 0}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _exit_status["code"] = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leave like the CLI does: stop the embedded server, then exit without JVM teardown,
+    which crashed the test process now and then after every test had passed (exit 139)."""
+    import sys
+
+    if "kgcert.store.embedded" in sys.modules:
+        from kgcert.store.embedded import exit_now
+
+        exit_now(_exit_status["code"])

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-import sys
 
 import click
 
@@ -27,9 +27,9 @@ def cli(ctx: click.Context, db: str | None, data_dir: str | None) -> None:
 
 
 def _register_commands() -> None:
-    from kgcert.cli import info, load, synth
+    from kgcert.cli import info, load, specs, synth
 
-    for module in (load, info, synth):
+    for module in (load, info, synth, specs):
         for command in module.COMMANDS:
             cli.add_command(command)
 
@@ -38,21 +38,38 @@ _register_commands()
 
 
 def main() -> None:
+    code = _run()
+    from kgcert.store.embedded import exit_now
+
+    exit_now(code)
+
+
+def _run() -> int:
+    """Run the command; every outcome becomes an exit code (messages already printed)."""
     try:
         cli.main(standalone_mode=False)
+        return 0
+    except SystemExit as done:  # fail(), sys.exit(), SIGTERM turned into SystemExit
+        return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     except click.exceptions.Abort:
-        fail("interrupted", 130)
+        return _failed("interrupted", 130)
     except click.ClickException as error:
         error.show()
-        sys.exit(error.exit_code)
+        return error.exit_code
     except KgcertError as error:
-        fail(str(error), error.exit_code)
+        return _failed(str(error), error.exit_code)
     except KeyboardInterrupt:
-        fail("interrupted", 130)
+        return _failed("interrupted", 130)
     except click.exceptions.Exit as done:
-        sys.exit(done.exit_code)
+        return done.exit_code
     except Exception as error:  # the last guard: one line, never a bare traceback
         if os.environ.get("KGCERT_DEBUG"):
             raise
-        fail(f"internal error: {type(error).__name__}: {error} (KGCERT_DEBUG=1 shows the "
-             "traceback)", 70)
+        return _failed(f"internal error: {type(error).__name__}: {error} (KGCERT_DEBUG=1 shows "
+                       "the traceback)", 70)
+
+
+def _failed(message: str, code: int) -> int:
+    with contextlib.suppress(SystemExit):
+        fail(message, code)
+    return code

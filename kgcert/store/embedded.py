@@ -9,17 +9,20 @@ before stopping the server, which otherwise keeps non-daemon threads alive.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import fcntl
 import json
+import logging
 import os
 import secrets
 import shutil
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import neo4j
 
@@ -62,7 +65,6 @@ def _password(home: Path) -> str:
 
 
 def _start_jvm(home: Path) -> None:
-    import jpype.config  # type: ignore[import-untyped]
     from arcadedb_embedded.jvm import start_jvm
 
     logs = home / "logs"
@@ -84,10 +86,6 @@ def _start_jvm(home: Path) -> None:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-    # Destroying the JVM at interpreter exit crashed the process now and then (exit 139 after
-    # the work was done, seen with torch loaded beside it). The atexit hook has already stopped
-    # the server and flushed every database by then, so the JVM is left to die with the process.
-    jpype.config.destroy_jvm = False
 
 
 def _sigterm_to_exit(signum: int, frame: Any) -> None:
@@ -267,3 +265,23 @@ def start_embedded(data_dir: Path) -> EmbeddedServer:
             signal.signal(signal.SIGTERM, _sigterm_to_exit)
         atexit.register(_running.close)
         return _running
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process once the embedded server is stopped, without tearing the JVM down.
+
+    JPype's JVM teardown at interpreter exit crashed now and then after all work was done
+    (exit 139 with torch loaded beside it; an abort when a Java thread was still attached).
+    Stopping the server flushes and closes every database, so nothing is lost by leaving the
+    JVM to die with the process.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    with _lock:
+        running = _running
+    if running is None:
+        sys.exit(code)
+    running.close()
+    logging.shutdown()
+    os._exit(code)
