@@ -1,0 +1,37 @@
+// Queries behind spec validation and the samplers. Labels and relationship types arrive as
+// escaped {{placeholders}}; every value is a $parameter. Pattern-shaped queries (count,
+// enumerate, correct answers, distractors) are assembled from escaped identifiers by
+// kgcert/specs/compile.py because their shape follows the spec's pattern.
+
+// name: relation_endpoints
+MATCH (r:KgcertRelation)
+RETURN r.type AS type, r.source_type AS source_type, r.target_type AS target_type
+
+// name: edge_pairs
+// One pattern edge's candidate pairs; DISTINCT because a match is an assignment of
+// entities to variables, so parallel edges of one type must not count twice.
+MATCH (s:{{source}})-[:{{rel}}]->(t:{{target}})
+RETURN DISTINCT s.id AS s, t.id AS t
+
+// name: out_edges
+// One breadth-first level around an entity-centric pivot, over the whole graph.
+MATCH (s:Entity)-[r]->(t:Entity)
+WHERE s.id IN $ids
+  AND (size($include) = 0 OR type(r) IN $include)
+  AND NOT type(r) IN $exclude
+RETURN DISTINCT s.id AS s, type(r) AS rel, t.id AS t
+
+// name: entities
+MATCH (n:Entity)
+WHERE n.id IN $ids
+RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases
+
+// name: out_degrees
+// Pivot candidates for entity-centric specs: entities by distinct out-neighbours.
+MATCH (s:Entity)-[r]->(t:Entity)
+WHERE (size($include) = 0 OR type(r) IN $include) AND NOT type(r) IN $exclude
+WITH s, count(DISTINCT t) AS degree
+WHERE degree >= $min_degree
+RETURN s.id AS id, degree
+ORDER BY degree DESC, id
+LIMIT $limit

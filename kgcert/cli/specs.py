@@ -1,0 +1,205 @@
+"""`kgcert specs ...`: list, show, validate, count, sample and generate specs."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from kgcert.cli.common import Context, console
+from kgcert.config import data_dir
+from kgcert.errors import InputError
+from kgcert.specs import (
+    EntitySampler,
+    RelationSampler,
+    RelationSpec,
+    SpecEntry,
+    catalog,
+    compile_relation_spec,
+    find_spec,
+    prepare_sampler,
+    spec_hash,
+)
+from kgcert.specs.schema import KGSchema
+from kgcert.store.cypher import named
+from kgcert.store.graph import GraphStore
+
+dirs_option = click.option("--specs-dir", "specs_dirs", multiple=True,
+                           type=click.Path(path_type=Path),
+                           help="Also read specs from this folder (repeatable).")
+kg_option = click.option("--kg", "kg_name", required=True, help="The loaded KG to use.")
+
+
+def _cache_dir(ctx: Context) -> Path:
+    return data_dir(ctx.data_dir) / "cache" / "specs"
+
+
+def _names(store: GraphStore, ids: list[str]) -> dict[str, str]:
+    rows = store.query(named("specs", "entities"), ids=ids)
+    return {row["id"]: row["name"] for row in rows}
+
+
+@click.group("specs")
+def specs_group() -> None:
+    """Prompt distributions: relation-centric DAGs, entity-centric paths, KG-LLM-Bench tasks."""
+
+
+@specs_group.command("list")
+@dirs_option
+def list_command(specs_dirs: tuple[Path, ...]) -> None:
+    """Every spec kgcert can see, shipped and yours."""
+    table = Table(show_header=True, header_style="bold")
+    for column in ("name", "kind", "description", "file"):
+        table.add_column(column)
+    for entry in catalog(specs_dirs):
+        first = entry.spec.description.strip().split(". ")[0]
+        table.add_row(entry.spec.name, entry.spec.kind, Text(first), Text(entry.path.name))
+    console.print(table)
+
+
+@specs_group.command("show")
+@click.argument("spec")
+@dirs_option
+@click.option("--kg", "kg_name", default=None,
+              help="Also compile against this KG and print the generated Cypher.")
+@click.pass_obj
+def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
+                 kg_name: str | None) -> None:
+    """A spec's file, its hash and (with --kg) the Cypher it compiles to."""
+    entry = find_spec(spec, specs_dirs)
+    console.print(f"[bold]{entry.spec.name}[/] ({entry.spec.kind}, hash {spec_hash(entry.spec)}) "
+                  f"from {entry.path}", highlight=False)
+    console.print(Text(entry.path.read_text(encoding="utf-8")))
+    if kg_name and isinstance(entry.spec, RelationSpec):
+        compiled = compile_relation_spec(entry.spec, KGSchema.read(ctx.server().open(kg_name)))
+        for title, cypher in (("count", compiled.count_cypher()),
+                              ("correct answers", compiled.answers_cypher()),
+                              ("distractors", compiled.distractors_cypher())):
+            console.print(f"[bold]{title}[/]", highlight=False)
+            console.print(Text(cypher or "(none)"))
+
+
+@specs_group.command("validate")
+@click.argument("specs", nargs=-1)
+@dirs_option
+@click.option("--kg", "kg_name", default=None,
+              help="Also check labels, relation types, pivots and matches against this KG.")
+@click.pass_obj
+def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Path, ...],
+                     kg_name: str | None) -> None:
+    """Check spec files (all visible specs when none is named)."""
+    entries = [find_spec(s, specs_dirs) for s in specs] if specs else catalog(specs_dirs)
+    store = ctx.server().open(kg_name) if kg_name else None
+    for entry in entries:
+        if store is not None and entry.spec.kind != "task":
+            prepare_sampler(entry.spec, store, _cache_dir(ctx))
+        console.print(f"ok  {entry.spec.name}", highlight=False)
+
+
+@specs_group.command("count")
+@click.argument("spec")
+@dirs_option
+@kg_option
+@click.option("--cypher", "with_cypher", is_flag=True,
+              help="Also count on the server with the compiled Cypher (slow on big KGs).")
+@click.pass_obj
+def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
+                  with_cypher: bool) -> None:
+    """How many DAGs (or paths) the spec's distribution ranges over in a KG."""
+    entry = find_spec(spec, specs_dirs)
+    store = ctx.server().open(kg_name)
+    started = time.monotonic()
+    sampler = prepare_sampler(entry.spec, store, _cache_dir(ctx))
+    prepared = time.monotonic() - started
+    if isinstance(sampler, RelationSampler):
+        count = sampler.count()
+        exact = f"{count.matches:,}" if count.matches is not None else (
+            f"about {count.estimated_matches:,.0f}")
+        console.print(f"{entry.spec.name}: {exact} matches ({count.method}); "
+                      f"{count.tree_homomorphisms:,} tree-shaped candidates, acceptance "
+                      f"{count.acceptance:.3f}; prepared in {prepared:.1f} s", highlight=False)
+        if with_cypher:
+            assert isinstance(entry.spec, RelationSpec)
+            compiled = compile_relation_spec(entry.spec, KGSchema.read(store))
+            console.print(f"server-side Cypher count: {store.value(compiled.count_cypher()):,}",
+                          highlight=False)
+    else:
+        _count_paths(sampler, entry)
+
+
+def _count_paths(sampler: EntitySampler, entry: SpecEntry) -> None:
+    for pivot in sampler.pivots:
+        counts = []
+        for hops in sampler.lengths:
+            paths = sampler.valid_paths(pivot, hops, limit=1_000_000)
+            counts.append(f"{hops} hops: {len(paths):,}")
+        console.print(f"{entry.spec.name} pivot {pivot}: {'; '.join(counts)} valid paths",
+                      highlight=False)
+
+
+@specs_group.command("sample")
+@click.argument("spec")
+@dirs_option
+@kg_option
+@click.option("--n", "count", default=5, show_default=True, help="How many samples.")
+@click.option("--seed", default=0, show_default=True, help="Run seed.")
+@click.option("--start", default=0, show_default=True, help="Index of the first sample.")
+@click.pass_obj
+def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
+                   count: int, seed: int, start: int) -> None:
+    """Draw samples i = start .. start+n-1 and print them with entity names."""
+    if count < 1 or seed < 0 or start < 0:
+        raise InputError("--n must be positive, --seed and --start non-negative")
+    entry = find_spec(spec, specs_dirs)
+    store = ctx.server().open(kg_name)
+    sampler = prepare_sampler(entry.spec, store, _cache_dir(ctx))
+    for index in range(start, start + count):
+        if isinstance(sampler, RelationSampler):
+            dag = sampler.sample(seed, index)
+            names = _names(store, list(dag.nodes.values()))
+            compiled = sampler.compiled
+            edges = "; ".join(
+                f"{names.get(dag.nodes[e.source], '?')} -[{e.rel_type}]-> "
+                f"{names.get(dag.nodes[e.target], '?')}" for e in compiled.edges)
+            console.print(f"[bold]#{index}[/] answer {compiled.answer} = "
+                          f"{names.get(dag.nodes[compiled.answer])} ({dag.nodes[compiled.answer]})",
+                          highlight=False)
+            console.print(Text(f"    {edges}"))
+        else:
+            path = sampler.sample(seed, index)
+            names = _names(store, list(path.nodes))
+            hops = "".join(f" -[{rel}]-> {names.get(node, node)}"
+                           for rel, node in zip(path.relations, path.nodes[1:], strict=True))
+            console.print(f"[bold]#{index}[/] {path.hops} hops", highlight=False)
+            console.print(Text(f"    {names.get(path.pivot, path.pivot)}{hops}"))
+
+
+@specs_group.command("generate")
+@kg_option
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
+              help="Folder for the spec files.")
+@click.option("--count", default=50, show_default=True, help="How many pivots (one spec each).")
+@click.option("--rho", default=5, show_default=True, help="Most nodes on a path.")
+@click.option("--rule", type=click.Choice(["degree", "density"]), default="degree",
+              show_default=True, help="Pivots by out-degree, or by entities within rho-1 hops.")
+@click.option("--threshold", default=2000, show_default=True,
+              help="density: least entities within rho-1 hops; degree: pool of top entities.")
+@click.option("--exclude", multiple=True, default=("P31", "P279", "P361", "P2184", "P2633"),
+              show_default=True, help="Relation types paths may not use.")
+@click.option("--seed", default=0, show_default=True, help="Seed for choosing among candidates.")
+@click.pass_obj
+def generate_command(ctx: Context, kg_name: str, out_dir: Path, count: int, rho: int, rule: str,
+                     threshold: int, exclude: tuple[str, ...], seed: int) -> None:
+    """Write entity-centric specs, one per pivot, picked by the paper's rule."""
+    from kgcert.specs.generate import generate_entity_specs
+
+    store = ctx.server().open(kg_name)
+    written = generate_entity_specs(store, kg_name, out_dir, count=count, rho=rho, rule=rule,
+                                    threshold=threshold, exclude=list(exclude), seed=seed)
+    console.print(f"wrote {len(written)} specs to {out_dir}", highlight=False)
+
+
+COMMANDS = [specs_group]

@@ -1,0 +1,57 @@
+"""Find specs: the shipped ones (specs/ in the package), the user's folders, or a file path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from difflib import get_close_matches
+from pathlib import Path
+
+from kgcert.errors import InputError
+from kgcert.resources import data_folder
+from kgcert.specs.model import EntitySpec, RelationSpec, TaskSpec, load_spec_file
+
+AnySpec = RelationSpec | EntitySpec | TaskSpec
+
+
+@dataclass(frozen=True)
+class SpecEntry:
+    spec: AnySpec
+    path: Path
+
+
+def _files(folders: Iterable[Path]) -> list[Path]:
+    found: list[Path] = []
+    for folder in folders:
+        if not folder.is_dir():
+            raise InputError(f"spec folder {folder} does not exist")
+        found += sorted(p for p in folder.rglob("*.yaml") if p.is_file())
+    return found
+
+
+def catalog(extra_dirs: Iterable[Path] = ()) -> list[SpecEntry]:
+    """Every spec kgcert can see, shipped first; a user spec may not reuse a shipped name."""
+    entries: list[SpecEntry] = []
+    seen: dict[str, Path] = {}
+    for path in _files([data_folder("specs"), *extra_dirs]):
+        spec = load_spec_file(path)
+        if spec.name in seen:
+            raise InputError(f"spec name {spec.name!r} is used twice: {seen[spec.name]} and {path}")
+        seen[spec.name] = path
+        entries.append(SpecEntry(spec, path))
+    return entries
+
+
+def find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:
+    """A spec by name, or a YAML file by path."""
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.is_file():
+        return SpecEntry(load_spec_file(path), path)
+    entries = catalog(extra_dirs)
+    for entry in entries:
+        if entry.spec.name == name_or_path:
+            return entry
+    names = [entry.spec.name for entry in entries]
+    close = get_close_matches(name_or_path, names, n=3, cutoff=0.4)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; `kgcert specs list` shows them"
+    raise InputError(f"no spec named {name_or_path!r}{hint}")

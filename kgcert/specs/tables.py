@@ -1,0 +1,95 @@
+"""Edge tables pulled from the graph server once and cached on disk.
+
+A sampler needs, for each pattern edge, the distinct (source, target) entity pairs the server
+finds for `(:S)-[:R]->(:T)`. The server does the filtering; the pairs are kept as integer
+arrays in a local file keyed by the KG's fingerprint (from its load manifest), so a second
+run, or another spec using the same relation, starts without a query. A KG without a
+manifest (not loaded by kgcert) is pulled fresh each time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kgcert.manifest import read_manifest
+from kgcert.store.cypher import named
+from kgcert.store.graph import GraphStore
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Distinct (source id, target id) pairs as positions into `ids`."""
+
+    ids: np.ndarray  # unicode strings
+    sources: np.ndarray  # int64
+    targets: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+
+def _pull(store: GraphStore, source: str, rel_type: str, target: str) -> PairTable:
+    left: list[str] = []
+    right: list[str] = []
+    cypher = named("specs", "edge_pairs", source=source, rel=rel_type, target=target)
+    for row in store.stream(cypher):
+        left.append(str(row["s"]))
+        right.append(str(row["t"]))
+    ids, inverse = np.unique(np.array(left + right, dtype=str), return_inverse=True)
+    inverse = inverse.astype(np.int64)
+    return PairTable(ids, inverse[:len(left)], inverse[len(left):])
+
+
+class TableCache:
+    def __init__(self, store: GraphStore, cache_dir: Path | None) -> None:
+        self.store = store
+        manifest = read_manifest(store)
+        fingerprint = manifest.fingerprint if manifest and manifest.status == "complete" else None
+        self.folder = cache_dir / fingerprint[:24] if cache_dir and fingerprint else None
+        self._memory: dict[tuple[str, str, str], PairTable] = {}
+        self.pulled = 0  # tables fetched from the server (the rest came from disk or memory)
+
+    def _path(self, key: tuple[str, str, str]) -> Path | None:
+        if self.folder is None:
+            return None
+        digest = hashlib.sha256("\x00".join(key).encode()).hexdigest()[:24]
+        return self.folder / f"pairs-{digest}.npz"
+
+    def pairs(self, source: str, rel_type: str, target: str) -> PairTable:
+        key = (source, rel_type, target)
+        if key in self._memory:
+            return self._memory[key]
+        path = self._path(key)
+        table: PairTable | None = None
+        if path is not None and path.exists():
+            try:
+                with np.load(path, allow_pickle=False) as data:
+                    table = PairTable(data["ids"], data["sources"], data["targets"])
+            except (OSError, ValueError, KeyError):
+                table = None  # a damaged cache file is rebuilt, never trusted
+        if table is None:
+            table = _pull(self.store, source, rel_type, target)
+            self.pulled += 1
+            if path is not None:
+                _save(path, table)
+        self._memory[key] = table
+        return table
+
+
+def _save(path: Path, table: PairTable) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Write then rename: a killed run leaves no half-written table behind.
+    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez(out, ids=table.ids, sources=table.sources, targets=table.targets)
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
