@@ -1,0 +1,184 @@
+"""Task specs: one YAML file per KG-LLM-Bench task in specs/tasks/.
+
+A task spec reads::
+
+    kind: task
+    task: triple_retrieval          # a registered task name
+    description: >                  # the distribution, in words
+      ...
+    instances: 100                  # how many instances a run asks for
+    sampling:                       # how each instance's subgraph is drawn
+      seed_entities: 10             # k seeds, uniform without replacement among core entities
+      radius: 1                     # ego-graph radius around every seed (edges either way)
+      min_degree: 1                 # entities with fewer edges in the composed ego graph go
+      max_degree: 20                # per-entity cap on edges (null: none), random removals
+      max_edges: 200                # random pruning down to this many edges
+      core_label: Country           # the entity type seeds come from
+    options: {}                     # task-specific settings (see each task's module)
+
+The spec hash (sha256 of the parsed spec in canonical JSON, 16 hex digits) names the random
+streams, so changing any setting gives other instances, and the same spec, seed and index
+always give the same instance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kgcert.errors import InputError
+from kgcert.resources import data_folder
+
+KIND = "task"
+_TOP_KEYS = {"kind", "task", "description", "instances", "sampling", "options"}
+_SAMPLING_KEYS = {"seed_entities", "radius", "min_degree", "max_degree", "max_edges",
+                  "core_label"}
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """How one instance's subgraph is drawn (KG-LLM-Bench Table 4 plus the degree cap)."""
+
+    seed_entities: int = 10
+    radius: int = 1
+    min_degree: int = 1
+    max_edges: int = 200
+    max_degree: int | None = None
+    core_label: str = "Country"
+
+    def __post_init__(self) -> None:
+        for name in ("seed_entities", "radius", "max_edges"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise InputError(f"sampling.{name} must be a positive integer, got {value!r}")
+        if (not isinstance(self.min_degree, int) or isinstance(self.min_degree, bool)
+                or self.min_degree < 0):
+            raise InputError(f"sampling.min_degree must be an integer >= 0, got "
+                             f"{self.min_degree!r}")
+        if self.max_degree is not None and (
+            not isinstance(self.max_degree, int) or isinstance(self.max_degree, bool)
+            or self.max_degree < 1
+        ):
+            raise InputError(f"sampling.max_degree must be a positive integer or null, got "
+                             f"{self.max_degree!r}")
+        if not isinstance(self.core_label, str) or not self.core_label.strip():
+            raise InputError("sampling.core_label must be a non-empty entity type name")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seed_entities": self.seed_entities,
+            "radius": self.radius,
+            "min_degree": self.min_degree,
+            "max_degree": self.max_degree,
+            "max_edges": self.max_edges,
+            "core_label": self.core_label,
+        }
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    task: str
+    description: str
+    instances: int
+    sampling: SamplingParams
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    source: str = ""  # the file it came from, for messages
+
+    @property
+    def hash(self) -> str:
+        return spec_hash(self.as_dict())
+
+    def as_dict(self) -> dict[str, Any]:
+        """The spec as data (what the hash covers; the file path is not part of it)."""
+        return {
+            "kind": KIND,
+            "task": self.task,
+            "description": self.description,
+            "instances": self.instances,
+            "sampling": self.sampling.as_dict(),
+            "options": dict(self.options),
+        }
+
+    def with_sampling(self, **changes: Any) -> TaskSpec:
+        """A copy with some sampling parameters changed (a new spec, so a new hash)."""
+        merged = {**self.sampling.as_dict(), **changes}
+        return TaskSpec(self.task, self.description, self.instances, SamplingParams(**merged),
+                        dict(self.options), self.source)
+
+    @classmethod
+    def from_dict(cls, raw: Any, source: str = "<spec>") -> TaskSpec:
+        if not isinstance(raw, dict):
+            raise InputError(f"{source}: a task spec must be a YAML mapping")
+        unknown = sorted(set(raw) - _TOP_KEYS)
+        if unknown:
+            raise InputError(f"{source}: unknown keys {', '.join(unknown)} (allowed: "
+                             f"{', '.join(sorted(_TOP_KEYS))})")
+        if raw.get("kind") != KIND:
+            raise InputError(f"{source}: kind must be {KIND!r}, got {raw.get('kind')!r}")
+        task = raw.get("task")
+        if not isinstance(task, str) or not task:
+            raise InputError(f"{source}: 'task' must name a task")
+        from kgcert.tasks.registry import get_task
+
+        task = get_task(task).name  # unknown names fail here, listing the valid ones
+        description = raw.get("description")
+        if not isinstance(description, str) or not description.strip():
+            raise InputError(f"{source}: 'description' must state the distribution in words")
+        instances = raw.get("instances", 100)
+        if not isinstance(instances, int) or isinstance(instances, bool) or instances < 1:
+            raise InputError(f"{source}: 'instances' must be a positive integer")
+        sampling_raw = raw.get("sampling") or {}
+        if not isinstance(sampling_raw, dict):
+            raise InputError(f"{source}: 'sampling' must be a mapping")
+        unknown = sorted(set(sampling_raw) - _SAMPLING_KEYS)
+        if unknown:
+            raise InputError(f"{source}: unknown sampling keys {', '.join(unknown)} (allowed: "
+                             f"{', '.join(sorted(_SAMPLING_KEYS))})")
+        try:
+            sampling = SamplingParams(**sampling_raw)
+        except InputError as error:
+            raise InputError(f"{source}: {error}") from None
+        options = raw.get("options") or {}
+        if not isinstance(options, dict):
+            raise InputError(f"{source}: 'options' must be a mapping")
+        spec = cls(task, " ".join(description.split()), instances, sampling, dict(options),
+                   source)
+        get_task(task).check_options(spec)
+        return spec
+
+
+def spec_hash(data: dict[str, Any]) -> str:
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def spec_path(name: str) -> Path:
+    return data_folder("specs") / "tasks" / f"{name}.yaml"
+
+
+def load_task_spec(name_or_path: str | Path) -> TaskSpec:
+    """A shipped task spec by task name (`triple_retrieval`), or a spec file by path."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        from kgcert.tasks.registry import get_task
+
+        path = spec_path(get_task(str(name_or_path)).name)
+    if not path.is_file():
+        raise InputError(f"task spec {str(name_or_path)!r} not found (looked for {path})")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not valid UTF-8") from None
+    except yaml.YAMLError as error:
+        raise InputError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
+    return TaskSpec.from_dict(raw, source=str(path))
+
+
+def shipped_specs() -> list[Path]:
+    folder = data_folder("specs") / "tasks"
+    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
