@@ -1,0 +1,1 @@
+"""Prompts: multiple-choice prompts from spec samples, task prompts, and their records."""

@@ -1,0 +1,69 @@
+"""The prompt record every builder produces and the runner consumes.
+
+A prompt carries everything needed to score the answer and to trace it back to the graph:
+its provenance names the spec (and hash), the run seed and sample index, the entities and
+edges it was built from, the setting, the textualization and the random choices made, so
+the same prompt can be rebuilt byte for byte and its failures explored in Neo4j Browser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["relation", "entity", "task"]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    spec: str
+    spec_hash: str
+    kind: Kind
+    seed: int
+    index: int
+    setting: str  # "vanilla", "distractor", or a task's variant
+    textualization: str | None = None  # for task prompts and structured contexts
+    nodes: dict[str, str] = field(default_factory=dict)  # role (pattern variable, path position)
+    edges: tuple[tuple[str, str, str], ...] = ()  # (source id, relationship type, target id)
+    template: int | None = None  # which question template
+    aliases: dict[str, str] = field(default_factory=dict)  # entity id -> the alias shown
+    distractors: tuple[str, ...] = ()  # entity ids of Definition 2.3 distractors in context
+    rejected_draws: int = 0  # candidate draws refused before this sample (sampler)
+    rejected_prompts: int = 0  # draws refused by a setting's condition (e.g. needs a distractor)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["edges"] = [list(edge) for edge in self.edges]
+        data["distractors"] = list(self.distractors)
+        return data
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A rendered prompt.
+
+    Multiple choice: `options` in the order shown, `option_ids` the entity behind each, and
+    `correct_option` the 1-based number of the one correct option. Tasks (free answers):
+    no options, `answers` holds every accepted answer and `task` names the scorer.
+    `skipped` is set (and `text` empty) when the prompt could not be built faithfully, e.g.
+    its essential sentences do not fit the model's context; the reason is recorded.
+    """
+
+    text: str
+    provenance: Provenance
+    options: tuple[str, ...] = ()
+    option_ids: tuple[str, ...] = ()
+    correct_option: int | None = None
+    answer_id: str | None = None
+    answers: tuple[str, ...] = ()
+    task: str | None = None
+    skipped: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["provenance"] = self.provenance.as_dict()
+        data["options"] = list(self.options)
+        data["option_ids"] = list(self.option_ids)
+        data["answers"] = list(self.answers)
+        return data
