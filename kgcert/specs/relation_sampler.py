@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
@@ -82,11 +83,18 @@ class RelationSampler:
         size = len(self.ids)
         self._pairs = {edge: self._positions(table) for edge, table in edge_tables.items()}
         self._root = compiled.answer
-        self._tree, self._closing = self._spanning_tree()
-        self._tree_edges = [self._csr(parent, child, edge, size)
-                            for parent, child, edge in self._tree]
-        self._root_cumulative = self._counts(size)
-        self.tree_homomorphisms = int(self._root_cumulative[-1])
+        # Any spanning tree gives an exact sampler; the one with the fewest tree-shaped
+        # candidates rejects least (matches are the same for all), so try each.
+        best: tuple[int, list[_TreeEdge], list[PatternEdge], np.ndarray] | None = None
+        for kept in _spanning_edge_sets(compiled.edges, len(compiled.labels)):
+            self._tree, closing = self._spanning_tree(kept)
+            self._tree_edges = [self._csr(parent, child, edge, size)
+                                for parent, child, edge in self._tree]
+            cumulative = self._counts(size)
+            if best is None or int(cumulative[-1]) < best[0]:
+                best = (int(cumulative[-1]), self._tree_edges, closing, cumulative)
+        assert best is not None
+        self.tree_homomorphisms, self._tree_edges, self._closing, self._root_cumulative = best
         if self.tree_homomorphisms == 0:
             raise InputError(f"spec {compiled.spec.name} has no matches in this KG")
         self._present = {edge: _keys(*self._pairs[edge], size) for edge in self._closing}
@@ -106,8 +114,10 @@ class RelationSampler:
         remap = np.searchsorted(self.ids, table.ids)
         return remap[table.sources], remap[table.targets]
 
-    def _spanning_tree(self) -> tuple[list[tuple[str, str, PatternEdge]], list[PatternEdge]]:
-        edges = list(self.compiled.edges)
+    def _spanning_tree(self, edges: list[PatternEdge]
+                       ) -> tuple[list[tuple[str, str, PatternEdge]], list[PatternEdge]]:
+        """The tree over `edges` rooted at the answer, parents first; the pattern's other
+        edges close cycles and are checked on each candidate."""
         seen = {self._root}
         queue = deque([self._root])
         tree: list[tuple[str, str, PatternEdge]] = []
@@ -124,7 +134,7 @@ class RelationSampler:
                 used.add(edge)
                 tree.append((var, other, edge))
                 queue.append(other)
-        return tree, [edge for edge in edges if edge not in used]
+        return tree, [edge for edge in self.compiled.edges if edge not in used]
 
     def _csr(self, parent: str, child: str, edge: PatternEdge, size: int) -> _TreeEdge:
         sources, targets = self._pairs[edge]
@@ -245,6 +255,29 @@ class RelationSampler:
         rate = float(self._accepted(self._tree_draws(rng, probe_draws)).mean())
         return SpecCount(self.tree_homomorphisms, None, rate * self.tree_homomorphisms, rate,
                          "rejection (matches estimated from probe draws)")
+
+
+def _spanning_edge_sets(edges: tuple[PatternEdge, ...], nodes: int) -> list[list[PatternEdge]]:
+    """Every set of edges forming a spanning tree of the (small) pattern."""
+    found = []
+    for kept in combinations(edges, nodes - 1):
+        joined: dict[str, str] = {}
+        acyclic = True
+        for edge in kept:
+            a, b = _root(joined, edge.source), _root(joined, edge.target)
+            if a == b:
+                acyclic = False
+                break
+            joined[a] = b
+        if acyclic:
+            found.append(list(kept))
+    return found
+
+
+def _root(joined: dict[str, str], var: str) -> str:
+    while joined.get(var, var) != var:
+        var = joined[var]
+    return var
 
 
 def _keys(sources: np.ndarray, targets: np.ndarray, size: int) -> np.ndarray:
