@@ -10,6 +10,7 @@ import networkx as nx
 import pytest
 from kg_helpers import load_kg
 
+from kgcert.errors import InputError
 from kgcert.rng import sample_rng
 from kgcert.tasks import CachedView, CypherView, TaskGenerator, TaskSpec
 from kgcert.tasks.neighbourhood import KGView
@@ -192,3 +193,14 @@ def test_every_shortest_path_is_an_answer(tiny) -> None:
         assert set(instance.answers) == expected
         several += len(expected) > 1
     assert several >= 3
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"seed_entities": 500}, "the spec needs 500 seeds"),
+    ({"core_label": "Planet"}, "type 'Planet'"),
+])
+def test_too_few_core_entities(tiny, changes: dict, message: str) -> None:
+    raw = {"kind": "task", "task": "triple_retrieval", "description": "too many seeds",
+           "sampling": {"core_label": "Thing", **changes}}
+    with pytest.raises(InputError, match=message):
+        TaskGenerator(tiny, TaskSpec.from_dict(raw), seed=0).instance(0)

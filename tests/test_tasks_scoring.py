@@ -259,6 +259,19 @@ def test_spec_hash_changes_with_any_setting() -> None:
     assert spec.hash == load_task_spec("triple_retrieval").hash
     assert spec.with_sampling(max_edges=100).hash != spec.hash
     assert spec.with_sampling(max_edges=200).hash == spec.hash
+    raw = spec.as_dict()
+    assert TaskSpec.from_dict({**raw, "description": "other words"}).hash == spec.hash
+    assert TaskSpec.from_dict({**raw, "name": "mine"}).hash != spec.hash
+
+
+def test_task_specs_share_the_spec_catalog() -> None:
+    from kgcert.specs import catalog
+
+    listed = {e.spec.name: e for e in catalog() if e.spec.kind == "task"}
+    assert sorted(listed) == [f"kgllmbench.{name}" for name in names()]
+    for name, entry in listed.items():
+        spec = TaskSpec.from_dict(entry.spec.model_dump(mode="json"), str(entry.path))
+        assert spec == load_task_spec(name) == load_task_spec(spec.task)
 
 
 def _spec(**changes: Any) -> dict[str, Any]:

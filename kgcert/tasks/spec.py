@@ -3,6 +3,8 @@
 A task spec reads::
 
     kind: task
+    name: kgllmbench.triple_retrieval   # the spec's name in `kgcert specs list`
+    kg: wikidatasets countries      # the KG it is written for (documentation only)
     task: triple_retrieval          # a registered task name
     description: >                  # the distribution, in words
       ...
@@ -16,15 +18,17 @@ A task spec reads::
       core_label: Country           # the entity type seeds come from
     options: {}                     # task-specific settings (see each task's module)
 
-The spec hash (sha256 of the parsed spec in canonical JSON, 16 hex digits) names the random
-streams, so changing any setting gives other instances, and the same spec, seed and index
-always give the same instance.
+The spec hash (sha256 of the parsed spec in canonical JSON, 16 hex digits; the description
+and `kg` are wording and left out) names the random streams, so changing any setting or the
+name gives other instances, and the same spec, seed and index always give the same instance.
+The header (kind, name, description, kg) is the one every spec of `kgcert.specs` shares.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +39,8 @@ from kgcert.errors import InputError
 from kgcert.resources import data_folder
 
 KIND = "task"
-_TOP_KEYS = {"kind", "task", "description", "instances", "sampling", "options"}
+_TOP_KEYS = {"kind", "name", "kg", "task", "description", "instances", "sampling", "options"}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _SAMPLING_KEYS = {"seed_entities", "radius", "min_degree", "max_degree", "max_edges",
                   "core_label"}
 
@@ -88,15 +93,21 @@ class TaskSpec:
     sampling: SamplingParams
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     source: str = ""  # the file it came from, for messages
+    name: str = ""  # defaults to the task name
+    kg: str | None = None
 
     @property
     def hash(self) -> str:
-        return spec_hash(self.as_dict())
+        data = self.as_dict()
+        del data["description"], data["kg"]
+        return spec_hash(data)
 
     def as_dict(self) -> dict[str, Any]:
-        """The spec as data (what the hash covers; the file path is not part of it)."""
+        """The spec as data (the file path is not part of it)."""
         return {
             "kind": KIND,
+            "name": self.name or self.task,
+            "kg": self.kg,
             "task": self.task,
             "description": self.description,
             "instances": self.instances,
@@ -108,7 +119,7 @@ class TaskSpec:
         """A copy with some sampling parameters changed (a new spec, so a new hash)."""
         merged = {**self.sampling.as_dict(), **changes}
         return TaskSpec(self.task, self.description, self.instances, SamplingParams(**merged),
-                        dict(self.options), self.source)
+                        dict(self.options), self.source, self.name, self.kg)
 
     @classmethod
     def from_dict(cls, raw: Any, source: str = "<spec>") -> TaskSpec:
@@ -146,8 +157,15 @@ class TaskSpec:
         options = raw.get("options") or {}
         if not isinstance(options, dict):
             raise InputError(f"{source}: 'options' must be a mapping")
+        name = raw.get("name", task)
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise InputError(f"{source}: 'name' must be letters, digits, '_', '.' or '-', "
+                             f"got {name!r}")
+        kg = raw.get("kg")
+        if kg is not None and not isinstance(kg, str):
+            raise InputError(f"{source}: 'kg' must be text")
         spec = cls(task, " ".join(description.split()), instances, sampling, dict(options),
-                   source)
+                   source, name, kg)
         get_task(task).check_options(spec)
         return spec
 
@@ -161,15 +179,7 @@ def spec_path(name: str) -> Path:
     return data_folder("specs") / "tasks" / f"{name}.yaml"
 
 
-def load_task_spec(name_or_path: str | Path) -> TaskSpec:
-    """A shipped task spec by task name (`triple_retrieval`), or a spec file by path."""
-    path = Path(name_or_path)
-    if not path.suffix:
-        from kgcert.tasks.registry import get_task
-
-        path = spec_path(get_task(str(name_or_path)).name)
-    if not path.is_file():
-        raise InputError(f"task spec {str(name_or_path)!r} not found (looked for {path})")
+def _read(path: Path) -> TaskSpec:
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
@@ -177,6 +187,29 @@ def load_task_spec(name_or_path: str | Path) -> TaskSpec:
     except yaml.YAMLError as error:
         raise InputError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
     return TaskSpec.from_dict(raw, source=str(path))
+
+
+def load_task_spec(name_or_path: str | Path) -> TaskSpec:
+    """A shipped task spec by task name (`triple_retrieval`, `TripleRetrieval`) or spec name
+    (`kgllmbench.triple_retrieval`), or a spec file by path."""
+    from kgcert.tasks.registry import get_task, names
+
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.is_file():
+        if not path.is_file():
+            raise InputError(f"task spec file {path} not found")
+        return _read(path)
+    wanted = str(name_or_path)
+    try:
+        return _read(spec_path(get_task(wanted).name))
+    except InputError as error:
+        if "unknown task" not in str(error):
+            raise
+    for candidate in shipped_specs():
+        spec = _read(candidate)
+        if spec.name == wanted:
+            return spec
+    raise InputError(f"no task spec named {wanted!r}; task names: {', '.join(names())}")
 
 
 def shipped_specs() -> list[Path]:
