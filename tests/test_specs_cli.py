@@ -1,0 +1,192 @@
+"""`kgcert specs ...` as a user runs it: subprocesses on their own data dir, one-line errors.
+
+The embedded server locks its data dir, so these commands cannot share the test session's
+server: the module loads the Alzheimer PrimeKG extract with `kgcert load` into a fresh data
+dir and every command here runs against that.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((REPO / "specs" / "primekg").glob("*.yaml"))
+DUAL = "primekg.dual_indication"  # sampled by name, counted by path
+DUAL_PATH = str(REPO / "specs" / "primekg" / "dual_indication.yaml")
+DUAL_MATCHES = 90  # in the Alzheimer extract (test_specs_shipped.py holds the whole table)
+
+
+def _kgcert(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kgcert", *args], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "KGCERT_DATA_DIR": str(data_dir), "COLUMNS": "400"},
+    )
+
+
+def _one_error_line(done: subprocess.CompletedProcess[str], code: int) -> str:
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def alzheimer_csv(shared_data: Path) -> Path:
+    return shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory, alzheimer_csv) -> Path:
+    folder = tmp_path_factory.mktemp("specs-cli")
+    done = _kgcert(folder, "load", "primekg", str(alzheimer_csv), "--kg", "alz")
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+@pytest.fixture(scope="module")
+def three_samples(data_dir) -> str:
+    done = _kgcert(data_dir, "specs", "sample", DUAL, "--kg", "alz", "--n", "3", "--seed", "1")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _samples(stdout: str) -> dict[int, list[str]]:
+    """Sample index -> its printed lines."""
+    blocks: dict[int, list[str]] = {}
+    current: list[str] = []
+    for line in stdout.splitlines():
+        head = re.match(r"#(\d+) ", line)
+        if head:
+            current = blocks.setdefault(int(head.group(1)), [])
+        current.append(line)
+    return blocks
+
+
+# -- without a server -------------------------------------------------------------------------
+
+
+def test_list_shows_the_shipped_specs(tmp_path):
+    done = _kgcert(tmp_path, "specs", "list")
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines()
+            if line.count("│") >= 4}
+    for path in SHIPPED:
+        name = f"primekg.{path.stem}"
+        assert name in rows, f"{name} missing from `specs list`"
+        assert " relation " in rows[name] and path.name in rows[name]
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("kind: relations\nname: x\n", "kind must be relation, entity or task (got 'relations')"),
+    ("kind: relation\nname: x\n  description: oops\n", "not valid YAML at line 3, column 14"),
+    ("kind: relation\nname: x\ndescription: d\npattern: '(a:disease)-[:indication->(d:drug)'\n"
+     "answer: d\ntemplates: ['{a}', '{a}', '{a}', '{a}', '{a}']\n",
+     "pattern syntax error at line 1, column 25: mismatched input '-' expecting "),
+    ("kind: relation\nname: x\ndescription: d\npattern: '(a:disease)-[:indication]->(d:drug)'\n"
+     "answer: d\ntemplates: ['{a}', '{a}', '{a}', '{a}']\n",
+     "templates: Tuple should have at least 5 items after validation, not 4"),
+], ids=["kind", "yaml", "pattern", "templates"])
+def test_validate_a_broken_file(tmp_path, text, problem):
+    path = tmp_path / "broken.yaml"
+    path.write_text(text)
+    done = _kgcert(tmp_path, "specs", "validate", str(path))
+    assert done.stdout == ""
+    assert _one_error_line(done, 2).startswith(f"error: {path}: {problem}")
+
+
+def test_error_text_with_brackets_is_printed_verbatim(tmp_path):
+    """Messages quote the user's pattern, brackets included; they are not console markup."""
+    path = tmp_path / "variable.yaml"
+    path.write_text("kind: relation\nname: x\ndescription: d\n"
+                    "pattern: '(a:drug)-[r:indication]->(d:disease)'\nanswer: d\n"
+                    "templates: ['{a}', '{a}', '{a}', '{a}', '{a}']\n")
+    done = _kgcert(tmp_path, "specs", "validate", str(path))
+    assert _one_error_line(done, 2) == (f"error: {path}: relationship -[r:indication]-> has a "
+                                        "variable; the DAG's edges are fixed by their endpoints")
+
+
+def test_error_text_with_a_closing_tag_is_no_traceback(tmp_path):
+    path = tmp_path / "closing.yaml"
+    path.write_text("kind: relation\nname: x\ndescription: d\n"
+                    "pattern: '(a:drug)-[/x]->(d:disease)'\nanswer: d\n"
+                    "templates: ['{a}', '{a}', '{a}', '{a}', '{a}']\n")
+    done = _kgcert(tmp_path, "specs", "validate", str(path))
+    line = _one_error_line(done, 2)
+    assert line.startswith(f"error: {path}: pattern syntax error at line 1, column 11: ")
+    assert line.endswith("in '(a:drug)-[/x]->(d:disease)'")
+
+
+def test_unknown_spec_name_suggests_close_names(tmp_path):
+    done = _kgcert(tmp_path, "specs", "sample", "primekg.dual_indicaton", "--kg", "alz")
+    line = _one_error_line(done, 2)
+    assert line.startswith("error: no spec named 'primekg.dual_indicaton'; did you mean "
+                           "primekg.dual_indication, ")  # the closest first
+    assert line.endswith("?")
+
+
+# -- against the loaded Alzheimer extract -----------------------------------------------------
+
+
+def test_sample_prints_named_samples_reproducibly(data_dir, three_samples, alzheimer_csv):
+    names: dict[str, str] = {}
+    treats: dict[str, set[str]] = defaultdict(set)  # drug id -> diseases it is indicated for
+    with alzheimer_csv.open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            names[row["x_index"]] = row["x_name"]
+            names[row["y_index"]] = row["y_name"]
+            if row["relation"] == "indication" and row["x_type"] == "drug":
+                treats[row["x_index"]].add(row["y_name"])
+    blocks = _samples(three_samples)
+    assert sorted(blocks) == [0, 1, 2]
+    for index, lines in blocks.items():
+        assert len(lines) == 2, lines
+        head = re.fullmatch(r"#(\d+) answer d = (.+) \((\w+)\)", lines[0])
+        assert head, lines[0]
+        drug, drug_id = head.group(2), head.group(3)
+        assert names[drug_id] == drug
+        edges = lines[1].strip().split("; ")
+        assert len(edges) == 2
+        diseases = []
+        for edge in edges:
+            source, target = edge.split(" -[indication]-> ")
+            assert target == drug
+            assert source in treats[drug_id], f"#{index}: {drug} is not indicated for {source}"
+            diseases.append(source)
+        assert diseases[0] != diseases[1]
+    again = _kgcert(data_dir, "specs", "sample", DUAL, "--kg", "alz", "--n", "3", "--seed", "1")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == three_samples
+
+
+def test_start_draws_the_same_sample(data_dir, three_samples):
+    done = _kgcert(data_dir, "specs", "sample", DUAL, "--kg", "alz", "--n", "1", "--seed", "1",
+                   "--start", "2")
+    assert done.returncode == 0, done.stderr
+    assert _samples(done.stdout) == {2: _samples(three_samples)[2]}
+
+
+def test_count_with_cypher_agrees(data_dir):
+    done = _kgcert(data_dir, "specs", "count", DUAL_PATH, "--kg", "alz", "--cypher")
+    assert done.returncode == 0, done.stderr
+    sampler = re.search(r"^primekg\.dual_indication: ([\d,]+) matches \(enumerated\);",
+                        done.stdout, re.M)
+    server = re.search(r"^server-side Cypher count: ([\d,]+)$", done.stdout, re.M)
+    assert sampler and server, done.stdout
+    assert sampler.group(1) == server.group(1) == f"{DUAL_MATCHES:,}"
+
+
+def test_unknown_kg_exits_3(data_dir):
+    done = _kgcert(data_dir, "specs", "sample", DUAL_PATH, "--kg", "nope")
+    line = _one_error_line(done, 3)
+    assert re.fullmatch(r"error: no KG named 'nope' on embedded server \(bolt://[\d.:]+\) "
+                        r"\(loaded KGs: alz\)", line), line
