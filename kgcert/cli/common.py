@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from rich.console import Console
+from rich.markup import escape
 
 from kgcert.config import StoreTarget
 from kgcert.store import GraphServer, connect
@@ -16,7 +17,7 @@ errors = Console(stderr=True)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     sys.exit(code)
 
 

@@ -70,8 +70,8 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
                  kg_name: str | None) -> None:
     """A spec's file, its hash and (with --kg) the Cypher it compiles to."""
     entry = find_spec(spec, specs_dirs)
-    console.print(f"[bold]{entry.spec.name}[/] ({entry.spec.kind}, hash {spec_hash(entry.spec)}) "
-                  f"from {entry.path}", highlight=False)
+    console.print(Text(f"{entry.spec.name} ({entry.spec.kind}, hash {spec_hash(entry.spec)}) "
+                       f"from {entry.path}", style="bold"))
     console.print(Text(entry.path.read_text(encoding="utf-8")))
     if kg_name and isinstance(entry.spec, RelationSpec):
         compiled = compile_relation_spec(entry.spec, KGSchema.read(ctx.server().open(kg_name)))
@@ -164,16 +164,16 @@ def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_nam
             edges = "; ".join(
                 f"{names.get(dag.nodes[e.source], '?')} -[{e.rel_type}]-> "
                 f"{names.get(dag.nodes[e.target], '?')}" for e in compiled.edges)
-            console.print(f"[bold]#{index}[/] answer {compiled.answer} = "
-                          f"{names.get(dag.nodes[compiled.answer])} ({dag.nodes[compiled.answer]})",
-                          highlight=False)
+            answer_id = dag.nodes[compiled.answer]
+            console.print(Text(f"#{index} answer {compiled.answer} = {names.get(answer_id)} "
+                               f"({answer_id})"))
             console.print(Text(f"    {edges}"))
         else:
             path = sampler.sample(seed, index)
             names = _names(store, list(path.nodes))
             hops = "".join(f" -[{rel}]-> {names.get(node, node)}"
                            for rel, node in zip(path.relations, path.nodes[1:], strict=True))
-            console.print(f"[bold]#{index}[/] {path.hops} hops", highlight=False)
+            console.print(Text(f"#{index} {path.hops} hops"))
             console.print(Text(f"    {names.get(path.pivot, path.pivot)}{hops}"))
 
 

@@ -1,0 +1,1 @@
+"""kgcert run: certificates end to end."""

@@ -1,0 +1,89 @@
+"""A run's settings: from a YAML run file, with command-line flags taking precedence."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from kgcert.errors import InputError
+
+SETTINGS = ("vanilla", "distractor")
+
+
+class SequentialConfig(BaseModel):
+    """Stop a certificate early, with anytime-valid bounds, when its half-width reaches
+    `half_width` or its interval clears `threshold`; `n` is then the most samples drawn."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    half_width: float | None = Field(default=None, gt=0, lt=0.5)
+    threshold: float | None = Field(default=None, gt=0, lt=1)
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kg: str
+    specs: tuple[str, ...] = Field(min_length=1)
+    models: tuple[str, ...] = Field(min_length=1)
+    model_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    settings: tuple[str, ...] = ("vanilla",)
+    formats: tuple[str, ...] = ("list",)  # textualizations for task specs
+    n: int = Field(default=250, ge=1)
+    confidence: float = Field(default=0.95, gt=0, lt=1)
+    seed: int = Field(default=0, ge=0)
+    options: int = Field(default=4, ge=2, le=10)
+    few_shot: int = Field(default=3, ge=0, le=5)
+    batch_size: int = Field(default=16, ge=1)
+    max_new_tokens: int = Field(default=128, ge=1)
+    temperature: float = Field(default=0.0, ge=0)
+    mode: Literal["generate", "choice"] = "generate"
+    context_chars: int = Field(default=12_000, ge=200)  # budget without a known tokenizer
+    sequential: SequentialConfig | None = None
+    simultaneous: bool = False  # Bonferroni over all certificates of the run
+    baseline: int = Field(default=0, ge=0)  # static prompts per spec (the paper uses 50)
+    cache: bool = True
+
+    @field_validator("settings")
+    @classmethod
+    def _known_settings(cls, settings: tuple[str, ...]) -> tuple[str, ...]:
+        for setting in settings:
+            if setting not in SETTINGS:
+                raise ValueError(f"unknown setting {setting!r} (known: {', '.join(SETTINGS)})")
+        return settings
+
+    def fingerprint(self) -> str:
+        """Identifies what the run samples and asks; n may grow on a later resume."""
+        body = self.model_dump(mode="json", exclude={"n", "batch_size", "cache"})
+        return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _first_error(error: ValidationError, source: str) -> InputError:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    return InputError(f"{source}: {where}: {first['msg']}")
+
+
+def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
+    """The run file's settings with every given flag on top (None flags are not given)."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"run file {path} does not exist") from None
+        except yaml.YAMLError:
+            raise InputError(f"run file {path} is not valid YAML") from None
+        if not isinstance(loaded, dict):
+            raise InputError(f"run file {path} must be a YAML mapping")
+        data.update(loaded)
+    data.update({k: v for k, v in overrides.items() if v not in (None, ())})
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as error:
+        raise _first_error(error, str(path) if path else "run settings") from None

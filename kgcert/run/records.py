@@ -1,0 +1,85 @@
+"""The run directory: append-only per-sample JSONL files and atomically written JSON.
+
+A sample file holds one line per sample index, appended and flushed to disk per batch. A run
+killed mid-write leaves at most one partial last line; reading a file drops it (and cuts it
+from the file), so the resumed run writes that sample again exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgcert.errors import InputError
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a spec, model or setting name (distinct names stay distinct)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+    if safe != text:
+        safe += "-" + format(abs(hash_text(text)) % 16**6, "06x")
+    return safe
+
+
+def hash_text(text: str) -> int:
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:6], "little")
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write then rename, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=2, sort_keys=True, default=str)
+            out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
+@dataclass
+class SampleLog:
+    """One (spec, setting, model) sample file."""
+
+    path: Path
+
+    def read(self) -> dict[int, dict[str, Any]]:
+        """Completed samples by index; a torn last line is removed from the file."""
+        if not self.path.exists():
+            return {}
+        raw = self.path.read_bytes()
+        *complete, tail = raw.split(b"\n")  # each whole line ends in a newline
+        records: dict[int, dict[str, Any]] = {}
+        for number, line in enumerate(complete, start=1):
+            try:
+                record = json.loads(line)
+                index = int(record["index"])
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                raise InputError(f"{self.path}: line {number} is not a sample record; the file "
+                                 "was edited or damaged") from None
+            if index in records:
+                raise InputError(f"{self.path}: sample {index} appears twice")
+            records[index] = record
+        if tail:  # a write cut short: drop it so the sample is written again, once
+            with self.path.open("r+b") as handle:
+                handle.truncate(len(raw) - len(tail))
+        return records
+
+    def append(self, records: list[dict[str, Any]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as out:
+            for record in records:
+                out.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+            out.flush()
+            os.fsync(out.fileno())

@@ -1,0 +1,226 @@
+"""Run certificates: for each spec x setting, build prompt i once, ask every model, check the
+answer, append the record; then write one certificate per (spec, setting, model).
+
+Resumable by construction: prompt i depends only on (seed, spec, setting, i), each sample
+file is append-only and flushed per batch, and a restarted run asks only for the indices its
+files lack. Killed at any point, the same command finishes with the same certificates an
+uninterrupted run writes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from kgcert.checker import check_answer
+from kgcert.errors import InputError
+from kgcert.models.base import GenerationConfig, Model, ModelRequest, ModelResponse
+from kgcert.prompts.record import Prompt
+from kgcert.run.certificate import SKIPPED, certificate
+from kgcert.run.config import RunConfig
+from kgcert.run.records import SampleLog, slug, write_json
+from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
+
+PromptSource = Callable[[int], Prompt]
+
+
+class Scorer(Protocol):
+    """Judges one response: returns at least {"outcome": correct|wrong|unparseable|error}."""
+
+    def __call__(self, prompt: Prompt, response: ModelResponse) -> dict[str, Any]: ...
+
+
+@dataclass
+class Job:
+    """One spec under one setting: its prompts, shared by every model."""
+
+    spec: str
+    spec_hash: str
+    setting: str
+    prompts: PromptSource
+    context: dict[str, Any] = field(default_factory=dict)  # spec kind, KG fingerprint, ...
+    scorer: Scorer | None = None  # default: the multiple-choice answer checker
+
+
+@dataclass
+class Progress:
+    """What the progress display shows; the runner calls `update` after every batch."""
+
+    update: Callable[[str, int, int, int, tuple[float, float] | None], None] = (
+        lambda label, done, total, correct, bounds: None)
+
+
+def score_choice(prompt: Prompt, response: ModelResponse) -> dict[str, Any]:
+    assert prompt.correct_option is not None
+    result = check_answer(response.text, prompt.options, prompt.correct_option, response.error)
+    chosen = result.option
+    chosen_id = (prompt.option_ids[chosen - 1]
+                 if chosen is not None and 1 <= chosen <= len(prompt.option_ids) else None)
+    return {"outcome": result.outcome.value, "parsed_option": chosen, "chosen_id": chosen_id,
+            "parse_note": result.note}
+
+
+def _request(prompt: Prompt, index: int) -> ModelRequest:
+    if prompt.options:
+        return ModelRequest(prompt=prompt.text, sample_index=index, options=prompt.options,
+                            correct_option=prompt.correct_option)
+    return ModelRequest(prompt=prompt.text, sample_index=index)
+
+
+def _batches(indices: Sequence[int], size: int) -> Iterator[list[int]]:
+    for start in range(0, len(indices), size):
+        yield list(indices[start:start + size])
+
+
+@dataclass
+class ModelSlot:
+    spec_string: str
+    model: Model
+    config: GenerationConfig
+
+
+class Runner:
+    def __init__(self, config: RunConfig, run_dir: Path, jobs: list[Job], models: list[ModelSlot],
+                 progress: Progress | None = None) -> None:
+        self.config = config
+        self.run_dir = run_dir
+        self.jobs = jobs
+        self.models = models
+        self.progress = progress or Progress()
+        certificates = len(jobs) * len(models)
+        self.confidence = (bonferroni_confidence(config.confidence, certificates)
+                           if config.simultaneous else config.confidence)
+
+    def log(self, job: Job, slot: ModelSlot) -> SampleLog:
+        return SampleLog(self.run_dir / "samples" / slug(job.spec) / slug(job.setting)
+                         / f"{slug(slot.spec_string)}.jsonl")
+
+    def certificate_path(self, job: Job, slot: ModelSlot) -> Path:
+        return (self.run_dir / "certificates"
+                / f"{slug(job.spec)}__{slug(job.setting)}__{slug(slot.spec_string)}.json")
+
+    def run(self) -> list[Path]:
+        written: list[Path] = []
+        for job in self.jobs:
+            written += self._run_job(job)
+        return written
+
+    def _run_job(self, job: Job) -> list[Path]:
+        total = self.config.n
+        logs = {slot.spec_string: self.log(job, slot) for slot in self.models}
+        done = {name: log.read() for name, log in logs.items()}
+        stopped = {name: self._cut(records)[0] is not None for name, records in done.items()}
+        missing = sorted({i for slot in self.models if not stopped[slot.spec_string]
+                          for i in range(total) if i not in done[slot.spec_string]})
+        for batch in _batches(missing, self.config.batch_size):
+            prompts = {i: job.prompts(i) for i in batch}
+            for slot in self.models:
+                name = slot.spec_string
+                if stopped[name]:
+                    continue
+                todo = [i for i in batch if i not in done[name]]
+                records = self._ask(job, slot, prompts, todo)
+                logs[name].append(records)
+                for record in records:
+                    done[name][record["index"]] = record
+                cut, bounds = self._cut(done[name])
+                stopped[name] = cut is not None
+                self._report(job, slot, done[name], bounds)
+        return [self._certify(job, slot, done[slot.spec_string]) for slot in self.models]
+
+    def _cut(self, records: dict[int, dict[str, Any]]
+             ) -> tuple[int | None, tuple[float, float] | None]:
+        """Sequential mode: the first index after which the stopping rule holds (outcomes
+        taken in index order, over the finished prefix), and the anytime-valid bounds there."""
+        sequential = self.config.sequential
+        if sequential is None:
+            return None, None
+        prefix: list[dict[str, Any]] = []
+        for index in range(self.config.n):
+            if index not in records:
+                break
+            prefix.append(records[index])
+        counted = [(r["index"], r["outcome"] == "correct") for r in prefix if _counts(r)]
+        if not counted:
+            return None, (0.0, 1.0)
+        hits = np.cumsum([ok for _, ok in counted])
+        trials = np.arange(1, len(counted) + 1)
+        lower, upper = running_intersection(
+            *mixture_cs_limits(hits, trials, delta=1 - self.confidence))
+        stop = np.zeros(len(counted), dtype=bool)
+        if sequential.half_width is not None:
+            stop |= (upper - lower) / 2 <= sequential.half_width
+        if sequential.threshold is not None:
+            stop |= (lower > sequential.threshold) | (upper < sequential.threshold)
+        if not stop.any():
+            return None, (float(lower[-1]), float(upper[-1]))
+        at = int(np.argmax(stop))
+        return counted[at][0], (float(lower[at]), float(upper[at]))
+
+    def _ask(self, job: Job, slot: ModelSlot, prompts: dict[int, Prompt],
+             indices: list[int]) -> list[dict[str, Any]]:
+        ready = [i for i in indices if prompts[i].skipped is None]
+        started = time.monotonic()
+        responses = (slot.model.generate([_request(prompts[i], i) for i in ready], slot.config)
+                     if ready else [])
+        if len(responses) != len(ready):
+            raise InputError(f"model {slot.spec_string} returned {len(responses)} responses for "
+                             f"{len(ready)} prompts")
+        by_index = dict(zip(ready, responses, strict=True))
+        elapsed = time.monotonic() - started
+        records = []
+        for i in indices:
+            prompt = prompts[i]
+            record: dict[str, Any] = {"index": i, "spec": job.spec, "spec_hash": job.spec_hash,
+                                      "setting": job.setting, "model": slot.spec_string,
+                                      "prompt": prompt.as_dict()}
+            if prompt.skipped is not None:
+                record.update(outcome=SKIPPED, skip_reason=prompt.skipped)
+            else:
+                response = by_index[i]
+                record.update((job.scorer or score_choice)(prompt, response))
+                record["response"] = {"text": response.text, "error": response.error,
+                                      "prompt_tokens": response.prompt_tokens,
+                                      "completion_tokens": response.completion_tokens,
+                                      "latency_s": response.latency_s or elapsed / len(ready),
+                                      "cached": response.cached}
+            records.append(record)
+        return records
+
+    def _report(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
+                bounds: tuple[float, float] | None) -> None:
+        correct = sum(1 for r in records.values() if r["outcome"] == "correct")
+        self.progress.update(f"{job.spec} / {job.setting} / {slot.spec_string}", len(records),
+                             self.config.n, correct, bounds)
+
+    def _certify(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]]) -> Path:
+        cut, sequential_bounds = self._cut(records)
+        last = cut if cut is not None else self.config.n - 1
+        # A sequential certificate ends where its rule stopped; samples drawn after that in
+        # the same batch stay in the file but not in the bounds.
+        ordered = [records[i] for i in sorted(records) if i <= last]
+        context = {
+            **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
+            "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
+            "generation": slot.config.as_dict(), "seed": self.config.seed,
+            "samples_requested": self.config.n, "samples_recorded": len(ordered),
+            "simultaneous": ({"method": "bonferroni", "family_confidence": self.config.confidence,
+                              "certificates": len(self.jobs) * len(self.models)}
+                             if self.config.simultaneous else None),
+            "sample_file": str(self.log(job, slot).path.relative_to(self.run_dir)),
+        }
+        body = certificate(ordered, confidence=self.confidence, context=context,
+                           sequential_bounds=sequential_bounds)
+        path = self.certificate_path(job, slot)
+        write_json(path, body)
+        return path
+
+
+def _counts(record: dict[str, Any]) -> bool:
+    """Records that enter the bounds: answered (right, wrong or unparseable)."""
+    return record["outcome"] in ("correct", "wrong", "unparseable")
