@@ -32,6 +32,7 @@ def _register_commands() -> None:
     for module in (load, info, synth, specs):
         for command in module.COMMANDS:
             cli.add_command(command)
+    cli.add_command(__import__("kgcert.cli.prompts", fromlist=["COMMANDS"]).COMMANDS[0])
 
 
 _register_commands()

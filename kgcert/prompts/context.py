@@ -1,0 +1,83 @@
+"""Context sentences in three tiers, trimmed to the budget (LLMCert-C Algorithm 7).
+
+Tier 1 (essential): the sentences of the DAG's or path's own edges, which the answer rests on.
+Tier 2 (options): the sentences that bring each wrong option and each distractor into the
+context. Tier 3 (rest): other sentences of the entities involved, in a seeded random order.
+Tier 1 must fit whole or the prompt is skipped; then every later sentence is added, in order,
+when it still fits and is not already there (Algorithm 7's greedy pass). Nothing is cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kgcert.prompts.graph import Fact
+
+ESSENTIAL, OPTIONS, REST = "essential", "options", "rest"
+TIERS = (ESSENTIAL, OPTIONS, REST)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One context sentence and the edge it states (None for notes that state no edge)."""
+
+    text: str
+    tier: str
+    fact: Fact | None = None
+
+
+@dataclass
+class Tiers:
+    essential: list[Line] = field(default_factory=list)
+    options: list[Line] = field(default_factory=list)
+    rest: list[Line] = field(default_factory=list)
+
+    def all(self) -> list[Line]:
+        return [*self.essential, *self.options, *self.rest]
+
+
+@dataclass(frozen=True)
+class Trimmed:
+    lines: tuple[Line, ...]  # kept, in tier order
+    skipped: str | None  # why the essential sentences do not fit, else None
+    offered: dict[str, int]
+    kept: dict[str, int]
+
+
+def trim(tiers: Tiers, room: int, cost: Callable[[str], int]) -> Trimmed:
+    """Fill `room` units: tier 1 whole or nothing, then tiers 2 and 3 greedily.
+
+    `cost(text)` is what one line adds to the prompt (its own units plus a separator's).
+    """
+    offered = {ESSENTIAL: len(tiers.essential), OPTIONS: len(tiers.options),
+               REST: len(tiers.rest)}
+    seen: set[str] = set()
+    kept: list[Line] = []
+    used = 0
+    for line in tiers.essential:
+        if line.text in seen:
+            continue
+        seen.add(line.text)
+        kept.append(line)
+        used += cost(line.text)
+    if used > room:
+        return Trimmed((), f"the essential context needs {used} units but only {room} are "
+                           "left for the context", offered, {})
+    for line in (*tiers.options, *tiers.rest):
+        if line.text in seen:
+            continue
+        extra = cost(line.text)
+        if used + extra <= room:
+            seen.add(line.text)
+            kept.append(line)
+            used += extra
+    counts = {tier: sum(1 for line in kept if line.tier == tier) for tier in TIERS}
+    return Trimmed(tuple(kept), None, offered, counts)
+
+
+def shuffled(lines: Sequence[Line], rng: np.random.Generator) -> list[Line]:
+    order = rng.permutation(len(lines))
+    return [lines[int(i)] for i in order]

@@ -1,0 +1,278 @@
+"""What the prompt builder reads from the KG: relations, entities and their edges, cached.
+
+The reads are the named statements of cypher/prompts.cypher, batched over id lists: one
+`entities` query, one `out_edges` and one `in_edges` query for all the entities of a prompt
+that are not cached yet. What a prompt needs beyond that (its DAG edges, Definition 2.3
+distractors, related entities, filler sentences) is picked from these edge lists in Python,
+because the embedded server answers each round trip in milliseconds and a prompt needs
+several of them, while the same entities (the hubs of a spec) recur from prompt to prompt.
+
+Every list is sorted by ids when it arrives, so what a prompt sees does not depend on the
+server's row order, on the cache, or on which prompts came before. `max_cached_edges` bounds
+the cache: when it is exceeded, the cache is emptied before the next prompt's reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kgcert.errors import InputError
+from kgcert.store.cypher import named
+from kgcert.store.graph import GraphStore
+
+STATEMENTS = "prompts"
+ENTITY = "Entity"
+DEFAULT_CACHE_EDGES = 2_000_000
+_CHUNK = 2_000
+GENERIC_TEMPLATE = "{source} is related to {target} ({relation})."
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One stored edge, in its stored direction. `sentences` are its own supporting sentences
+    (Wikidata5m with texts); when there are none its relation's template is used."""
+
+    source: str
+    type: str
+    target: str
+    display: str | None = None
+    sentences: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.source, self.type, self.target, self.display or "")
+
+    @property
+    def fact_key(self) -> tuple[str, str, str, str]:
+        """The same for both directions of a fact that the KG stores twice (PrimeKG stores
+        every fact both ways): such pairs say one thing, so a context shows one of them."""
+        low, high = sorted((self.source, self.target))
+        return (low, self.type, high, self.display or "")
+
+    def other(self, entity: str) -> str:
+        return self.target if self.source == entity else self.source
+
+    def as_triple(self) -> tuple[str, str, str]:
+        return (self.source, self.type, self.target)
+
+
+@dataclass(frozen=True)
+class EntityInfo:
+    id: str
+    name: str
+    label: str  # the entity's type label (not "Entity")
+    aliases: tuple[str, ...] | None = None  # None: not read yet
+
+
+@dataclass(frozen=True)
+class Relation:
+    type: str
+    source_type: str
+    target_type: str
+    display: str
+    name: str
+    aliases: tuple[str, ...]
+    template: str
+
+
+@dataclass(frozen=True)
+class Adjacency:
+    """One entity's edges, both directions, sorted; also grouped by relationship type."""
+
+    entity: str
+    facts: tuple[Fact, ...]
+    by_type: dict[str, tuple[Fact, ...]]
+
+    @classmethod
+    def of(cls, entity: str, facts: Iterable[Fact]) -> Adjacency:
+        ordered = tuple(sorted(set(facts), key=_fact_order))
+        grouped: dict[str, list[Fact]] = {}
+        for fact in ordered:
+            grouped.setdefault(fact.type, []).append(fact)
+        return cls(entity, ordered, {t: tuple(fs) for t, fs in grouped.items()})
+
+    def outgoing(self, rel_type: str) -> list[Fact]:
+        return [f for f in self.by_type.get(rel_type, ()) if f.source == self.entity]
+
+
+def _fact_order(fact: Fact) -> tuple[str, str, str, str, tuple[str, ...]]:
+    return (fact.type, fact.source, fact.target, fact.display or "", fact.sentences)
+
+
+def _label(labels: Sequence[str] | None) -> str:
+    names = sorted(label for label in (labels or ()) if label != ENTITY)
+    return names[0] if names else ENTITY
+
+
+def _chunks(items: Sequence[str], size: int = _CHUNK) -> Iterable[Sequence[str]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+class PromptGraph:
+    """Cached, batched reads of one KG for prompts. Share one between builders of one KG."""
+
+    def __init__(self, store: GraphStore, max_cached_edges: int = DEFAULT_CACHE_EDGES) -> None:
+        self.store = store
+        self.max_cached_edges = max_cached_edges
+        self._adjacency: dict[str, Adjacency] = {}
+        self._entities: dict[str, EntityInfo] = {}
+        self._cached_edges = 0
+        self._label_members: dict[str, list[str]] = {}
+        self.round_trips = 0
+        self._relations = self._read_relations()
+        by_key: dict[tuple[str, str, str, str], Relation] = {}
+        by_type_display: dict[tuple[str, str], Relation] = {}
+        by_labels: dict[tuple[str, str, str], Relation] = {}
+        by_type: dict[str, Relation] = {}
+        for rel in self._relations:  # sorted: the first of equals wins, always the same one
+            by_key.setdefault((rel.type, rel.source_type, rel.target_type, rel.display), rel)
+            by_type_display.setdefault((rel.type, rel.display), rel)
+            by_labels.setdefault((rel.type, rel.source_type, rel.target_type), rel)
+            by_type.setdefault(rel.type, rel)
+        self._by_key = by_key
+        self._by_type_display = by_type_display
+        self._by_labels = by_labels
+        self._by_type = by_type
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def _query(self, name: str, identifiers: dict[str, str] | None = None,
+               **params: Any) -> list[dict[str, Any]]:
+        self.round_trips += 1
+        return self.store.query(named(STATEMENTS, name, **(identifiers or {})), **params)
+
+    def _read_relations(self) -> list[Relation]:
+        relations = []
+        for row in self._query("relations"):
+            name = str(row.get("name") or row["type"])
+            aliases = tuple(str(a) for a in (row.get("aliases") or ()) if a) or (name,)
+            relations.append(Relation(
+                type=str(row["type"]), source_type=str(row.get("source_type") or ENTITY),
+                target_type=str(row.get("target_type") or ENTITY),
+                display=str(row.get("display") or name), name=name, aliases=aliases,
+                template=str(row.get("template") or ""),
+            ))
+        return relations
+
+    def begin_prompt(self) -> None:
+        """Called before each prompt's reads: empties the cache once it outgrew its bound."""
+        if self._cached_edges > self.max_cached_edges:
+            self._adjacency.clear()
+            self._entities = {k: v for k, v in self._entities.items() if v.aliases is not None}
+            self._cached_edges = 0
+
+    def load(self, ids: Iterable[str]) -> None:
+        """Make sure the edges of `ids` (and names and labels of their neighbours) are cached."""
+        missing = sorted({i for i in ids if i not in self._adjacency})
+        if not missing:
+            return
+        facts: dict[str, list[Fact]] = {i: [] for i in missing}
+        for chunk in _chunks(missing):
+            for statement, outgoing in (("out_edges", True), ("in_edges", False)):
+                for row in self._query(statement, ids=list(chunk)):
+                    entity = str(row["id"])
+                    bucket = facts[entity]
+                    for rel_type, other, name, labels, display, sentences in row["edges"]:
+                        other = str(other)
+                        if other not in self._entities:
+                            self._entities[other] = EntityInfo(
+                                other, str(name if name is not None else other), _label(labels))
+                        source, target = (entity, other) if outgoing else (other, entity)
+                        bucket.append(Fact(source, str(rel_type), target,
+                                           None if display is None else str(display),
+                                           tuple(str(s) for s in sentences or ())))
+        for entity, found in facts.items():
+            adjacency = Adjacency.of(entity, found)
+            self._adjacency[entity] = adjacency
+            self._cached_edges += len(adjacency.facts)
+        self.entities([i for i in missing if i not in self._entities])
+
+    def adjacency(self, entity: str) -> Adjacency:
+        if entity not in self._adjacency:
+            self.load([entity])
+        return self._adjacency[entity]
+
+    def entities(self, ids: Iterable[str], *, aliases: bool = False) -> dict[str, EntityInfo]:
+        """Info of `ids` (aliases read too when asked); unknown ids raise InputError."""
+        wanted = sorted(set(ids))
+        missing = [i for i in wanted if i not in self._entities
+                   or (aliases and self._entities[i].aliases is None)]
+        for chunk in _chunks(missing):
+            for row in self._query("entities", ids=list(chunk)):
+                node_id = str(row["id"])
+                name = str(row["name"]) if row.get("name") is not None else node_id
+                found = tuple(str(a) for a in (row.get("aliases") or ()) if a)
+                self._entities[node_id] = EntityInfo(node_id, name, _label(row.get("labels")),
+                                                     found or (name,))
+        absent = [i for i in wanted if i not in self._entities]
+        if absent:
+            raise InputError(f"entities not in the KG: {', '.join(absent[:5])}")
+        return {i: self._entities[i] for i in wanted}
+
+    def entity(self, entity_id: str) -> EntityInfo:
+        info = self._entities.get(entity_id)
+        return info if info is not None else self.entities([entity_id])[entity_id]
+
+    def name(self, entity_id: str) -> str:
+        return self.entity(entity_id).name
+
+    def label(self, entity_id: str) -> str:
+        return self.entity(entity_id).label
+
+    def aliases(self, entity_id: str) -> tuple[str, ...]:
+        info = self._entities.get(entity_id)
+        if info is None or info.aliases is None:
+            info = self.entities([entity_id], aliases=True)[entity_id]
+        assert info.aliases is not None
+        return info.aliases
+
+    def label_members(self, label: str) -> list[str]:
+        if label not in self._label_members:
+            rows = self._query("label_members", {"label": label})
+            self._label_members[label] = sorted(str(row["id"]) for row in rows)
+        return self._label_members[label]
+
+    # -- relations and sentences --------------------------------------------------------------
+
+    def relation(self, fact: Fact) -> Relation | None:
+        """The KgcertRelation that names `fact`: by type, end labels and display, falling back
+        to looser matches (a KG loaded without one of them)."""
+        source, target = self.label(fact.source), self.label(fact.target)
+        display = fact.display
+        if display is not None:
+            found = self._by_key.get((fact.type, source, target, display))
+            if found is not None:
+                return found
+        found = self._by_labels.get((fact.type, source, target))
+        if found is not None and (display is None or found.display == display):
+            return found
+        if display is not None:
+            found = self._by_type_display.get((fact.type, display))
+            if found is not None:
+                return found
+        return self._by_labels.get((fact.type, source, target)) or self._by_type.get(fact.type)
+
+    def relation_aliases(self, fact: Fact) -> tuple[str, ...]:
+        rel = self.relation(fact)
+        return rel.aliases if rel is not None else (fact.type,)
+
+    def relation_name(self, fact: Fact) -> str:
+        rel = self.relation(fact)
+        return rel.name if rel is not None else fact.type
+
+    def sentences(self, fact: Fact) -> tuple[str, ...]:
+        """The fact's own sentences, else its relation's template filled with the names."""
+        if fact.sentences:
+            return fact.sentences
+        rel = self.relation(fact)
+        source, target = self.name(fact.source), self.name(fact.target)
+        if rel is not None and rel.template:
+            try:
+                return (rel.template.format(source=source, target=target),)
+            except (KeyError, IndexError, ValueError):
+                pass
+        relation = rel.name if rel is not None else fact.type
+        return (GENERIC_TEMPLATE.format(source=source, target=target, relation=relation),)

@@ -1,0 +1,508 @@
+"""Multiple-choice prompts from spec samples (LLMCert-C §2.1, Appendix D.5-D.8).
+
+    builder = PromptBuilder(store, spec, seed=0, setting="distractor", few_shot=2)
+    prompt = builder.build(17)       # depends only on (KG, spec, seed, settings, 17)
+
+`build(i)` draws sample i of the spec (its sampler's stream), then renders it. Every random
+choice of the rendering comes from two per-prompt generators and nothing else:
+`sample_rng(seed, "<spec hash>/prompt/query", i)` for the question (template, aliases), the
+same in both settings so the two settings of prompt i ask the same question, and
+`sample_rng(seed, "<spec hash>/prompt/<setting>", i)` for distractors, options, filler and
+the shuffle. Graph reads are sorted before any of these choices, so the same seed gives the
+same text byte for byte, whatever was built before, in any batch or order.
+
+Settings.
+- `vanilla`: no distractors. Sentences of edges that share a relationship type with an edge of
+  the DAG (or path) are kept out, except the DAG's own (Appendix D.6's note): they would state
+  alternative answers or wrong turns.
+- `distractor`: no such filter; the Definition 2.3 distractors' edges are in the context
+  (right after the options' sentences), with the edges that continue the wrong turn, and
+  distractors come first among the options. Relation-centric DAGs use all of their
+  distractors in a seeded random order; entity-centric paths draw `max_distractors`
+  (default 1: Algorithm 6 picks one) by position weights, `weighting` tail, head or uniform.
+
+Conditioning. A relation spec with `distractors: required` (or `require_distractor=True`)
+states the distribution conditioned on the DAG having a Definition 2.3 distractor, in both
+settings, so the two settings share their DAGs. A draw without one is refused and prompt i
+draws again from the sampler with a derived seed (`redraw_seed(seed, k)` for the k-th
+redraw: an independent stream, unlike sample index i+1, which is prompt i+1's draw); the
+first accepted draw is used, which is exactly the conditioned distribution, and the number
+of refused draws is recorded as `Provenance.rejected_prompts`. This changes the distribution
+the certificate is about; the spec file says so.
+
+A prompt is skipped (empty text, `skipped` says why) when its essential sentences do not fit
+the budget or the KG has too few entities of the answer's type for the options.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from kgcert.errors import InputError
+from kgcert.prompts import context as ctx
+from kgcert.prompts.budget import Budget
+from kgcert.prompts.distractors import (
+    WEIGHTINGS,
+    Distractor,
+    Weighting,
+    dag_distractors,
+    path_candidates,
+    weighted_order,
+)
+from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
+from kgcert.prompts.graph import Fact, PromptGraph
+from kgcert.prompts.layout import Layout
+from kgcert.prompts.options import Option, OptionPools, choose_options
+from kgcert.prompts.query import Query, path_query, relation_query
+from kgcert.prompts.record import Prompt, Provenance
+from kgcert.rng import sample_rng
+from kgcert.specs import (
+    DagSample,
+    EntitySampler,
+    EntitySpec,
+    PathSample,
+    RelationSampler,
+    RelationSpec,
+    prepare_sampler,
+    spec_hash,
+)
+from kgcert.store.graph import GraphStore
+
+Setting = Literal["vanilla", "distractor"]
+SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor")
+MAX_REDRAWS = 1_000
+FILLER_PER_ENTITY = 40
+RANDOM_OPTION_TRIES = 200
+
+
+def redraw_seed(seed: int, attempt: int) -> int:
+    """The sampler seed of the `attempt`-th redraw of a prompt (attempt 0 is the run seed)."""
+    if attempt == 0:
+        return seed
+    digest = hashlib.sha256(f"kgcert/prompt-redraw/{seed}/{attempt}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1
+
+
+@dataclass(frozen=True)
+class _Dag:
+    """A sample as the renderer sees it, whichever kind of spec it came from."""
+
+    roles: dict[str, str]  # pattern variable or path position -> entity id
+    edges: tuple[tuple[str, str, str], ...]
+    essential: tuple[Fact, ...]
+    answer: str
+    given: tuple[str, ...]  # entities the question names
+    path: tuple[str, ...]  # the other entities of the DAG, answer excluded
+    types: frozenset[str]  # the DAG's relationship types
+
+
+class PromptBuilder:
+    """Prompt i of (spec, seed, setting) over one KG: `build(i) -> Prompt`.
+
+    `sampler` defaults to `prepare_sampler(spec, store, cache_dir)`; `graph` to a new
+    :class:`PromptGraph` (pass one to share its cache between builders of one KG).
+    `budget` bounds the whole prompt (default: 12,000 characters).
+
+    `require_distractor` (default: the spec's `distractors: required`) conditions the
+    distribution on the DAG having a Definition 2.3 distractor: refused draws are redrawn
+    (see the module docstring) and counted in `Provenance.rejected_prompts`.
+    """
+
+    def __init__(self, store: GraphStore, spec: RelationSpec | EntitySpec,
+                 sampler: RelationSampler | EntitySampler | None = None, *, seed: int = 0,
+                 setting: str = "vanilla", options: int = 4, few_shot: int = 2,
+                 shuffle: bool = True, budget: Budget | None = None,
+                 weighting: str = "tail", max_distractors: int | None = None,
+                 require_distractor: bool | None = None,
+                 filler_per_entity: int = FILLER_PER_ENTITY,
+                 graph: PromptGraph | None = None, cache_dir: Path | None = None) -> None:
+        if not isinstance(spec, RelationSpec | EntitySpec):
+            raise InputError(f"spec {getattr(spec, 'name', spec)!r} is not a relation or entity "
+                             "spec; task specs use TaskPromptBuilder")
+        if setting not in SETTINGS:
+            raise InputError(f"setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
+        if seed < 0:
+            raise InputError(f"the run seed must be non-negative, got {seed}")
+        if options < 2:
+            raise InputError(f"a question needs at least 2 options, got {options}")
+        if not 0 <= few_shot <= MAX_EXAMPLES:
+            raise InputError(f"few-shot examples: 0 to {MAX_EXAMPLES}, got {few_shot}")
+        if weighting not in WEIGHTINGS:
+            raise InputError(f"distractor weighting must be one of {', '.join(WEIGHTINGS)}")
+        if max_distractors is not None and max_distractors < 1:
+            raise InputError("max_distractors must be at least 1")
+        if filler_per_entity < 0:
+            raise InputError("filler_per_entity must be non-negative")
+        self.spec = spec
+        self.store = store
+        self.sampler = sampler if sampler is not None else prepare_sampler(spec, store, cache_dir)
+        self.graph = graph if graph is not None else PromptGraph(store)
+        self.seed = seed
+        self.setting: Setting = setting
+        self.options = options
+        self.few_shot = few_shot
+        self.shuffle = shuffle
+        self.budget = budget if budget is not None else Budget.characters()
+        self.weighting: Weighting = weighting
+        self.max_distractors = max_distractors
+        self.filler_per_entity = filler_per_entity
+        self.kind: Literal["relation", "entity"] = (
+            "relation" if isinstance(spec, RelationSpec) else "entity")
+        required = isinstance(spec, RelationSpec) and spec.distractors == "required"
+        self.require_distractor = (require_distractor if require_distractor is not None
+                                   else required)
+        self.spec_hash = spec_hash(spec)
+        self.examples = examples(self.kind, few_shot)
+        self._answers: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._neighbours: dict[tuple[str, str, frozenset[str]],
+                               dict[str, tuple[Fact, ...]]] = {}
+        self._allowed: dict[tuple[str, frozenset[str]], tuple[Fact, ...]] = {}
+        self._cost = lru_cache(maxsize=65_536)(self._line_cost)
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def build(self, index: int) -> Prompt:
+        """Prompt `index`: draw its sample (redrawing when the spec conditions on a distractor)
+        and render it."""
+        if index < 0:
+            raise InputError(f"prompt index must be non-negative, got {index}")
+        sample, refused = self.draw(index)
+        return self.render(sample, index=index, rejected_prompts=refused)
+
+    def draw(self, index: int) -> tuple[DagSample | PathSample, int]:
+        """Sample `index` and how many draws the spec's condition refused before it."""
+        for attempt in range(MAX_REDRAWS):
+            sample = self.sampler.sample(redraw_seed(self.seed, attempt), index)
+            if not self.require_distractor or self._has_distractor(sample):
+                return sample, attempt
+        raise InputError(f"spec {self.spec.name}: no sample with a distractor in {MAX_REDRAWS} "
+                         f"draws for prompt {index}; drop `distractors: required`")
+
+    def _has_distractor(self, sample: DagSample | PathSample) -> bool:
+        if isinstance(sample, DagSample):
+            assert isinstance(self.sampler, RelationSampler)
+            self.graph.load(sample.nodes.values())
+            return bool(dag_distractors(self.graph, self.sampler.compiled, sample.nodes))
+        self.graph.load(sample.nodes)
+        return bool(path_candidates(self.graph, sample.nodes, sample.relations, "uniform"))
+
+    # -- the sample's own facts ---------------------------------------------------------------
+
+    def _dag(self, sample: DagSample | PathSample) -> _Dag:
+        graph = self.graph
+        if isinstance(sample, DagSample):
+            assert isinstance(self.sampler, RelationSampler)
+            compiled = self.sampler.compiled
+            nodes = dict(sample.nodes)
+            graph.load(nodes.values())
+            essential: list[Fact] = []
+            edges = []
+            for edge in compiled.edges:
+                source, target = nodes[edge.source], nodes[edge.target]
+                found = [f for f in graph.adjacency(source).outgoing(edge.rel_type)
+                         if f.target == target]
+                if not found:
+                    raise InputError(f"spec {self.spec.name}: sampled edge {source} "
+                                     f"-[{edge.rel_type}]-> {target} is not in the KG")
+                essential += found
+                edges.append((source, edge.rel_type, target))
+            given = tuple(nodes[v] for v in compiled.given)
+            answer = nodes[compiled.answer]
+            path = tuple(nodes[v] for v in compiled.order
+                         if nodes[v] != answer and nodes[v] not in given)
+            return _Dag(nodes, tuple(edges), tuple(essential), answer, given, path,
+                        frozenset(e.rel_type for e in compiled.edges))
+        graph.load(sample.nodes)
+        essential = []
+        edges = []
+        for i, rel_type in enumerate(sample.relations):
+            source, target = sample.nodes[i], sample.nodes[i + 1]
+            found = [f for f in graph.adjacency(source).outgoing(rel_type) if f.target == target]
+            if not found:
+                raise InputError(f"spec {self.spec.name}: sampled edge {source} -[{rel_type}]-> "
+                                 f"{target} is not in the KG")
+            essential += found
+            edges.append((source, rel_type, target))
+        roles = {str(i): node for i, node in enumerate(sample.nodes)}
+        return _Dag(roles, tuple(edges), tuple(essential), sample.nodes[-1], (sample.pivot,),
+                    tuple(sample.nodes[1:-1]), frozenset(sample.relations))
+
+    def correct_answers(self, sample: DagSample | PathSample) -> tuple[str, ...]:
+        """Every entity that answers the sample's question (relation specs: the compiled
+        answer-set query with the question's entities fixed; paths: the unique answer)."""
+        if isinstance(sample, PathSample):
+            return (sample.nodes[-1],)
+        assert isinstance(self.sampler, RelationSampler)
+        compiled = self.sampler.compiled
+        given = {var: sample.nodes[var] for var in compiled.given}
+        key = tuple(given[var] for var in compiled.given)
+        if key not in self._answers:
+            rows = self.store.query(compiled.answers_cypher(), **given)
+            self._answers[key] = tuple(sorted(str(row["id"]) for row in rows))
+        found = self._answers[key]
+        if sample.nodes[compiled.answer] not in found:
+            raise RuntimeError(f"spec {self.spec.name}: the drawn answer is not among the "
+                               "answer-set query's answers")
+        return found
+
+    # -- context pieces -----------------------------------------------------------------------
+
+    def _allowed_facts(self, entity: str, dag: _Dag) -> tuple[Fact, ...]:
+        """The entity's edges the setting lets into the context (vanilla: none of the DAG's
+        relationship types; the DAG's own edges are tier 1 anyway)."""
+        if self.setting == "distractor":
+            return self.graph.adjacency(entity).facts
+        key = (entity, dag.types)
+        cached = self._allowed.get(key)
+        if cached is None:
+            cached = tuple(f for f in self.graph.adjacency(entity).facts
+                           if f.type not in dag.types)
+            if len(self._allowed) > 200_000:
+                self._allowed.clear()
+            self._allowed[key] = cached
+        return cached
+
+    def _neighbours_of_label(self, entity: str, label: str,
+                             dag: _Dag) -> dict[str, tuple[Fact, ...]]:
+        """Neighbours of `entity` with `label` through allowed edges, with those edges."""
+        key = (entity, label, dag.types if self.setting == "vanilla" else frozenset())
+        cached = self._neighbours.get(key)
+        if cached is None:
+            found: dict[str, list[Fact]] = {}
+            graph = self.graph
+            for fact in self._allowed_facts(entity, dag):
+                other = fact.other(entity)
+                if other != entity and graph.label(other) == label:
+                    found.setdefault(other, []).append(fact)
+            cached = {other: tuple(facts) for other, facts in sorted(found.items())}
+            if len(self._neighbours) > 200_000:
+                self._neighbours.clear()
+            self._neighbours[key] = cached
+        return cached
+
+    def _distractors(self, sample: DagSample | PathSample, dag: _Dag,
+                     rng: np.random.Generator) -> tuple[list[Distractor], int]:
+        """The setting's distractors in order of preference, and how many candidates there
+        were."""
+        if self.setting != "distractor":
+            return [], 0
+        if isinstance(sample, DagSample):
+            assert isinstance(self.sampler, RelationSampler)
+            found = dag_distractors(self.graph, self.sampler.compiled, sample.nodes)
+            order = [found[int(i)] for i in rng.permutation(len(found))]
+            limit = self.max_distractors if self.max_distractors is not None else len(order)
+            return order[:limit], len(found)
+        candidates = path_candidates(self.graph, sample.nodes, sample.relations, self.weighting)
+        count = self.max_distractors if self.max_distractors is not None else 1
+        return weighted_order(candidates, count, rng), len(candidates)
+
+    def _continuations(self, distractor: Distractor, sample: DagSample | PathSample) -> list[Fact]:
+        """Edges that carry a distractor's wrong turn on: the distractor's edges of the kinds
+        the DAG node it stands in for has in the DAG (same type, same direction)."""
+        adjacency = self.graph.adjacency(distractor.id)
+        facts: list[Fact] = []
+        if isinstance(sample, DagSample):
+            assert isinstance(self.sampler, RelationSampler)
+            for edge in self.sampler.compiled.edges:
+                if edge.source == distractor.via and edge.target == distractor.instead_of:
+                    continue
+                if edge.source == distractor.instead_of:
+                    facts += adjacency.outgoing(edge.rel_type)
+                elif edge.target == distractor.instead_of:
+                    facts += [f for f in adjacency.by_type.get(edge.rel_type, ())
+                              if f.target == distractor.id]
+            return facts
+        position = int(distractor.instead_of)
+        if position < len(sample.relations):
+            facts = adjacency.outgoing(sample.relations[position])
+        return facts
+
+    def _random_entities(self, label: str, rng: np.random.Generator) -> Iterator[str]:
+        members = self.graph.label_members(label)
+        if not members:
+            return
+        for _ in range(0, RANDOM_OPTION_TRIES, 20):
+            batch = [members[int(i)] for i in rng.integers(len(members), size=20)]
+            self.graph.entities(batch)
+            yield from batch
+
+    def _line_cost(self, text: str) -> int:
+        return self.budget.count(f"- {text}\n")
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def render(self, sample: DagSample | PathSample, *, index: int | None = None,
+               rejected_prompts: int = 0) -> Prompt:
+        """The prompt for an already drawn sample (prompt `index`, default the sample's)."""
+        index = sample.index if index is None else index
+        graph = self.graph
+        graph.begin_prompt()
+        dag = self._dag(sample)
+        correct = self.correct_answers(sample)
+        query_rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/query", index)
+        rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/{self.setting}", index)
+        if isinstance(sample, DagSample):
+            assert isinstance(self.spec, RelationSpec)
+            query = relation_query(self.spec, sample.nodes, graph, query_rng)
+        else:
+            hops = [next(f for f in dag.essential
+                         if f.source == s and f.type == t and f.target == o)
+                    for s, t, o in dag.edges]
+            query = path_query(sample.pivot, hops, graph, query_rng)
+
+        distractors, candidates = self._distractors(sample, dag, rng)
+        label = graph.label(dag.answer)
+        dag_ids = list(dag.roles.values())
+        neighbours = [self._neighbours_of_label(node, label, dag) for node in dag_ids]
+        related = sorted(set().union(*(n.keys() for n in neighbours)) - set(dag_ids))
+        graph.entities(related)
+        pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
+                            related=related, random=lambda: self._random_entities(label, rng))
+        options = choose_options(dag.answer, correct, pools, self.options, rng,
+                                 name=graph.name, label=graph.label, excluded=dag.given)
+        base = self._provenance(sample, dag, query, index, rejected_prompts, correct,
+                                candidates)
+        if len(options) < self.options:
+            return Prompt("", base, skipped=f"only {len(options)} answer options of type "
+                                            f"{label} were found, {self.options} were asked for")
+
+        tiers = self._tiers(sample, dag, options, distractors, neighbours, rng)
+        layout = Layout(self.examples, query.text, tuple(o.name for o in options), query.notes,
+                        path_query=self.kind == "entity")
+        room = self.budget.limit - self.budget.count(layout.render([]))
+        trimmed = ctx.trim(tiers, room, self._cost)
+        correct_option = next(i for i, o in enumerate(options, 1) if o.role == "answer")
+        details: dict[str, Any] = {
+            "option_roles": [o.role for o in options],
+            "context_offered": trimmed.offered,
+            "context_kept": trimmed.kept,
+        }
+        if trimmed.skipped is not None:
+            return Prompt("", _with(base, details), options=tuple(o.name for o in options),
+                          option_ids=tuple(o.id for o in options),
+                          correct_option=correct_option, answer_id=dag.answer,
+                          skipped=trimmed.skipped)
+        lines = list(trimmed.lines)
+        if self.shuffle:
+            lines = ctx.shuffled(lines, rng)
+        text = layout.render([line.text for line in lines])
+        if not self.budget.exact:  # token counts of parts may not add up: check the whole
+            while self.budget.count(text) > self.budget.limit:
+                droppable = [i for i, line in enumerate(lines) if line.tier != ctx.ESSENTIAL]
+                if not droppable:
+                    return Prompt("", _with(base, details), skipped=(
+                        f"the essential context does not fit {self.budget.limit} "
+                        f"{self.budget.unit} with the rest of the prompt"))
+                last = max(droppable, key=lambda i: trimmed.lines.index(lines[i]))
+                del lines[last]
+                text = layout.render([line.text for line in lines])
+        kept_facts = [line.fact for line in lines if line.fact is not None]
+        in_context = {f.key for f in kept_facts}
+        details["context_edges"] = list(dict.fromkeys(
+            f"{f.source}|{f.type}|{f.target}" for f in kept_facts))
+        details["prompt_units"] = self.budget.count(text)
+        provenance = _with(base, details, distractors=tuple(
+            d.id for d in distractors if any(f.key in in_context for f in d.facts)))
+        return Prompt(text, provenance, options=tuple(o.name for o in options),
+                      option_ids=tuple(o.id for o in options), correct_option=correct_option,
+                      answer_id=dag.answer)
+
+    def _tiers(self, sample: DagSample | PathSample, dag: _Dag, options: Sequence[Option],
+               distractors: Sequence[Distractor],
+               neighbours: Sequence[dict[str, tuple[Fact, ...]]],
+               rng: np.random.Generator) -> ctx.Tiers:
+        graph = self.graph
+        tiers = ctx.Tiers()
+        used: set[tuple[str, str, str, str]] = set()
+
+        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line]) -> None:
+            for fact in facts:
+                if fact.fact_key in used:
+                    continue
+                used.add(fact.fact_key)
+                into.extend(ctx.Line(text, tier, fact) for text in graph.sentences(fact))
+
+        add(dag.essential, ctx.ESSENTIAL, tiers.essential)
+        by_id = {d.id: d for d in distractors}
+        extra_ids = [o.id for o in options if o.role == "random"]
+        graph.load([*extra_ids, *by_id])
+        for option in options:
+            if option.role == "distractor":
+                distractor = by_id[option.id]
+                add(distractor.facts, ctx.OPTIONS, tiers.options)
+                add(self._continuations(distractor, sample), ctx.OPTIONS, tiers.options)
+            elif option.role == "related":
+                for found in neighbours:
+                    add(found.get(option.id, ()), ctx.OPTIONS, tiers.options)
+            elif option.role == "random":
+                own = self._allowed_facts(option.id, dag)
+                picks = sorted(int(i) for i in rng.permutation(len(own))[:2])
+                add([own[i] for i in picks], ctx.OPTIONS, tiers.options)
+        for distractor in distractors:  # those not among the options
+            add(distractor.facts, ctx.OPTIONS, tiers.options)
+            add(self._continuations(distractor, sample), ctx.OPTIONS, tiers.options)
+
+        involved = list(dict.fromkeys([*dag.roles.values(), *(o.id for o in options),
+                                       *by_id]))
+        graph.load(involved)
+        pool: list[Fact] = []
+        for entity in involved:
+            facts = self._allowed_facts(entity, dag)
+            if len(facts) > self.filler_per_entity:
+                drawn = rng.choice(len(facts), size=self.filler_per_entity, replace=False)
+                pool.extend(facts[int(i)] for i in np.sort(drawn))
+            else:
+                pool.extend(facts)
+        order = rng.permutation(len(pool))
+        add([pool[int(i)] for i in order], ctx.REST, tiers.rest)
+        return tiers
+
+    def _provenance(self, sample: DagSample | PathSample, dag: _Dag, query: Query, index: int,
+                    rejected_prompts: int, correct: Sequence[str],
+                    candidates: int) -> Provenance:
+        extra: dict[str, Any] = {
+            "sample_seed": sample.seed,
+            "correct_answers": list(correct),
+            "few_shot": self.few_shot,
+            "shuffle": self.shuffle,
+            "budget": self.budget.describe(),
+            "notes": list(query.notes),
+        }
+        if self.setting == "distractor":
+            extra["distractor_candidates"] = candidates
+            if self.kind == "entity":
+                extra["distractor_weighting"] = self.weighting
+        if query.relation_aliases:
+            extra["relation_aliases"] = list(query.relation_aliases)
+        return Provenance(
+            spec=self.spec.name, spec_hash=self.spec_hash, kind=self.kind, seed=self.seed,
+            index=index, setting=self.setting, nodes=dict(dag.roles), edges=dag.edges,
+            template=query.template, aliases=dict(query.aliases),
+            rejected_draws=sample.rejected, rejected_prompts=rejected_prompts, extra=extra)
+
+
+def _with(base: Provenance, details: dict[str, Any], **changes: Any) -> Provenance:
+    from dataclasses import replace
+
+    return replace(base, extra={**base.extra, **details}, **changes)
+
+
+def build_prompt(store: GraphStore, spec: RelationSpec | EntitySpec,
+                 sample: DagSample | PathSample, setting: str = "vanilla", *,
+                 options_count: int = 4, few_shot: int = 2, shuffle: bool = True,
+                 budget: Budget | None = None,
+                 sampler: RelationSampler | EntitySampler | None = None,
+                 graph: PromptGraph | None = None, **settings: Any) -> Prompt:
+    """The prompt for one drawn sample (run seed and index taken from the sample). For many
+    prompts, keep one :class:`PromptBuilder` (it caches the graph reads)."""
+    builder = PromptBuilder(store, spec, sampler, seed=sample.seed, setting=setting,
+                            options=options_count, few_shot=few_shot, shuffle=shuffle,
+                            budget=budget, graph=graph, **settings)
+    return builder.render(sample)

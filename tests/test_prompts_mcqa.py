@@ -1,0 +1,500 @@
+"""Multiple-choice prompts on the real extracts: PrimeKG's Alzheimer neighbourhood with the
+shipped relation specs, and the countries KG in the Wikidata5m layout with an entity spec
+whose pivots are picked by querying the KG.
+
+What a prompt must hold is recomputed here with Cypher written in this file (not through the
+prompt builder's reads): the sentence of each DAG edge (from the edge's display and its
+KgcertRelation template), every correct answer (the spec's compiled answer-set query, or the
+relation sequence followed level by level from the pivot), and the Definition 2.3 distractors
+(the compiled distractor query, or the hop-by-hop siblings of the path).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from kg_helpers import load_kg
+
+from kgcert.checker import Outcome, check_answer
+from kgcert.prompts import Budget, Prompt, PromptBuilder, PromptGraph
+from kgcert.prompts.distractors import path_candidates
+from kgcert.specs import (
+    EntitySpec,
+    RelationSampler,
+    RelationSpec,
+    load_spec_file,
+    prepare_sampler,
+)
+from kgcert.specs.model import parse_spec
+from kgcert.store.cypher import escape_identifier, named
+from kgcert.store.graph import GraphStore
+
+REPO = Path(__file__).resolve().parent.parent
+SPECS = REPO / "specs" / "primekg"
+RELATION_SPECS = ("dual_indication", "contraindication_indication", "exposure_drug")
+SEEDS = (0, 3)
+INDICES = range(6)
+
+
+# -- fixtures -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def alz(embedded_server, shared_data: Path) -> GraphStore:
+    store, _ = load_kg(embedded_server, "primekg",
+                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"],
+                       "prompts_alz")
+    return store
+
+
+@pytest.fixture(scope="module")
+def countries(embedded_server, shared_data: Path) -> GraphStore:
+    store, _ = load_kg(embedded_server, "wikidata5m", [shared_data / "wikidata5m_countries"],
+                       "prompts_w5c")
+    return store
+
+
+@pytest.fixture(scope="module")
+def samplers(alz, tmp_path_factory) -> dict[str, RelationSampler]:
+    cache = tmp_path_factory.mktemp("prompt-tables")
+    found = {}
+    for name in RELATION_SPECS:
+        sampler = prepare_sampler(load_spec_file(SPECS / f"{name}.yaml"), alz, cache)
+        assert isinstance(sampler, RelationSampler)
+        found[name] = sampler
+    return found
+
+
+@pytest.fixture(scope="module")
+def alz_graph(alz) -> PromptGraph:
+    return PromptGraph(alz)
+
+
+@pytest.fixture(scope="module")
+def entity_spec(countries) -> EntitySpec:
+    """Pivots: the two entities with the most distinct out-neighbours (ties by id)."""
+    rows = countries.query(named("specs", "out_degrees"), include=[], exclude=[],
+                           min_degree=1, limit=2)
+    spec = parse_spec({"kind": "entity", "name": "countries.test_pivots", "description": "t",
+                       "pivots": [str(r["id"]) for r in rows], "rho": 3}, "test")
+    assert isinstance(spec, EntitySpec)
+    return spec
+
+
+@pytest.fixture(scope="module")
+def entity_sampler(countries, entity_spec):
+    return prepare_sampler(entity_spec, countries)
+
+
+# -- independent computations ---------------------------------------------------------------
+
+
+def edge_sentences(store: GraphStore, source: str, rel_type: str, target: str) -> set[str]:
+    """Every sentence the KG gives the edge(s) source -[rel_type]-> target."""
+    rows = store.query(
+        f"MATCH (a:Entity {{id: $s}})-[e:{escape_identifier(rel_type)}]->(b:Entity {{id: $t}}) "
+        "RETURN a.name AS a, b.name AS b, e.display AS display, e.sentences AS sentences, "
+        "[x IN labels(a) WHERE x <> 'Entity'][0] AS la, "
+        "[x IN labels(b) WHERE x <> 'Entity'][0] AS lb", s=source, t=target)
+    found: set[str] = set()
+    for row in rows:
+        if row["sentences"]:
+            found.update(row["sentences"])
+            continue
+        templates = store.query(
+            "MATCH (r:KgcertRelation {type: $type}) WHERE r.source_type = $la AND "
+            "r.target_type = $lb AND ($display IS NULL OR r.display = $display) "
+            "RETURN r.template AS template", type=rel_type, la=row["la"], lb=row["lb"],
+            display=row["display"])
+        found.update(t["template"].format(source=row["a"], target=row["b"]) for t in templates)
+    return found
+
+
+def either_way(store: GraphStore, a: str, rel_type: str, b: str) -> set[str]:
+    return edge_sentences(store, a, rel_type, b) | edge_sentences(store, b, rel_type, a)
+
+
+def context_of(prompt: Prompt) -> str:
+    """The prompt's own context block (after the worked examples)."""
+    text = prompt.text
+    start = text.index("Your question:\nContext:\n")
+    return text[start:text.index("\nQuestion: ", start)]
+
+
+def relation_answers(store: GraphStore, sampler: RelationSampler,
+                     nodes: dict[str, str]) -> set[str]:
+    compiled = sampler.compiled
+    rows = store.query(compiled.answers_cypher(), **{v: nodes[v] for v in compiled.given})
+    return {str(r["id"]) for r in rows}
+
+
+def relation_distractors(store: GraphStore, sampler: RelationSampler,
+                         nodes: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(DAG node, relationship type, distractor) for each Definition 2.3 distractor edge."""
+    compiled = sampler.compiled
+    cypher = compiled.distractors_cypher()
+    if not cypher:
+        return []
+    types = {(e.source, e.target): e.rel_type for e in compiled.edges}
+    rows = store.query(cypher, **nodes, dag=list(nodes.values()))
+    return [(nodes[r["via"]], types[(r["via"], r["instead_of"])], str(r["id"])) for r in rows]
+
+
+def path_reached(store: GraphStore, pivot: str, relations: tuple[str, ...]) -> set[str]:
+    level = {pivot}
+    for rel_type in relations:
+        rows = store.query(f"MATCH (a:Entity)-[:{escape_identifier(rel_type)}]->(b:Entity) "
+                           "WHERE a.id IN $ids RETURN DISTINCT b.id AS id", ids=sorted(level))
+        level = {str(r["id"]) for r in rows}
+    return level
+
+
+def path_distractors(store: GraphStore, nodes: tuple[str, ...],
+                     relations: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    found = []
+    for i in range(len(relations) - 1):
+        rows = store.query(f"MATCH (a:Entity {{id: $v}})-[:{escape_identifier(relations[i])}]->"
+                           "(b:Entity) WHERE NOT b.id IN $path RETURN DISTINCT b.id AS id",
+                           v=nodes[i], path=list(nodes))
+        found += [(nodes[i], relations[i], str(r["id"])) for r in rows]
+    return found
+
+
+def check_options(prompt: Prompt, correct: set[str], count: int = 4) -> None:
+    assert prompt.skipped is None, prompt.skipped
+    assert len(prompt.options) == len(prompt.option_ids) == count
+    assert len({o.casefold() for o in prompt.options}) == count
+    shown = "".join(f"{i}. {o}\n" for i, o in enumerate(prompt.options, 1))
+    assert f"Options:\n{shown}" in prompt.text
+    right = [i for i, o in enumerate(prompt.option_ids, 1) if o in correct]
+    assert right == [prompt.correct_option], (prompt.option_ids, sorted(correct))
+    assert prompt.option_ids[prompt.correct_option - 1] == prompt.answer_id
+    reply = f"correct answer: {prompt.correct_option}. {prompt.options[prompt.correct_option - 1]}"
+    assert check_answer(reply + ", because the context says so.", prompt.options,
+                        prompt.correct_option).outcome is Outcome.CORRECT
+
+
+# -- relation-centric prompts (PrimeKG) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", RELATION_SPECS)
+@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
+def test_relation_prompts_hold_supporting_sentences_and_one_correct_option(
+        alz, samplers, alz_graph, name, setting):
+    sampler = samplers[name]
+    spec = sampler.compiled.spec
+    for seed in SEEDS:
+        builder = PromptBuilder(alz, spec, sampler, seed=seed, setting=setting, graph=alz_graph)
+        for index in INDICES:
+            prompt = builder.build(index)
+            nodes = sampler.sample(seed, index).nodes
+            assert prompt.provenance.nodes == nodes
+            context = context_of(prompt)
+            for edge in sampler.compiled.edges:
+                sentences = edge_sentences(alz, nodes[edge.source], edge.rel_type,
+                                           nodes[edge.target])
+                assert sentences and any(f"- {s}\n" in context for s in sentences), (
+                    f"{name} #{index}: no sentence of {edge} in the context")
+            check_options(prompt, relation_answers(alz, sampler, nodes))
+            question = prompt.text.split("\nQuestion: ")[-1].split("\n")[0]
+            for var in spec.given():
+                assert prompt.provenance.aliases[nodes[var]] in question
+
+
+def test_distractor_setting_shows_definition_2_3_distractors_and_vanilla_none(
+        alz, samplers, alz_graph):
+    sampler = samplers["exposure_drug"]
+    spec = sampler.compiled.spec
+    vanilla = PromptBuilder(alz, spec, sampler, setting="vanilla", graph=alz_graph)
+    noisy = PromptBuilder(alz, spec, sampler, setting="distractor", graph=alz_graph)
+    with_distractors = 0
+    for index in range(40):
+        nodes = sampler.sample(0, index).nodes
+        edges = relation_distractors(alz, sampler, nodes)
+        plain, distracted = vanilla.build(index), noisy.build(index)
+        sentences = set().union(*(either_way(alz, *edge) for edge in edges)) if edges else set()
+        assert not any(f"- {s}\n" in context_of(plain) for s in sentences)
+        assert plain.provenance.distractors == ()
+        if not edges:
+            continue
+        with_distractors += 1
+        assert any(f"- {s}\n" in context_of(distracted) for s in sentences), index
+        assert set(distracted.provenance.distractors) <= {d for _, _, d in edges}
+        assert distracted.provenance.distractors
+    assert with_distractors >= 2  # the check above ran on real distractors
+
+
+def test_vanilla_context_has_no_other_edge_of_the_dags_types(alz, samplers, alz_graph):
+    sampler = samplers["dual_indication"]
+    builder = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph)
+    for index in INDICES:
+        prompt = builder.build(index)
+        dag = {(s, t) for s, _, t in prompt.provenance.edges}
+        for key in prompt.provenance.extra["context_edges"]:
+            source, rel_type, target = key.split("|")
+            if rel_type == "indication":
+                assert (source, target) in dag or (target, source) in dag
+
+
+def test_settings_ask_the_same_question(alz, samplers, alz_graph):
+    sampler = samplers["contraindication_indication"]
+    spec = sampler.compiled.spec
+    plain = PromptBuilder(alz, spec, sampler, setting="vanilla", graph=alz_graph)
+    noisy = PromptBuilder(alz, spec, sampler, setting="distractor", graph=alz_graph)
+    for index in INDICES:
+        a, b = plain.build(index), noisy.build(index)
+        assert a.text.split("\nQuestion: ")[-1].split("\n")[0] == \
+            b.text.split("\nQuestion: ")[-1].split("\n")[0]
+        assert a.provenance.template == b.provenance.template
+
+
+def test_same_seed_same_text_byte_for_byte(alz, samplers):
+    sampler = samplers["dual_indication"]
+    spec = sampler.compiled.spec
+    first = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
+                          graph=PromptGraph(alz))
+    in_order = [first.build(i) for i in range(6)]
+    alone = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
+                          graph=PromptGraph(alz)).build(5)
+    assert alone.text.encode() == in_order[5].text.encode()
+    assert alone.as_dict() == in_order[5].as_dict()
+    backwards = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
+                              graph=PromptGraph(alz))
+    assert [backwards.build(i).text for i in reversed(range(6))][::-1] == \
+        [p.text for p in in_order]
+    other = PromptBuilder(alz, spec, sampler, seed=12, setting="distractor",
+                          graph=PromptGraph(alz))
+    assert [other.build(i).text for i in range(6)] != [p.text for p in in_order]
+
+
+def test_provenance_regenerates_the_prompt(alz, samplers, alz_graph):
+    sampler = samplers["exposure_drug"]
+    spec = sampler.compiled.spec
+    prompt = PromptBuilder(alz, spec, sampler, seed=4, setting="distractor",
+                           graph=alz_graph).build(9)
+    record = prompt.provenance
+    assert (record.spec, record.kind, record.seed, record.index, record.setting) == \
+        (spec.name, "relation", 4, 9, "distractor")
+    assert record.spec_hash == sampler.spec_hash and record.template is not None
+    assert len(record.edges) == len(sampler.compiled.edges)
+    again = PromptBuilder(alz, spec, seed=record.seed, setting=record.setting,
+                          few_shot=record.extra["few_shot"]).build(record.index)
+    assert again.text == prompt.text
+
+
+def test_option_count_is_configurable(alz, samplers, alz_graph):
+    sampler = samplers["contraindication_indication"]
+    builder = PromptBuilder(alz, sampler.compiled.spec, sampler, options=6, graph=alz_graph)
+    for index in range(3):
+        prompt = builder.build(index)
+        check_options(prompt, relation_answers(alz, sampler, prompt.provenance.nodes), 6)
+
+
+def test_character_budget_is_respected_and_essentials_never_cut(alz, samplers, alz_graph):
+    sampler = samplers["dual_indication"]
+    spec = sampler.compiled.spec
+    roomy = PromptBuilder(alz, spec, sampler, graph=alz_graph, few_shot=0).build(2)
+    for limit in (1800, 2500, 4000):
+        prompt = PromptBuilder(alz, spec, sampler, graph=alz_graph, few_shot=0,
+                               budget=Budget.characters(limit)).build(2)
+        assert prompt.skipped is None
+        assert len(prompt.text) <= limit
+        assert prompt.provenance.extra["context_kept"]["essential"] == 2
+        assert len(prompt.text) < len(roomy.text)
+        nodes = prompt.provenance.nodes
+        for edge in sampler.compiled.edges:
+            sentences = edge_sentences(alz, nodes[edge.source], edge.rel_type, nodes[edge.target])
+            assert any(s in prompt.text for s in sentences)
+
+
+def test_essential_sentences_that_do_not_fit_skip_the_prompt(alz, samplers, alz_graph):
+    sampler = samplers["dual_indication"]
+    tiny = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph, few_shot=2,
+                         budget=Budget.characters(1500))
+    prompt = tiny.build(0)
+    assert prompt.text == ""
+    assert prompt.skipped and "essential" in prompt.skipped
+    assert prompt.provenance.index == 0 and prompt.provenance.nodes
+
+
+def test_token_budget_with_a_real_tokenizer(alz, samplers, alz_graph):
+    pytest.importorskip("transformers")
+    from kgcert.models.testing import build_tiny_tokenizer
+
+    tokenizer = build_tiny_tokenizer()
+    budget = Budget.from_hf_tokenizer(tokenizer, 1500)
+    sampler = samplers["exposure_drug"]
+    builder = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph, budget=budget)
+    for index in range(3):
+        prompt = builder.build(index)
+        assert prompt.skipped is None
+        assert len(tokenizer.encode(prompt.text, add_special_tokens=False)) <= 1500
+        assert prompt.provenance.extra["prompt_units"] <= 1500
+
+
+def test_required_distractors_condition_the_draws(alz, samplers, alz_graph, tmp_path):
+    sampler = samplers["exposure_drug"]
+    data = yaml.safe_load((SPECS / "exposure_drug.yaml").read_text())
+    data.update(name="test.exposure_drug_required", distractors="required")
+    path = tmp_path / "required.yaml"
+    path.write_text(yaml.safe_dump(data))
+    spec = load_spec_file(path)
+    assert isinstance(spec, RelationSpec)
+    conditioned = prepare_sampler(spec, alz, None)
+    assert isinstance(conditioned, RelationSampler)
+    builder = PromptBuilder(alz, spec, conditioned, graph=alz_graph, setting="vanilla")
+    refused = []
+    for index in range(8):
+        prompt = builder.build(index)
+        nodes = prompt.provenance.nodes
+        assert relation_distractors(alz, conditioned, nodes), index
+        refused.append(prompt.provenance.rejected_prompts)
+        sample, count = builder.draw(index)
+        assert count == prompt.provenance.rejected_prompts and sample.nodes == nodes
+    assert sum(refused) > 0  # most exposure DAGs have no distractor: redraws happened
+    unconditioned = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph)
+    assert all(unconditioned.build(i).provenance.rejected_prompts == 0 for i in range(8))
+
+
+# -- entity-centric prompts (countries KG, Wikidata5m layout) -------------------------------
+
+
+@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
+def test_entity_prompts_hold_the_path_and_one_correct_option(countries, entity_spec,
+                                                             entity_sampler, setting):
+    graph = PromptGraph(countries)
+    builder = PromptBuilder(countries, entity_spec, entity_sampler, seed=1, setting=setting,
+                            graph=graph)
+    for index in INDICES:
+        sample = entity_sampler.sample(1, index)
+        prompt = builder.build(index)
+        context = context_of(prompt)
+        for i, rel_type in enumerate(sample.relations):
+            sentences = edge_sentences(countries, sample.nodes[i], rel_type, sample.nodes[i + 1])
+            assert any(f"- {s}\n" in context for s in sentences), (index, i)
+        assert path_reached(countries, sample.pivot, sample.relations) == {sample.nodes[-1]}
+        check_options(prompt, {sample.nodes[-1]})
+        question = prompt.text.split("\nQuestion: ")[-1].split("\n")[0]
+        assert question.startswith(prompt.provenance.aliases[sample.pivot] + " -> (")
+        assert question.endswith(" -> ?") and question.count("->") == sample.hops + 1
+
+
+def test_entity_distractors_follow_algorithm_6_and_vanilla_has_none(countries, entity_spec,
+                                                                    entity_sampler):
+    graph = PromptGraph(countries)
+    plain = PromptBuilder(countries, entity_spec, entity_sampler, setting="vanilla",
+                          graph=graph)
+    noisy = {w: PromptBuilder(countries, entity_spec, entity_sampler, setting="distractor",
+                              weighting=w, graph=graph) for w in ("tail", "head", "uniform")}
+    checked = 0
+    for index in range(12):
+        sample = entity_sampler.sample(0, index)
+        edges = path_distractors(countries, sample.nodes, sample.relations)
+        sentences = set().union(*(either_way(countries, *e) for e in edges)) if edges else set()
+        assert not any(f"- {s}\n" in context_of(plain.build(index)) for s in sentences)
+        if not edges:
+            continue
+        checked += 1
+        for builder in noisy.values():
+            prompt = builder.build(index)
+            assert any(f"- {s}\n" in context_of(prompt) for s in sentences), index
+            assert len(prompt.provenance.distractors) == 1
+            assert prompt.provenance.distractors[0] in {d for _, _, d in edges}
+            assert "distractor" in prompt.provenance.extra["option_roles"]
+    assert checked >= 2
+
+
+def test_entity_distractor_weights_by_position(countries, entity_spec):
+    """Algorithm 6's weights: hop i's candidates weigh i + 1 (tail), hops - i (head) or 1,
+    summed over the hops an entity is found at; the last hop gives none (Definition 2.3)."""
+    spec = parse_spec({**entity_spec.model_dump(mode="json"), "rho": 4,
+                       "name": "countries.test_pivots4", "lengths": {3: 1.0}}, "test")
+    assert isinstance(spec, EntitySpec)
+    sampler = prepare_sampler(spec, countries)
+    graph = PromptGraph(countries)
+    for index in range(3):
+        sample = sampler.sample(0, index)
+        assert sample.hops == 3
+        graph.load(sample.nodes)
+        found = path_distractors(countries, sample.nodes, sample.relations)
+        for weighting, weight in (("tail", lambda i: i + 1), ("head", lambda i: 3 - i),
+                                  ("uniform", lambda i: 1)):
+            expected: dict[str, float] = {}
+            for source, _, other in found:
+                hop = sample.nodes.index(source)
+                expected[other] = expected.get(other, 0) + weight(hop)
+            got = path_candidates(graph, sample.nodes, sample.relations, weighting)
+            assert {d.id: w for d, w in got} == expected
+
+
+# -- edges with their own sentences and several aliases (Wikidata5m with texts) ------------
+
+
+TEXTS = {
+    "Q1": "Arvenia is a small republic in the north. Its capital is Belmont, on the coast. "
+          "Arvenia shares a long border with Elsmere.",
+    "Q2": "Belmont is a port city. The harbour of Belmont is the largest in Arvenia.",
+    "Q4": "Dunfeld is an old market town.",
+    "Q5": "Elsmere is a kingdom. Elsmere has its capital at Dunfeld.",
+}
+ALIASES = {"Q1": ["Arvenia", "Republic of Arvenia", "the Arvenian state"],
+           "Q2": ["Belmont", "Belmont City"], "Q4": ["Dunfeld"],
+           "Q5": ["Elsmere", "Kingdom of Elsmere"], "Q6": ["Farrow Island"]}
+TRIPLES = [("Q1", "P36", "Q2"), ("Q2", "P17", "Q1"), ("Q1", "P47", "Q5"), ("Q5", "P36", "Q4"),
+           ("Q4", "P17", "Q5"), ("Q1", "P150", "Q6")]
+RELATIONS = {"P36": ["capital", "seat of government"], "P17": ["country"],
+             "P47": ["shares border with", "neighbour of"], "P150": ["contains"]}
+
+
+@pytest.fixture(scope="module")
+def texts_kg(embedded_server, tmp_path_factory) -> GraphStore:
+    folder = tmp_path_factory.mktemp("w5m-texts")
+    (folder / "wikidata5m_all_triplet.txt").write_text(
+        "".join("\t".join(t) + "\n" for t in TRIPLES), encoding="utf-8")
+    (folder / "wikidata5m_entity.txt").write_text(
+        "".join("\t".join([q, *a]) + "\n" for q, a in ALIASES.items()), encoding="utf-8")
+    (folder / "wikidata5m_relation.txt").write_text(
+        "".join("\t".join([p, *a]) + "\n" for p, a in RELATIONS.items()), encoding="utf-8")
+    (folder / "wikidata5m_text.txt").write_text(
+        "".join(f"{q}\t{t}\n" for q, t in TEXTS.items()), encoding="utf-8")
+    store, _ = load_kg(embedded_server, "wikidata5m", [folder], "prompts_w5m_texts",
+                       settings={"unsupported_edges": "template"})
+    return store
+
+
+def test_edge_sentences_aliases_and_alias_notes(texts_kg):
+    spec = parse_spec({"kind": "entity", "name": "texts.arvenia", "description": "t",
+                       "pivots": ["Q1"], "rho": 3}, "test")
+    assert isinstance(spec, EntitySpec)
+    sampler = prepare_sampler(spec, texts_kg)
+    builder = PromptBuilder(texts_kg, spec, sampler, few_shot=0, options=3, shuffle=False)
+    pivots_shown, relations_shown, own_sentences = set(), set(), 0
+    for index in range(30):
+        sample = sampler.sample(0, index)
+        prompt = builder.build(index)
+        assert prompt.skipped is None, prompt.skipped
+        context = context_of(prompt)
+        for i, rel_type in enumerate(sample.relations):
+            sentences = edge_sentences(texts_kg, sample.nodes[i], rel_type, sample.nodes[i + 1])
+            for sentence in sentences:  # all of an edge's own sentences are essential
+                assert f"- {sentence}\n" in context
+        own_sentences += "Its capital is Belmont, on the coast." in context
+        alias = prompt.provenance.aliases["Q1"]
+        pivots_shown.add(alias)
+        notes = prompt.text.split("Names used in the question:\n")[-1].split("\nQuestion:")[0]
+        if alias == "the Arvenian state":  # the name is not in the alias: explained
+            assert "- \"the Arvenian state\" refers to Arvenia.\n" in notes
+        else:
+            assert f"\"{alias}\" refers to" not in prompt.text
+        for rel_alias in prompt.provenance.extra["relation_aliases"]:
+            relations_shown.add(rel_alias)
+            if rel_alias in ("seat of government", "neighbour of"):
+                main = {"seat of government": "capital",
+                        "neighbour of": "shares border with"}[rel_alias]
+                assert f"- The relation \"{rel_alias}\" is the relation \"{main}\".\n" in notes
+        check_options(prompt, {sample.nodes[-1]}, 3)
+    assert own_sentences > 0
+    assert pivots_shown == set(ALIASES["Q1"])
+    assert {"seat of government", "neighbour of"} & relations_shown

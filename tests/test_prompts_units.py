@@ -1,0 +1,198 @@
+"""Prompt pieces without a graph server: few-shot examples, layout, budgets, trimming,
+options, distractor weights, redraw seeds."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from kgcert.checker import Outcome, check_answer
+from kgcert.errors import InputError
+from kgcert.prompts import Budget, redraw_seed
+from kgcert.prompts.context import ESSENTIAL, OPTIONS, REST, Line, Tiers, trim
+from kgcert.prompts.distractors import Distractor, weighted_order
+from kgcert.prompts.fewshot import PATH, RELATION, Example, examples, solve
+from kgcert.prompts.layout import ANSWER_LINE, LINE_OVERHEAD, Layout, render_example
+from kgcert.prompts.options import OptionPools, choose_options
+
+ALL_EXAMPLES = [*RELATION, *PATH]
+
+
+# -- few-shot examples ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES, ids=lambda e: e.question[:40])
+def test_example_states_the_one_correct_option(example: Example):
+    answers = solve(example)
+    assert answers == {example.answer_text}, (
+        f"the facts answer {sorted(answers)}, the example states option {example.answer} "
+        f"({example.answer_text})")
+    assert len(set(example.options)) == len(example.options)
+    assert 1 <= example.answer <= len(example.options)
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES, ids=lambda e: e.question[:40])
+def test_example_reply_is_read_by_the_checker_as_its_option(example: Example):
+    rendered = render_example(1, example)
+    reply = rendered.splitlines()[-1]
+    assert reply.startswith(f"correct answer: {example.answer}. {example.answer_text}, because ")
+    result = check_answer(reply, example.options, example.answer)
+    assert result.outcome is Outcome.CORRECT
+    for sentence in example.sentences():  # the context it reasons from is shown
+        assert f"- {sentence}\n" in rendered
+
+
+def test_solver_sees_a_wrong_option_number():
+    """The check above can fail: an example stating the wrong option is caught."""
+    good = RELATION[0]
+    wrong = Example(good.facts, good.question, good.pattern, good.options,
+                    good.answer % len(good.options) + 1, good.reason)
+    assert solve(wrong) != {wrong.answer_text}
+
+
+def test_examples_are_counted_and_bounded():
+    assert len(RELATION) == len(PATH) == 5
+    assert examples("relation", 0) == ()
+    assert examples("entity", 3) == PATH[:3]
+    assert examples("relation", 5) == RELATION
+    with pytest.raises(ValueError):
+        examples("relation", 6)
+
+
+def test_answers_spread_over_option_numbers():
+    """Few-shot answers that were always option 1 would teach a position bias."""
+    for group in (RELATION, PATH):
+        assert len({e.answer for e in group}) >= 3
+
+
+# -- layout ---------------------------------------------------------------------------------
+
+
+def test_each_context_line_costs_its_length_plus_three_characters():
+    layout = Layout(RELATION[:2], "Which drug?", ("A", "B", "C", "D"), ("\"x\" refers to y.",))
+    lines = ["First sentence.", "A second, longer sentence."]
+    empty = layout.render([])
+    full = layout.render(lines)
+    assert len(full) == len(empty) + sum(len(s) + LINE_OVERHEAD for s in lines)
+    assert full.rstrip().endswith(ANSWER_LINE)
+    assert "1. A\n2. B\n3. C\n4. D\n" in full
+
+
+def test_path_layout_explains_the_arrow_form():
+    plain = Layout((), "q", ("a", "b")).render([])
+    chain = Layout((), "q", ("a", "b"), path_query=True).render([])
+    assert "->" not in plain and "chain" in chain
+
+
+# -- budgets and trimming -------------------------------------------------------------------
+
+
+def _tiers() -> Tiers:
+    tiers = Tiers()
+    tiers.essential = [Line("essential one.", ESSENTIAL), Line("essential two.", ESSENTIAL)]
+    tiers.options = [Line("option sentence.", OPTIONS), Line("essential one.", OPTIONS)]
+    tiers.rest = [Line("r" * 40, REST), Line("short.", REST), Line("short.", REST)]
+    return tiers
+
+
+def test_trim_keeps_essential_whole_then_fills_greedily_without_repeats():
+    cost = Budget.characters().count
+    room = sum(cost(f"- {t}\n") for t in ("essential one.", "essential two.",
+                                           "option sentence.", "short."))
+    kept = trim(_tiers(), room, lambda t: cost(f"- {t}\n"))
+    assert kept.skipped is None
+    assert [line.text for line in kept.lines] == ["essential one.", "essential two.",
+                                                  "option sentence.", "short."]
+    assert kept.kept == {ESSENTIAL: 2, OPTIONS: 1, REST: 1}
+
+
+def test_trim_skips_when_the_essential_sentences_do_not_fit():
+    kept = trim(_tiers(), 20, lambda t: len(t) + 3)
+    assert kept.skipped is not None and "essential" in kept.skipped
+    assert kept.lines == ()
+
+
+def test_budget_from_a_real_hf_tokenizer_counts_tokens():
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("transformers")
+    from kgcert.models.testing import build_tiny_tokenizer
+
+    tokenizer = build_tiny_tokenizer()
+    budget = Budget.from_hf_tokenizer(tokenizer, 500, reserve=100)
+    text = "Donepezil is an approved treatment for Alzheimer disease."
+    assert budget.limit == 400 and not budget.exact
+    assert budget.count(text) == len(tokenizer.encode(text, add_special_tokens=False))
+    assert 0 < budget.count(text) < len(text)
+    with pytest.raises(InputError):
+        Budget.from_hf_tokenizer(tokenizer, 10, reserve=10)
+
+
+def test_budget_refuses_a_non_positive_limit():
+    with pytest.raises(InputError):
+        Budget.characters(0)
+
+
+# -- options --------------------------------------------------------------------------------
+
+
+NAMES = {"ans": "Answer", "alt": "Also right", "d1": "Decoy", "p1": "Path node",
+         "r1": "Related one", "r2": "Related two", "r3": "decoy", "x1": "Other type",
+         "q": "Named in question", "z1": "Random one", "z2": "Random two"}
+LABELS = {key: ("disease" if key == "x1" else "drug") for key in NAMES}
+
+
+def _options(pools: OptionPools, count: int = 4, seed: int = 0):
+    return choose_options("ans", ["ans", "alt"], pools, count, np.random.default_rng(seed),
+                          name=NAMES.__getitem__, label=LABELS.__getitem__, excluded=["q"])
+
+
+def test_options_follow_algorithm_5_and_refuse_correct_and_ambiguous_candidates():
+    pools = OptionPools(distractors=["alt", "d1"], path=["q", "x1", "p1"],
+                        related=["r3", "r1", "r2", "alt"], random=lambda: iter(["z1"]))
+    for seed in range(20):
+        options = _options(pools, seed=seed)
+        roles = {o.id: o.role for o in options}
+        assert len(options) == 4
+        assert sum(o.id in ("ans", "alt") for o in options) == 1 and roles["ans"] == "answer"
+        assert roles["d1"] == "distractor" and roles["p1"] == "path"
+        assert "x1" not in roles and "q" not in roles  # other type; named in the question
+        assert "r3" not in roles  # its name equals the distractor's, ignoring case
+        assert {o.id for o in options} & {"r1", "r2"}
+
+
+def test_options_fall_back_to_random_entities_and_may_come_short():
+    pools = OptionPools(related=["r1"], random=lambda: iter(["z1", "z1", "z2"]))
+    options = _options(pools)
+    assert sorted(o.id for o in options) == ["ans", "r1", "z1", "z2"]
+    assert len(_options(OptionPools(related=["r1"]))) == 2
+
+
+def test_option_order_is_shuffled_by_the_generator():
+    pools = OptionPools(related=["r1", "r2", "p1", "d1"])
+    positions = Counter(next(i for i, o in enumerate(_options(pools, seed=s)) if o.id == "ans")
+                        for s in range(400))
+    assert set(positions) == {0, 1, 2, 3}
+    assert min(positions.values()) > 60
+
+
+# -- distractor weights ---------------------------------------------------------------------
+
+
+def test_weighted_order_draws_in_proportion_to_the_weights():
+    candidates = [(Distractor(name, "0", "1", ()), weight)
+                  for name, weight in (("a", 1.0), ("b", 2.0), ("c", 3.0))]
+    rng = np.random.default_rng(5)
+    counts = Counter(weighted_order(candidates, 1, rng)[0].id for _ in range(6000))
+    for name, weight in (("a", 1), ("b", 2), ("c", 3)):
+        assert abs(counts[name] / 6000 - weight / 6) < 0.03
+    drawn = weighted_order(candidates, 5, rng)
+    assert sorted(d.id for d in drawn) == ["a", "b", "c"]
+
+
+def test_redraw_seeds_are_distinct_and_keep_attempt_zero():
+    assert redraw_seed(7, 0) == 7
+    seeds = {redraw_seed(7, k) for k in range(1, 200)}
+    assert len(seeds) == 199 and all(0 <= s < 2**63 for s in seeds)
+    assert redraw_seed(7, 1) != redraw_seed(8, 1)
