@@ -15,9 +15,10 @@ exactly one entity, the answer. Which valid path, by the spec's `paths`:
 How it stays exact. The pivot's neighbourhood up to rho-1 hops is fetched from the server
 (every out-edge of every entity within rho-2 hops, so nothing a path or the uniqueness walk
 can use is missing). A random walk is drawn step by step; for `uniform`, walks of exactly k
-hops from each entity are counted by dynamic programming and each step is taken in
-proportion to the walks that continue from it, which makes the L-hop walk uniform over all
-L-hop walks. Rejecting the walks that are not valid paths (restarting from the pivot) leaves
+hops from each entity whose last hop is the only edge of its relation at its source (true of
+every valid path) are counted by dynamic programming and each step is taken in proportion
+to the walks that continue from it, which makes the L-hop walk uniform over those walks.
+Rejecting the walks that are not valid paths (restarting from the pivot) leaves
 exactly the conditioned distribution. The reference implementation checked uniqueness on a
 BFS tree of the neighbourhood, missing non-tree edges; here it runs on every fetched edge.
 
@@ -80,13 +81,21 @@ class _Neighbourhood:
         self.by_rel: dict[tuple[int, int], list[int]] = defaultdict(list)
         for s, r, t in triples:
             self.by_rel[(s, r)].append(t)
-        # walks[k][u]: walks of exactly k hops from u; cumulative[k]: running sums of
-        # walks[k-1] over the out-edges, to pick the next hop of a walk with k hops left.
+        # A valid path's last hop is the only edge of its relation at its source: that source
+        # lies in the set the relation sequence reaches, so all its edges of that relation
+        # lead to the one answer. Counting only walks whose last hop is such an edge keeps
+        # every valid path (each still counted once) and drops many walks that cannot be.
+        group = src * max(len(self.rel_names), 1) + self.rel
+        _, first, group_size = np.unique(group, return_inverse=True, return_counts=True)
+        self.last_hop_ok = (group_size[first] == 1).astype(np.int64)
+        # walks[k][u]: such walks of exactly k hops from u; cumulative[k]: running sums over
+        # the out-edges of what each edge leads to, to pick the next hop with k hops left.
         walks = [np.ones(size, dtype=np.int64)]
         self.cumulative: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
-        for _ in range(max_hops):
+        for hops in range(1, max_hops + 1):
             running = np.zeros(len(self.dst) + 1, dtype=np.int64)
-            np.cumsum(walks[-1][self.dst], out=running[1:])
+            weights = self.last_hop_ok if hops == 1 else walks[-1][self.dst]
+            np.cumsum(weights, out=running[1:])
             self.cumulative.append(running)
             walks.append(running[self.indptr[1:]] - running[self.indptr[:-1]])
         self.walks = walks
