@@ -27,12 +27,11 @@ def cli(ctx: click.Context, db: str | None, data_dir: str | None) -> None:
 
 
 def _register_commands() -> None:
-    from kgcert.cli import info, load, specs, synth
+    from kgcert.cli import info, load, prompts, run, specs, synth
 
-    for module in (load, info, synth, specs):
+    for module in (load, info, synth, specs, prompts, run):
         for command in module.COMMANDS:
             cli.add_command(command)
-    cli.add_command(__import__("kgcert.cli.prompts", fromlist=["COMMANDS"]).COMMANDS[0])
 
 
 _register_commands()

@@ -1,0 +1,148 @@
+"""`kgcert run` (certify models on specs) and `kgcert plan` (how many samples a width needs)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from kgcert.cli.common import Context, console
+from kgcert.config import data_dir
+from kgcert.errors import InputError
+from kgcert.run.config import RunConfig, SequentialConfig, load_run_config
+from kgcert.run.jobs import build_jobs, build_models
+from kgcert.run.runner import Progress as RunProgress
+from kgcert.run.runner import Runner
+from kgcert.stats import clopper_pearson, plan_sample_size
+
+
+def _resolve_run_dir(config: RunConfig, out: Path | None) -> Path:
+    run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
+    saved = run_dir / "run.yaml"
+    if saved.exists():
+        previous = RunConfig.model_validate(yaml.safe_load(saved.read_text(encoding="utf-8")))
+        if previous.fingerprint() != config.fingerprint():
+            changed = sorted(k for k, v in config.model_dump().items()
+                             if previous.model_dump().get(k) != v
+                             and k not in ("n", "batch_size", "cache"))
+            raise InputError(f"{run_dir} holds a different run (changed: {', '.join(changed)}); "
+                             "choose another --out")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    saved.write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False),
+                     encoding="utf-8")
+    return run_dir
+
+
+class _Display:
+    """Rich progress: one bar per certificate with samples/s, correct so far and bounds."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, TaskID] = {}
+        self.started: dict[str, tuple[float, int]] = {}
+
+    def update(self, label: str, done: int, total: int, correct: int,
+               bounds: tuple[float, float] | None) -> None:
+        now = time.monotonic()
+        if label not in self.tasks:
+            self.tasks[label] = self.progress.add_task(label, total=total, info="")
+            self.started[label] = (now, done)
+        start, first = self.started[label]
+        rate = (done - first) / max(now - start, 1e-9)
+        if bounds is None:
+            interval = clopper_pearson(correct, done) if done else None
+            bounds = (interval.lower, interval.upper) if interval else (0.0, 1.0)
+        self.progress.update(self.tasks[label], completed=done,
+                             info=f"{correct}/{done} correct, [{bounds[0]:.3f}, {bounds[1]:.3f}], "
+                                  f"{rate:.1f}/s")
+
+
+@click.command("run")
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="A YAML run file; flags override its values.")
+@click.option("--kg", default=None, help="The loaded KG.")
+@click.option("--spec", "specs", multiple=True, help="Spec name or file (repeatable).")
+@click.option("--model", "models", multiple=True,
+              help="Provider string, e.g. smollm2, hf:./model, openai:gpt-4o-mini, bernoulli:0.8 "
+                   "(repeatable).")
+@click.option("--setting", "settings", multiple=True,
+              type=click.Choice(["vanilla", "distractor"]), help="Repeatable.")
+@click.option("--format", "formats", multiple=True,
+              help="Textualization for task specs: list, json, yaml, turtle, jsonld.")
+@click.option("--n", type=int, default=None, help="Samples per certificate (default 250).")
+@click.option("--confidence", type=float, default=None, help="Default 0.95.")
+@click.option("--seed", type=int, default=None, help="Run seed (default 0).")
+@click.option("--batch-size", type=int, default=None)
+@click.option("--max-new-tokens", type=int, default=None)
+@click.option("--mode", type=click.Choice(["generate", "choice"]), default=None,
+              help="choice: local models score the option numbers (never unparseable).")
+@click.option("--limit", type=int, default=None, help="Smoke test: at most this many samples.")
+@click.option("--half-width", type=float, default=None,
+              help="Sequential mode: stop at this half-width (anytime-valid bounds).")
+@click.option("--threshold", type=float, default=None,
+              help="Sequential mode: stop once the bounds clear this accuracy.")
+@click.option("--simultaneous", is_flag=True, default=None,
+              help="Bonferroni: all certificates of the run hold together.")
+@click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Run directory (default runs/<kg>-<config hash>); rerun to resume.")
+@click.pass_obj
+def run_command(ctx: Context, config_file: Path | None, limit: int | None,
+                half_width: float | None, threshold: float | None,
+                specs_dirs: tuple[Path, ...], out: Path | None, **flags: Any) -> None:
+    """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
+    if half_width is not None or threshold is not None:
+        flags["sequential"] = SequentialConfig(half_width=half_width, threshold=threshold)
+    config = load_run_config(config_file, flags)
+    if limit is not None:
+        config = config.model_copy(update={"n": min(config.n, limit)})
+    run_dir = _resolve_run_dir(config, out)
+    store = ctx.server().open(config.kg)
+    cache = data_dir(ctx.data_dir) / "cache"
+    jobs = build_jobs(store, config, list(specs_dirs), cache / "specs")
+    models = build_models(config, cache / "responses")
+    columns = [TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
+               "{task.total}"), TextColumn("{task.fields[info]}"), TimeRemainingColumn()]
+    with Progress(*columns, console=console, transient=False) as progress:
+        display = _Display(progress)
+        runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
+        paths = runner.run()
+    _print_certificates(paths)
+    console.print(Text(f"certificates and samples in {run_dir}"))
+
+
+def _print_certificates(paths: list[Path]) -> None:
+    table = Table(show_header=True, header_style="bold")
+    for column in ("spec", "setting", "model", "k / n", "lower", "upper", "unparseable",
+                   "errors", "skipped"):
+        table.add_column(column)
+    for path in paths:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        outcomes = body["outcomes"]
+        table.add_row(Text(body["spec"]), body["setting"], Text(body["model"]),
+                      f"{body['k']} / {body['n']}", f"{body['lower']:.3f}",
+                      f"{body['upper']:.3f}", str(outcomes["unparseable"]),
+                      str(outcomes["error"]), str(outcomes["skipped"]))
+    console.print(table)
+
+
+@click.command("plan")
+@click.option("--half-width", type=float, required=True, help="Target half-width, e.g. 0.05.")
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@click.option("--p", "guess", type=float, default=0.5, show_default=True,
+              help="Guessed accuracy (0.5 is the worst case).")
+def plan_command(half_width: float, confidence: float, guess: float) -> None:
+    """How many samples a certificate needs for a target Clopper-Pearson half-width."""
+    plan = plan_sample_size(half_width, confidence=confidence, p=guess)
+    console.print(f"n = {plan.n} samples give a half-width of at most {half_width} at "
+                  f"{confidence:.0%} confidence when the accuracy is near {guess}", highlight=False)
+
+
+COMMANDS = [run_command, plan_command]
