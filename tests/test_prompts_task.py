@@ -112,3 +112,22 @@ def test_builder_gives_the_same_prompt_for_the_same_seed(store, instances):
                                        pseudonymize=True, core_label=CORE,
                                        spec_name=first.spec.name).text
     assert first.build(0).text != a.text
+
+
+def test_builder_scores_replies_like_the_runner_expects(store):
+    from kgcert.models.base import ModelResponse
+
+    builder = TaskPromptBuilder(store, "shortest_path", seed=2, textualization="list",
+                                pseudonymize=True)
+    prompt = builder.build(0)
+    right = ModelResponse(f"{PREFIX} {prompt.answers[0]}")
+    assert builder.score(prompt, right) == {"outcome": "correct", "exact": True,
+                                            "flexible": True}
+    assert builder.score(prompt, ModelResponse("SHORTEST PATH: ['x', 'y']"))["outcome"] == \
+        "wrong"
+    assert builder.score(prompt, ModelResponse(""))["outcome"] == "unparseable"
+    assert builder.score(prompt, ModelResponse.failure("timeout"))["outcome"] == "error"
+    flexible = TaskPromptBuilder(store, "shortest_path", seed=2, pseudonymize=True,
+                                 headline="flexible")
+    loose = ModelResponse(f"**{PREFIX}** {prompt.answers[0]}")
+    assert flexible.score(prompt, loose)["outcome"] == "correct"

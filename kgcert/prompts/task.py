@@ -17,14 +17,16 @@ names before the task's scorers (which read the real instance) see it.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from kgcert import pseudonym
 from kgcert.errors import InputError
+from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.store.graph import GraphStore
-from kgcert.tasks import TaskGenerator, TaskInstance, TaskSpec
+from kgcert.tasks import TaskGenerator, TaskInstance, TaskSpec, score_exact, score_flexible
 from kgcert.textualize import get_textualizer
 
 INSTRUCTION = ("The knowledge graph below is the only source for your answer: answer the "
@@ -103,12 +105,24 @@ def restore_response(prompt: Prompt, response: str) -> str:
 
 
 class TaskPromptBuilder:
-    """Prompt i of a task spec under a run seed: `build(i) -> Prompt`."""
+    """Prompt i of a task spec under a run seed: `build(i) -> Prompt`; `score(prompt,
+    response)` judges a reply with the task's scorers (the runner's Scorer shape).
+
+    `headline` picks which scorer decides the outcome: "exact" (the paper's) or "flexible";
+    both verdicts are returned.
+    """
+
+    KEEP = 1_024  # recent instances kept for scoring; older ones are regenerated
 
     def __init__(self, store: GraphStore, spec: TaskSpec | str | Path, *, seed: int = 0,
                  textualization: str = "list", pseudonymize: bool = False,
-                 generator: TaskGenerator | None = None) -> None:
+                 generator: TaskGenerator | None = None,
+                 headline: Literal["exact", "flexible"] = "exact") -> None:
         get_textualizer(textualization)  # unknown names fail here
+        if headline not in ("exact", "flexible"):
+            raise InputError(f"headline scorer must be exact or flexible, got {headline!r}")
+        self.headline = headline
+        self._instances: OrderedDict[int, TaskInstance] = OrderedDict()
         if generator is None:
             generator = TaskGenerator(store, spec if isinstance(spec, TaskSpec) else str(spec),
                                       seed=seed)
@@ -122,9 +136,30 @@ class TaskPromptBuilder:
         return self.generator.spec
 
     def build(self, index: int) -> Prompt:
+        return self.render(self.instance(index))
+
+    def instance(self, index: int) -> TaskInstance:
         if index < 0:
             raise InputError(f"prompt index must be non-negative, got {index}")
-        return self.render(self.generator.instance(index))
+        found = self._instances.get(index)
+        if found is None:
+            found = self._instances[index] = self.generator.instance(index)
+            while len(self._instances) > self.KEEP:
+                self._instances.popitem(last=False)
+        return found
+
+    def score(self, prompt: Prompt, response: ModelResponse) -> dict[str, Any]:
+        """{"outcome": correct | wrong | unparseable | error, "exact": .., "flexible": ..}
+        for a reply to `prompt` (pseudonymized names restored before scoring)."""
+        if response.error is not None:
+            return {"outcome": "error", "exact": None, "flexible": None,
+                    "error": response.error}
+        instance = self.instance(prompt.provenance.index)
+        text = restore_response(prompt, response.text or "")
+        exact, flexible = score_exact(instance, text), score_flexible(instance, text)
+        verdict = exact if self.headline == "exact" else flexible
+        outcome = "unparseable" if not text.strip() else ("correct" if verdict else "wrong")
+        return {"outcome": outcome, "exact": exact, "flexible": flexible}
 
     def render(self, instance: TaskInstance) -> Prompt:
         spec = self.generator.spec
