@@ -3,35 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from kgcert.manifest import read_manifest
-from kgcert.models.base import GenerationConfig, ModelResponse
+from kgcert.models.base import GenerationConfig
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model
 from kgcert.prompts.budget import Budget
+from kgcert.prompts.graph import PromptGraph
 from kgcert.prompts.mcqa import PromptBuilder
-from kgcert.prompts.record import Prompt
-from kgcert.prompts.task import TaskPromptBuilder, restore_response
+from kgcert.prompts.task import TaskPromptBuilder
 from kgcert.run.config import RunConfig
-from kgcert.run.runner import Job, ModelSlot, Scorer
+from kgcert.run.runner import Job, ModelSlot
 from kgcert.specs import TaskSpec, find_spec, prepare_sampler, spec_hash
 from kgcert.store.graph import GraphStore
-from kgcert.tasks import score_exact, score_flexible
-
-
-def _task_scorer(builder: TaskPromptBuilder) -> Scorer:
-    def score(prompt: Prompt, response: ModelResponse) -> dict[str, Any]:
-        if response.error is not None:
-            return {"outcome": "error", "parse_note": response.error}
-        if not response.text.strip():
-            return {"outcome": "unparseable", "parse_note": "empty response"}
-        instance = builder.generator.instance(prompt.provenance.index)
-        text = restore_response(prompt, response.text)
-        exact, flexible = score_exact(instance, text), score_flexible(instance, text)
-        return {"outcome": "correct" if flexible else "wrong", "exact_correct": exact,
-                "flexible_correct": flexible}
-    return score
 
 
 def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
@@ -39,6 +23,7 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
     manifest = read_manifest(store)
     base = {"kg": config.kg, "kg_fingerprint": manifest.fingerprint if manifest else None}
     budget = Budget.characters(config.context_chars)
+    graph = PromptGraph(store)  # one entity-edge cache for every builder of the run
     jobs: list[Job] = []
     for name in config.specs:
         entry = find_spec(name, spec_dirs)
@@ -50,13 +35,13 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
                                                  textualization=form)
                 jobs.append(Job(spec.name, spec_hash(spec), form, task_builder.build,
                                 {**context, "textualization": form},
-                                scorer=_task_scorer(task_builder)))
+                                scorer=task_builder.score))
             continue
         sampler = prepare_sampler(spec, store, cache_dir)
         for setting in config.settings:
             builder = PromptBuilder(store, spec, sampler, seed=config.seed, setting=setting,
                                     options=config.options, few_shot=config.few_shot,
-                                    budget=budget, cache_dir=cache_dir)
+                                    budget=budget, graph=graph, cache_dir=cache_dir)
             jobs.append(Job(spec.name, spec_hash(spec), setting, builder.build,
                             {**context, "options": config.options,
                              "few_shot": config.few_shot, "budget": repr(budget.limit) +
