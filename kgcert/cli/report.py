@@ -1,0 +1,177 @@
+"""`kgcert report` (tables, figures and an HTML page from run directories) and `kgcert compare`
+(paired McNemar tests and a Holm-corrected hierarchy of the models of those runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from kgcert.cli.common import console
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from kgcert.report import Comparison
+
+# Text columns shown like numbers (right-aligned, never wrapped).
+FIGURES = {"k/n", "bounds", "unp/err/skip", "list", "json", "yaml", "turtle", "jsonld"}
+RUNS = click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+
+
+def _table(frame: pd.DataFrame, title: str, digits: int = 3) -> Table:
+    from kgcert.report.tables import fmt
+
+    table = Table(title=title, show_header=True, header_style="bold", title_justify="left")
+    for column in frame.columns:
+        numeric = frame[column].dtype.kind in "iuf" or column in FIGURES
+        # Names fold onto a second line rather than being cut; figures never wrap.
+        table.add_column(str(column), justify="right" if numeric else "left",
+                         no_wrap=numeric, overflow="ellipsis" if numeric else "fold")
+    for row in frame.itertuples(index=False):
+        table.add_row(*(Text(fmt(value, digits)) for value in row))
+    return table
+
+
+def _summary_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    names = {"mean_lower": "lower", "mean_upper": "upper", "mean_estimate": "estimate"}
+    return frame.drop(columns=["certificates"]).rename(columns=names)
+
+
+def _bounds_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """One spec's certificates as printed: k/n, [lower, upper] and the counts left out
+    (unparseable answers, failed calls, skipped prompts)."""
+    from kgcert.report.tables import fmt
+
+    shown = frame[["setting", "model"]].copy()
+    shown["run"] = frame["run"]
+    shown["k/n"] = [f"{k}/{n}" for k, n in zip(frame["k"], frame["n"], strict=True)]
+    shown["bounds"] = [f"[{fmt(lo)}, {fmt(up)}]"
+                       for lo, up in zip(frame["lower"], frame["upper"], strict=True)]
+    shown["unp/err/skip"] = [f"{u}/{e}/{s}" for u, e, s in zip(
+        frame["unparseable"], frame["error"], frame["skipped"], strict=True)]
+    return shown
+
+
+@click.command("report")
+@RUNS
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Where to write the report (default: <first run>/report).")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.95, show_default=True,
+              help="Confidence of the per-path-length bounds.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Level of the paired comparisons.")
+@click.option("--no-figures", is_flag=True, help="Tables, CSV and HTML only.")
+def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, alpha: float,
+                   no_figures: bool) -> None:
+    """Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories."""
+    import pandas as pd
+
+    from kgcert.report import heatmap_matrix, write_report
+    from kgcert.report.tables import fmt
+
+    report = write_report(list(runs), out, confidence=confidence, alpha=alpha,
+                          figures=not no_figures)
+    if not report.summary.empty:
+        console.print(_table(_summary_columns(report.summary),
+                             "Mean bounds over specs (per model and setting)"))
+    several_runs = report.specs["run"].nunique() > 1
+    for spec, rows in report.specs.groupby("spec", sort=True):
+        shown = _bounds_columns(rows)
+        if not several_runs:
+            shown = shown.drop(columns=["run"], errors="ignore")
+        console.print(_table(shown, f"Certificates: {spec}"))
+    if not report.tasks.empty:
+        for model in sorted(report.tasks["model"].unique()):
+            exact = heatmap_matrix(report.tasks, str(model), "exact")
+            flexible = heatmap_matrix(report.tasks, str(model), "flexible")
+            cells = pd.DataFrame({form: [f"{fmt(e, 2)} / {fmt(f, 2)}" for e, f in zip(
+                exact[form], flexible[form], strict=True)] for form in exact.columns},
+                index=exact.index)
+            console.print(_table(cells.reset_index(),
+                                 f"{model}: accuracy (exact / flexible), task x format"))
+    for spec, rows in (report.path_lengths.groupby("spec", sort=True)
+                       if not report.path_lengths.empty else []):
+        shown = pd.DataFrame({
+            "setting": rows["setting"], "model": rows["model"], "hops": rows["path_length"],
+            "k/n": [f"{k}/{n}" for k, n in zip(rows["k"], rows["n"], strict=True)],
+            "accuracy": rows["accuracy"],
+            "bounds": [f"[{fmt(lo)}, {fmt(up)}]"
+                       for lo, up in zip(rows["lower"], rows["upper"], strict=True)]})
+        console.print(_table(shown, f"Accuracy by path length: {spec} ({confidence:.0%} "
+                                    "Clopper-Pearson per length)"))
+    for note in report.notes:
+        console.print(Text(f"note: {note}"), style="yellow")
+    folder = report.out
+    console.print(Text(f"report written to {folder / 'report.html'} ({len(report.files)} files "
+                       f"in {folder})"))
+
+
+def _which(better: str | None, model_a: str) -> str:
+    return "-" if better is None else ("A" if better == model_a else "B")
+
+
+def _print_comparison(item: Comparison) -> None:
+    aligned = item.alignment
+    dropped = [f"{count} {what}" for count, what in (
+        (aligned.missing, "not answered by every model"),
+        (aligned.failed, "with an error or skipped prompt"),
+        (aligned.mismatched, "with differing prompts")) if count]
+    header = (f"{item.spec} / {item.setting}: {aligned.n} shared prompts"
+              + (f" (dropped: {', '.join(dropped)})" if dropped else ""))
+    console.print(Text(header, style="bold"))
+    if item.hierarchy is None:
+        console.print(Text("  no prompt answered by every model: nothing to test"))
+        return
+    ranked = item.hierarchy
+    table = Table(show_header=True, header_style="bold",
+                  caption="b: A right, B wrong; c: A wrong, B right; p: exact McNemar, and "
+                          "Holm-adjusted over the pairs; better: the significantly better "
+                          "model (- none)", caption_justify="left")
+    for column in ("A", "B", "b", "c", "p", "better", "Holm p", "Holm better"):
+        numeric = column in ("b", "c", "p", "Holm p")
+        table.add_column(column, justify="right" if numeric else "left", no_wrap=numeric,
+                         overflow="ellipsis" if numeric else "fold")
+    for pair in ranked.comparisons:
+        test = pair.test
+        table.add_row(Text(test.model_a), Text(test.model_b), str(test.b), str(test.c),
+                      f"{test.p_value:.2g}", _which(test.better, test.model_a),
+                      f"{pair.adjusted_p:.2g}", _which(pair.better, test.model_a))
+    console.print(table)
+    accuracy = {m.name: f"{m.correct}/{m.n}" for m in ranked.models}
+    groups = " > ".join("{" + ", ".join(f"{name} {accuracy[name]}" for name in group) + "}"
+                        for group in ranked.groups)
+    console.print(Text(f"  hierarchy (Holm, alpha {ranked.alpha}): {groups}"))
+
+
+@click.command("compare")
+@RUNS
+@click.option("--spec", default=None, help="Only this spec.")
+@click.option("--setting", default=None, help="Only this setting (or task format).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Family-wise error level (Holm).")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Folder for compare.json (default: <first run>/report).")
+def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | None,
+                    alpha: float, out: Path | None) -> None:
+    """Paired exact McNemar tests and a Holm-corrected hierarchy of the models that answered
+    the same prompts (aligned by sample index), per spec and setting."""
+    from kgcert.report import compare, compare_json, load_runs
+    from kgcert.run.records import write_json
+
+    loaded = load_runs(list(runs))
+    comparisons = compare(loaded.samples, alpha=alpha, spec=spec, setting=setting)
+    for item in comparisons:
+        _print_comparison(item)
+    folder = out if out is not None else loaded.runs[0].path / "report"
+    target = folder / "compare.json"
+    write_json(target, compare_json(comparisons, alpha=alpha,
+                                    runs=[str(run.path) for run in loaded.runs]))
+    console.print(Text(f"comparisons written to {target}"))
+
+
+COMMANDS = [report_command, compare_command]

@@ -1,0 +1,139 @@
+"""Build a report from run directories and write it: tables as CSV (and Parquet when pyarrow
+is installed), figures as PNG and SVG (when matplotlib is), and one static `report.html`.
+
+    report = write_report([Path("runs/a")], Path("runs/a/report"))
+    report.files   # every file written
+    report.notes   # what was left out and why (a missing optional library)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from kgcert.errors import InputError, KgcertError
+from kgcert.report import plots
+from kgcert.report.compare import Comparison, compare
+from kgcert.report.load import RunSet, load_runs
+from kgcert.report.tables import (
+    outcome_roles,
+    path_length_table,
+    spec_table,
+    summary_table,
+    task_table,
+)
+
+PARQUET_HINT = "Parquet files need pyarrow (pip install pyarrow); CSV files were written"
+
+
+@dataclass
+class Report:
+    runs: RunSet
+    confidence: float
+    alpha: float
+    summary: pd.DataFrame
+    specs: pd.DataFrame
+    tasks: pd.DataFrame
+    path_lengths: pd.DataFrame
+    roles: pd.DataFrame
+    comparisons: list[Comparison] = field(default_factory=list)
+    plots: list[plots.Plot] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    out: Path = Path()  # the folder written to
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by file name (without extension)."""
+        return {"summary": self.summary, "spec_certificates": self.specs,
+                "task_formats": self.tasks, "path_length": self.path_lengths,
+                "chosen_roles": self.roles, "certificates": self.runs.certificates,
+                "samples": self.runs.samples}
+
+
+def build_report(paths: Sequence[Path], *, confidence: float = 0.95,
+                 alpha: float = 0.05) -> Report:
+    """The report's tables (nothing written). InputError when the runs hold nothing."""
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must be between 0 and 1, got {confidence}")
+    runs = load_runs(paths)
+    if runs.certificates.empty and runs.samples.empty:
+        raise InputError("no certificates or samples in " + ", ".join(
+            str(run.path) for run in runs.runs) + " yet")
+    comparisons: list[Comparison] = []
+    if not runs.samples.empty:
+        with contextlib.suppress(InputError):  # nothing to compare is not a report error
+            comparisons = compare(runs.samples, alpha=alpha)
+    return Report(runs=runs, confidence=confidence, alpha=alpha,
+                  summary=summary_table(runs.certificates),
+                  specs=spec_table(runs.certificates), tasks=task_table(runs.samples),
+                  path_lengths=path_length_table(runs.samples, confidence),
+                  roles=outcome_roles(runs.samples), comparisons=comparisons)
+
+
+def _parquet_available() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def draw_plots(report: Report, out: Path) -> list[plots.Plot]:
+    """Every figure the report's data allow; MissingDependencyError without matplotlib."""
+    drawn: list[plots.Plot] = []
+    certificates = report.runs.certificates
+    models = sorted(set(certificates["model"]) | set(report.runs.samples["model"]))
+    if not report.summary.empty and report.summary["mean_lower"].notna().any():
+        rows = report.summary.dropna(subset=["mean_lower"])
+        drawn.append(plots.forest_plot(
+            rows, out, name="forest_models", title="mean bounds over specs, per model",
+            group=["setting"], lower="mean_lower", upper="mean_upper",
+            estimate="mean_estimate",
+            marker="baseline" if "baseline" in rows.columns else None, models=models))
+    main = certificates[~certificates["baseline"]]
+    if not main.empty:
+        drawn.append(plots.forest_plot(main, out, name="forest_specs",
+                                       title="certificate bounds per spec",
+                                       group=["spec", "setting"], models=models))
+    for model in sorted(report.tasks["model"].unique()) if not report.tasks.empty else []:
+        drawn.append(plots.heatmap_plot(report.tasks, str(model), out))
+    if not report.path_lengths.empty:
+        drawn.append(plots.path_length_plot(report.path_lengths, out, models=models))
+    return drawn
+
+
+def write_report(paths: Sequence[Path], out: Path | None = None, *, confidence: float = 0.95,
+                 alpha: float = 0.05, figures: bool = True) -> Report:
+    """Build the report and write it under `out` (default `<first run>/report`)."""
+    report = build_report(paths, confidence=confidence, alpha=alpha)
+    out = out if out is not None else report.runs.runs[0].path / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    report.out = out
+    parquet = _parquet_available()
+    for name, table in report.tables().items():
+        csv = out / f"{name}.csv"
+        table.to_csv(csv, index=False)
+        report.files.append(csv)
+        if parquet and name in ("certificates", "samples"):
+            target = out / f"{name}.parquet"
+            table.to_parquet(target, index=False)
+            report.files.append(target)
+    if not parquet:
+        report.notes.append(PARQUET_HINT)
+    if figures:
+        try:
+            report.plots = draw_plots(report, out / "figures")
+        except KgcertError as missing:  # MissingDependencyError: no matplotlib
+            report.notes.append(str(missing))
+        for plot in report.plots:
+            report.files += [plot.png, plot.svg]
+    from kgcert.report.html import render
+
+    page = out / "report.html"
+    page.write_text(render(report), encoding="utf-8")
+    report.files.append(page)
+    return report

@@ -1,0 +1,146 @@
+"""Paired comparison of the models that answered the same prompts.
+
+For every (spec, setting) that two or more models answered, the samples are aligned by index
+(prompt i is the same prompt for every model of a run, and across runs with the same seed and
+spec): only indices that every model answered are kept, and an index where any model's call
+failed or the prompt was skipped is dropped for all (a failed call is not a wrong answer).
+As a guard, an index whose prompt text differs between models is dropped too and counted.
+Unparseable answers count as wrong, as in the certificates' headline bounds.
+
+Each pair gets an exact McNemar test, and :func:`kgcert.stats.hierarchy` ranks the models
+with Holm-corrected decisions and tie groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kgcert.errors import InputError
+from kgcert.report.load import ANSWERED
+from kgcert.stats import Hierarchy, hierarchy
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Outcomes of several models on the same prompts, position i = sample `indices[i]`."""
+
+    spec: str
+    setting: str
+    indices: tuple[int, ...]
+    outcomes: dict[str, np.ndarray]  # model label -> correct (bool), aligned
+    missing: int  # indices some model has not answered yet
+    failed: int  # indices dropped because a call failed or the prompt was skipped
+    mismatched: int  # indices whose prompt text differs between models
+
+    @property
+    def n(self) -> int:
+        return len(self.indices)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    alignment: Alignment
+    hierarchy: Hierarchy | None  # None when no index is left to compare
+
+    @property
+    def spec(self) -> str:
+        return self.alignment.spec
+
+    @property
+    def setting(self) -> str:
+        return self.alignment.setting
+
+    def as_dict(self) -> dict[str, Any]:
+        aligned = self.alignment
+        body: dict[str, Any] = {
+            "spec": aligned.spec, "setting": aligned.setting,
+            "models": sorted(aligned.outcomes), "n": aligned.n,
+            "dropped": {"missing": aligned.missing, "error_or_skipped": aligned.failed,
+                        "prompt_mismatch": aligned.mismatched},
+        }
+        if self.hierarchy is None:
+            body.update(pairwise=[], hierarchy=None)
+            return body
+        ranked = self.hierarchy
+        body["pairwise"] = [
+            {"model_a": item.test.model_a, "model_b": item.test.model_b, "n": item.test.n,
+             "b": item.test.b, "c": item.test.c, "p_value": item.test.p_value,
+             "decision": item.test.decision, "holm_p": item.adjusted_p,
+             "holm_reject": item.reject,
+             "holm_decision": item.better if item.better is not None else "no decision"}
+            for item in ranked.comparisons]
+        body["hierarchy"] = {
+            "alpha": ranked.alpha, "ordering": list(ranked.ordering),
+            "groups": [list(group) for group in ranked.groups],
+            "models": [{"name": m.name, "correct": m.correct, "n": m.n,
+                        "accuracy": m.accuracy, "group": m.group} for m in ranked.models],
+        }
+        return body
+
+
+def _labelled(samples: pd.DataFrame) -> pd.DataFrame:
+    """A `label` column: the model, or "model (run)" where one model appears in several runs
+    for the same spec and setting."""
+    runs_per_model = samples.groupby(["spec", "setting", "model"])["run"].transform("nunique")
+    label = samples["model"].where(runs_per_model <= 1,
+                                   samples["model"] + " (" + samples["run"] + ")")
+    return samples.assign(label=label)
+
+
+def align(samples: pd.DataFrame, spec: str, setting: str) -> Alignment:
+    """The aligned outcomes of every model for one spec and setting."""
+    rows = _labelled(samples[(samples["spec"] == spec) & (samples["setting"] == setting)])
+    outcome = rows.pivot(index="index", columns="label", values="outcome")
+    prompt = rows.pivot(index="index", columns="label", values="prompt_sha")
+    complete = outcome.notna().all(axis=1)
+    answered = outcome.isin(ANSWERED).all(axis=1) & complete
+    same_prompt = prompt.nunique(axis=1, dropna=False) == 1
+    keep = answered & same_prompt
+    kept = outcome[keep].sort_index()
+    return Alignment(
+        spec=spec, setting=setting, indices=tuple(int(i) for i in kept.index),
+        outcomes={str(label): (kept[label] == "correct").to_numpy(dtype=bool)
+                  for label in kept.columns},
+        missing=int((~complete).sum()), failed=int((complete & ~answered).sum()),
+        mismatched=int((answered & ~same_prompt).sum()))
+
+
+def compare(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = None,
+            setting: str | None = None) -> list[Comparison]:
+    """Comparisons for every (spec, setting) that two or more models answered, optionally
+    only those of `spec` and/or `setting`. InputError when there is nothing to compare."""
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must be between 0 and 1, got {alpha}")
+    chosen = samples
+    for column, value in (("spec", spec), ("setting", setting)):
+        if value is not None:
+            if value not in set(samples[column]):
+                known = ", ".join(sorted(str(v) for v in set(samples[column]))) or "none"
+                raise InputError(f"no samples for {column} {value!r} (present: {known})")
+            chosen = chosen[chosen[column] == value]
+    if chosen.empty:
+        raise InputError("no samples to compare")
+    labelled = _labelled(chosen)
+    counts = labelled.groupby(["spec", "setting"])["label"].nunique()
+    pairs = [(str(s), str(x)) for (s, x), count in counts.items() if count >= 2]
+    if not pairs:
+        raise InputError("nothing to compare: each spec and setting was answered by one model "
+                         "only (compare needs two or more models on the same prompts)")
+    results = []
+    for spec_name, setting_name in sorted(pairs):
+        aligned = align(chosen, spec_name, setting_name)
+        ranked = hierarchy(aligned.outcomes, alpha=alpha) if aligned.n else None
+        results.append(Comparison(aligned, ranked))
+    return results
+
+
+def compare_json(comparisons: Sequence[Comparison], *, alpha: float,
+                 runs: Sequence[str] = ()) -> dict[str, Any]:
+    return {"alpha": alpha, "runs": list(runs),
+            "method": "exact McNemar per pair; Holm-corrected hierarchy with tie groups",
+            "comparisons": [item.as_dict() for item in comparisons]}

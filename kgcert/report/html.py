@@ -1,0 +1,129 @@
+"""One static HTML page: no scripts, no external assets; figures are inline SVG."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from kgcert.report.tables import fmt
+
+if TYPE_CHECKING:
+    from kgcert.report.build import Report
+
+STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
+       max-width: 1100px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; }
+td.text, th.text { text-align: left; }
+figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
+figcaption { color: #555; font-size: 0.9em; }
+.note { color: #555; font-size: 0.9em; }
+code { background: #f5f5f5; padding: 0 0.2em; }
+"""
+
+
+def table_html(frame: pd.DataFrame, digits: int = 3) -> str:
+    """A DataFrame as an HTML table: numbers right-aligned and rounded, text escaped."""
+    if frame.empty:
+        return '<p class="note">(no rows)</p>'
+    numeric = {c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
+               and not pd.api.types.is_bool_dtype(frame[c])}
+    head = "".join(f'<th class="{"num" if c in numeric else "text"}">{html.escape(str(c))}</th>'
+                   for c in frame.columns)
+    body = []
+    for row in frame.itertuples(index=False):
+        cells = "".join(
+            f'<td class="{"num" if c in numeric else "text"}">{html.escape(fmt(v, digits))}</td>'
+            for c, v in zip(frame.columns, row, strict=True))
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _section(title: str, parts: Sequence[str], anchor: str) -> str:
+    return f'<h2 id="{anchor}">{html.escape(title)}</h2>\n' + "\n".join(parts)
+
+
+def _figure(report: Report, name_prefix: str) -> list[str]:
+    return [f"<figure>{plot.svg_text}<figcaption>{html.escape(plot.title)} "
+            f"(<code>{html.escape(plot.png.name)}</code>, <code>{html.escape(plot.svg.name)}"
+            "</code>)</figcaption></figure>"
+            for plot in report.plots if plot.name.startswith(name_prefix)]
+
+
+def _p(text: str) -> str:
+    return f'<p class="note">{html.escape(text)}</p>'
+
+
+def render(report: Report) -> str:
+    runs = report.runs
+    sections: list[str] = []
+    runs_rows = pd.DataFrame(
+        [{"run": run.label, "path": str(run.path), "kg": run.config.get("kg", "-"),
+          "n": run.config.get("n", "-"), "seed": run.config.get("seed", "-"),
+          "confidence": run.config.get("confidence", "-")} for run in runs.runs])
+    sections.append(_section("Runs", [table_html(runs_rows)], "runs"))
+
+    summary = [_p("Mean of the certificates' lower and upper bounds over specs, per model "
+                  "and setting (LLMCert-C Table 1)" + (
+                      "; baseline: mean accuracy on the static baseline prompts."
+                      if "baseline" in report.summary.columns else "; no baseline in these "
+                      "runs.")),
+               table_html(report.summary)]
+    sections.append(_section("Summary", summary + _figure(report, "forest_models"), "summary"))
+    sections.append(_section("Certificates per spec", [
+        _p("One certificate per spec, setting and model: k correct of n answered "
+           "(unparseable answers count as wrong; errors and skipped prompts are apart)."),
+        table_html(report.specs), *_figure(report, "forest_specs")], "specs"))
+
+    if not report.tasks.empty:
+        parts = [_p("KG-LLM-Bench tasks: accuracy per task and textualization (exact and "
+                    "flexible scoring), per model (its Table 5).")]
+        from kgcert.report.tables import heatmap_matrix
+
+        for model in sorted(report.tasks["model"].unique()):
+            parts.append(f"<h3>{html.escape(str(model))}</h3>")
+            for metric in ("exact", "flexible"):
+                matrix = heatmap_matrix(report.tasks, str(model), metric).reset_index()
+                parts.append(f"<p><b>{metric}</b></p>" + table_html(matrix, digits=2))
+        parts += _figure(report, "heatmap_")
+        sections.append(_section("Tasks by format", parts, "tasks"))
+
+    if not report.path_lengths.empty:
+        sections.append(_section("Accuracy by path length", [
+            _p(f"Entity-centric specs; Clopper-Pearson bounds at {report.confidence:.0%} per "
+               "path length (not simultaneous)."),
+            table_html(report.path_lengths), *_figure(report, "path_length")], "paths"))
+
+    if not report.roles.empty:
+        sections.append(_section("What the models chose", [
+            _p("Answered samples by the role of the chosen option."),
+            table_html(report.roles)], "roles"))
+
+    if report.comparisons:
+        rows = []
+        for item in report.comparisons:
+            if item.hierarchy is None:
+                continue
+            rows.append({"spec": item.spec, "setting": item.setting, "n": item.alignment.n,
+                         "groups (best first)": " > ".join(
+                             "{" + ", ".join(group) + "}" for group in item.hierarchy.groups)})
+        sections.append(_section("Paired comparisons", [
+            _p(f"Exact McNemar tests on shared prompts, Holm-corrected at alpha "
+               f"{report.alpha}; models in one group are not significantly different "
+               "(kgcert compare prints every pair)."), table_html(pd.DataFrame(rows))],
+            "compare"))
+
+    if report.notes:
+        items = "".join(f"<li>{html.escape(note)}</li>" for note in report.notes)
+        sections.append(_section("Notes", [f"<ul>{items}</ul>"], "notes"))
+
+    title = "kgcert report: " + ", ".join(run.label for run in runs.runs)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1>\n" + "\n".join(sections) + "\n</body></html>\n")

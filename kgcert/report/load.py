@@ -1,0 +1,251 @@
+"""Read run directories into pandas DataFrames: one row per certificate, one per sample.
+
+    runs = load_runs([Path("runs/a"), Path("runs/b")])
+    runs.certificates  # spec, setting, model, k, n, lower, upper, ... (CERTIFICATE_COLUMNS)
+    runs.samples       # run, spec, setting, model, index, outcome, correct, ... (SAMPLE_COLUMNS)
+
+Reading never changes a run: a sample file whose last line is cut short (a run killed, or
+still writing) is read without that line, and the file is left as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from kgcert.errors import InputError
+
+ANSWERED = ("correct", "wrong", "unparseable")  # outcomes that enter a certificate's bounds
+BASELINE = "baseline"  # the setting of the paper's static baseline prompts
+
+CERTIFICATE_COLUMNS = (
+    "run", "spec", "setting", "model", "spec_kind", "textualization", "k", "n", "lower",
+    "upper", "estimate", "confidence", "method", "correct", "wrong", "unparseable", "error",
+    "skipped", "excluded_k", "excluded_n", "excluded_lower", "excluded_upper", "baseline",
+    "sequential", "simultaneous", "kg", "kg_fingerprint", "spec_hash", "seed",
+    "samples_requested", "samples_recorded", "file",
+)
+SAMPLE_COLUMNS = (
+    "run", "spec", "setting", "model", "index", "spec_kind", "outcome", "answered", "correct",
+    "parsed_option", "correct_option", "chosen_id", "answer_id", "chosen_role", "path_length",
+    "textualization", "task", "template", "exact_correct", "flexible_correct", "distractors",
+    "latency_s", "prompt_tokens", "completion_tokens", "cached", "spec_hash", "prompt_sha",
+)
+_INTEGER_COLUMNS = ("parsed_option", "correct_option", "path_length", "template",
+                    "prompt_tokens", "completion_tokens")
+_BOOLEAN_COLUMNS = ("exact_correct", "flexible_correct", "cached")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run directory: its label in the tables, its path and its run file (if any)."""
+
+    label: str
+    path: Path
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunSet:
+    runs: tuple[RunInfo, ...]
+    certificates: pd.DataFrame
+    samples: pd.DataFrame
+
+    @property
+    def specs(self) -> list[str]:
+        names = set(self.certificates["spec"]) | set(self.samples["spec"])
+        return sorted(str(name) for name in names)
+
+
+def check_run_dir(path: Path) -> Path:
+    """`path` if it is a run directory (run.yaml, certificates/ or samples/), else InputError."""
+    if not path.exists():
+        raise InputError(f"run directory {path} does not exist")
+    if not path.is_dir():
+        raise InputError(f"{path} is not a run directory (it is a file)")
+    if not any((path / name).exists() for name in ("run.yaml", "certificates", "samples")):
+        raise InputError(f"{path} is not a run directory (it has no run.yaml, certificates/ or "
+                         "samples/)")
+    return path
+
+
+def _labels(paths: Sequence[Path]) -> list[str]:
+    """Directory names, or the paths as given where two runs share a name."""
+    names = [path.resolve().name or str(path) for path in paths]
+    if len(set(names)) == len(names):
+        return names
+    return [str(path) for path in paths]
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    saved = path / "run.yaml"
+    if not saved.exists():
+        return {}
+    try:
+        loaded = yaml.safe_load(saved.read_text(encoding="utf-8"))
+    except yaml.YAMLError:
+        raise InputError(f"{saved} is not valid YAML") from None
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise InputError(f"{path} is not a certificate (not valid JSON)") from None
+    if not isinstance(body, dict) or not {"spec", "setting", "model", "k", "n"} <= body.keys():
+        raise InputError(f"{path} is not a certificate (spec, setting, model, k or n missing)")
+    return body
+
+
+def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The complete records of one sample file (a torn last line is skipped, not removed)."""
+    raw = path.read_bytes()
+    *complete, _tail = raw.split(b"\n")
+    for number, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            raise InputError(f"{path}: line {number} is not a sample record") from None
+        if not isinstance(record, dict) or "index" not in record or "outcome" not in record:
+            raise InputError(f"{path}: line {number} is not a sample record")
+        yield record
+
+
+def certificate_row(body: Mapping[str, Any], run: str, file: str) -> dict[str, Any]:
+    outcomes = body.get("outcomes") or {}
+    excluded = body.get("unparseable_excluded") or {}
+    setting = str(body["setting"])
+    return {
+        "run": run, "spec": str(body["spec"]), "setting": setting, "model": str(body["model"]),
+        "spec_kind": body.get("spec_kind"), "textualization": body.get("textualization"),
+        "k": int(body["k"]), "n": int(body["n"]),
+        "lower": float(body.get("lower", 0.0)), "upper": float(body.get("upper", 1.0)),
+        "estimate": (float(body["estimate"]) if body.get("estimate") is not None
+                     else float("nan")),
+        "confidence": body.get("confidence"), "method": body.get("method"),
+        **{name: int(outcomes.get(name, 0)) for name in
+           ("correct", "wrong", "unparseable", "error", "skipped")},
+        "excluded_k": excluded.get("k"), "excluded_n": excluded.get("n"),
+        "excluded_lower": excluded.get("lower"), "excluded_upper": excluded.get("upper"),
+        "baseline": setting == BASELINE or bool(body.get("baseline")),
+        "sequential": "clopper_pearson_fixed_n" in body,
+        "simultaneous": bool(body.get("simultaneous")),
+        "kg": body.get("kg"), "kg_fingerprint": body.get("kg_fingerprint"),
+        "spec_hash": body.get("spec_hash"), "seed": body.get("seed"),
+        "samples_requested": body.get("samples_requested"),
+        "samples_recorded": body.get("samples_recorded"), "file": file,
+    }
+
+
+def _path_length(provenance: Mapping[str, Any]) -> int | None:
+    """Hops of an entity-centric path: its edges (or its nodes less one)."""
+    if provenance.get("kind") != "entity":
+        return None
+    edges = provenance.get("edges") or []
+    if edges:
+        return len(edges)
+    nodes = provenance.get("nodes") or {}
+    return len(nodes) - 1 if nodes else None
+
+
+def _chosen_role(prompt: Mapping[str, Any], record: Mapping[str, Any]) -> str | None:
+    """What the model's pick was: answer, distractor, path, related or random."""
+    option = record.get("parsed_option")
+    if not isinstance(option, int) or option < 1:
+        return None
+    roles = ((prompt.get("provenance") or {}).get("extra") or {}).get("option_roles")
+    if isinstance(roles, list) and option <= len(roles):
+        return str(roles[option - 1])
+    if prompt.get("correct_option") is not None:
+        return "answer" if option == prompt.get("correct_option") else None
+    return None
+
+
+def sample_row(record: Mapping[str, Any], run: str) -> dict[str, Any]:
+    prompt = record.get("prompt") or {}
+    provenance = prompt.get("provenance") or {}
+    response = record.get("response") or {}
+    outcome = str(record["outcome"])
+    text = str(prompt.get("text", ""))
+    return {
+        "run": run, "spec": str(record.get("spec", provenance.get("spec"))),
+        "setting": str(record.get("setting", provenance.get("setting"))),
+        "model": str(record.get("model")), "index": int(record["index"]),
+        "spec_kind": provenance.get("kind"), "outcome": outcome,
+        "answered": outcome in ANSWERED, "correct": outcome == "correct",
+        "parsed_option": record.get("parsed_option"),
+        "correct_option": prompt.get("correct_option"),
+        "chosen_id": record.get("chosen_id"), "answer_id": prompt.get("answer_id"),
+        "chosen_role": _chosen_role(prompt, record),
+        "path_length": _path_length(provenance),
+        "textualization": provenance.get("textualization"), "task": prompt.get("task"),
+        "template": provenance.get("template"),
+        "exact_correct": record.get("exact_correct"),
+        "flexible_correct": record.get("flexible_correct"),
+        "distractors": len(provenance.get("distractors") or ()),
+        "latency_s": response.get("latency_s"), "prompt_tokens": response.get("prompt_tokens"),
+        "completion_tokens": response.get("completion_tokens"),
+        "cached": response.get("cached"),
+        "spec_hash": record.get("spec_hash", provenance.get("spec_hash")),
+        "prompt_sha": hashlib.sha256(text.encode()).hexdigest()[:16],
+    }
+
+
+def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=list(columns))
+    for name in _INTEGER_COLUMNS:
+        if name in frame:
+            frame[name] = pd.array(frame[name].tolist(), dtype="Int64")
+    for name in _BOOLEAN_COLUMNS:
+        if name in frame:
+            frame[name] = pd.array(frame[name].tolist(), dtype="boolean")
+    for name in ("latency_s", "lower", "upper", "estimate"):
+        if name in frame:
+            frame[name] = frame[name].astype(float)
+    for name in ("answered", "correct", "baseline", "sequential", "simultaneous"):
+        if name in frame:
+            frame[name] = frame[name].astype(bool)
+    return frame
+
+
+def load_certificates(run: RunInfo) -> list[dict[str, Any]]:
+    folder = run.path / "certificates"
+    if not folder.is_dir():
+        return []
+    return [certificate_row(_read_json(path), run.label, str(path))
+            for path in sorted(folder.glob("*.json"))]
+
+
+def load_samples(run: RunInfo) -> list[dict[str, Any]]:
+    folder = run.path / "samples"
+    if not folder.is_dir():
+        return []
+    return [sample_row(record, run.label) for path in sorted(folder.glob("*/*/*.jsonl"))
+            for record in iter_records(path)]
+
+
+def load_runs(paths: Sequence[Path], *, samples: bool = True) -> RunSet:
+    """Certificates and (unless `samples=False`) samples of every run; a run given twice is
+    read once. InputError for a path that is not a run directory."""
+    if not paths:
+        raise InputError("name at least one run directory")
+    unique: dict[Path, Path] = {}
+    for path in paths:
+        unique.setdefault(check_run_dir(Path(path)).resolve(), Path(path))
+    given = list(unique.values())
+    runs = tuple(RunInfo(label, path, _read_config(path))
+                 for label, path in zip(_labels(given), given, strict=True))
+    certificate_rows = [row for run in runs for row in load_certificates(run)]
+    sample_rows = [row for run in runs for row in load_samples(run)] if samples else []
+    return RunSet(runs, _frame(certificate_rows, CERTIFICATE_COLUMNS),
+                  _frame(sample_rows, SAMPLE_COLUMNS))

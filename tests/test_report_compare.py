@@ -1,0 +1,152 @@
+"""`kgcert compare` and the report commands on real run directories.
+
+The bernoulli models share one seed, so their outcomes are nested: bernoulli:0.9 is correct
+on every prompt bernoulli:0.6 gets right (the same uniform draw is compared with p), and the
+paired test must find 0.9 better with c = 0.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_report_tables import RELATION, N, make_runs, sample_records
+
+from kgcert.errors import InputError
+from kgcert.report import align, compare, compare_json, load_runs
+from kgcert.stats import holm_adjust, mcnemar
+
+ANSWERED = ("correct", "wrong", "unparseable")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return make_runs(tmp_path_factory.mktemp("compare-runs"))
+
+
+def kgcert(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    """Run the command line in-process (the report commands added to the group) and return
+    its exit code as `kgcert` would."""
+    from kgcert import cli as cli_module
+    from kgcert.cli import report as report_cli
+
+    for command in report_cli.COMMANDS:
+        assert command.name is not None
+        monkeypatch.setitem(cli_module.cli.commands, command.name, command)
+    monkeypatch.setattr(sys, "argv", ["kgcert", *[str(a) for a in args]])
+    return cli_module._run()
+
+
+def aligned_from_files(runs: tuple[Path, ...], spec: str, setting: str
+                       ) -> tuple[list[int], dict[str, np.ndarray]]:
+    by_model: dict[str, dict[int, str]] = {}
+    for record in sample_records(*runs):
+        if record["spec"] == spec and record["setting"] == setting:
+            by_model.setdefault(record["model"], {})[record["index"]] = record["outcome"]
+    shared = sorted(set.intersection(*(set(v) for v in by_model.values())))
+    kept = [i for i in shared if all(v[i] in ANSWERED for v in by_model.values())]
+    return kept, {model: np.array([v[i] == "correct" for i in kept])
+                  for model, v in by_model.items()}
+
+
+def test_compare_finds_the_better_model_with_exact_p_values(runs):
+    samples = load_runs(list(runs)).samples
+    results = {(c.spec, c.setting): c for c in compare(samples, alpha=0.05)}
+    # The relation spec's vanilla setting has four models (one from run B); every other
+    # job has the three models of run A.
+    assert len(results) == 9
+    item = results[(RELATION, "vanilla")]
+    indices, outcomes = aligned_from_files(runs, RELATION, "vanilla")
+    assert list(item.alignment.indices) == indices
+    assert all(i % 17 != 5 and i % 13 != 3 for i in indices)  # skipped and failed dropped
+    assert item.alignment.failed == N - len(indices)
+    assert set(item.alignment.outcomes) == set(outcomes) == {
+        "bernoulli:0.9", "bernoulli:0.6", "bernoulli:0.75", "bernoulli:0.8"}
+    ranked = item.hierarchy
+    assert ranked is not None
+    for first, second in combinations(sorted(outcomes), 2):
+        pair = ranked.comparison(first, second)
+        expected = mcnemar(outcomes[pair.test.model_a], outcomes[pair.test.model_b])
+        assert (pair.test.b, pair.test.c, pair.test.n) == (expected.b, expected.c, expected.n)
+        assert pair.test.p_value == expected.p_value
+    raw = [pair.test.p_value for pair in ranked.comparisons]
+    assert [pair.adjusted_p for pair in ranked.comparisons] == pytest.approx(holm_adjust(raw))
+    best = ranked.comparison("bernoulli:0.9", "bernoulli:0.6")
+    assert best.test.model_a == "bernoulli:0.9" and best.test.c == 0 and best.test.b > 0
+    assert best.reject and best.better == "bernoulli:0.9"
+    assert "bernoulli:0.9" in ranked.groups[0] and "bernoulli:0.6" not in ranked.groups[0]
+
+
+def test_prompt_mismatch_is_dropped_and_counted(runs):
+    samples = load_runs([runs[0]]).samples.copy()
+    where = ((samples["spec"] == RELATION) & (samples["setting"] == "vanilla")
+             & (samples["model"] == "bernoulli:0.9") & (samples["index"] == 0))
+    samples.loc[where, "prompt_sha"] = "different"
+    aligned = align(samples, RELATION, "vanilla")
+    assert aligned.mismatched == 1 and 0 not in aligned.indices
+
+
+def test_one_model_in_two_runs_is_told_apart(runs, tmp_path):
+    copy = tmp_path / "run-c"
+    shutil.copytree(runs[1], copy)
+    (result,) = compare(load_runs([runs[1], copy]).samples)
+    assert set(result.alignment.outcomes) == {"bernoulli:0.8 (run-b)", "bernoulli:0.8 (run-c)"}
+    assert result.hierarchy is not None and len(result.hierarchy.groups) == 1  # identical
+    with pytest.raises(InputError, match="nothing to compare"):
+        compare(load_runs([runs[1]]).samples)
+    with pytest.raises(InputError, match="no samples for spec 'nope'"):
+        compare(load_runs([runs[0]]).samples, spec="nope")
+
+
+def test_compare_command_writes_compare_json(runs, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "cmp"
+    code = kgcert(monkeypatch, "compare", *runs, "--spec", RELATION, "--setting", "vanilla",
+                  "--out", out)
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    body = json.loads((out / "compare.json").read_text())
+    expected = compare_json(compare(load_runs(list(runs)).samples, spec=RELATION,
+                                    setting="vanilla"), alpha=0.05,
+                            runs=[str(r) for r in runs])
+    assert body == json.loads(json.dumps(expected))
+    (only,) = body["comparisons"]
+    assert only["hierarchy"]["ordering"][0] == "bernoulli:0.9"
+    assert "hierarchy" in printed and "bernoulli:0.9" in printed and str(out) in printed
+
+
+def test_report_command(runs, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "rep"
+    code = kgcert(monkeypatch, "report", *runs, "--out", out, "--no-figures")
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert (out / "report.html").exists() and str(out / "report.html") in printed
+    assert "Mean bounds over specs" in printed and RELATION in printed
+    assert not (out / "figures").exists()
+
+
+def test_default_out_is_inside_the_first_run(runs, tmp_path, monkeypatch, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(runs[1], run)
+    assert kgcert(monkeypatch, "report", run, "--no-figures") == 0
+    assert (run / "report" / "report.html").exists()
+    capsys.readouterr()
+
+
+def test_bad_input_exits_2_with_one_line(runs, tmp_path, monkeypatch, capsys):
+    (tmp_path / "plain").mkdir()
+    for args in (("report", tmp_path / "plain"), ("report", tmp_path / "missing"),
+                 ("compare", tmp_path / "plain"), ("compare", runs[1]),
+                 ("compare", runs[0], "--setting", "nope"),
+                 ("compare", runs[0], "--alpha", "1.5")):
+        code = kgcert(monkeypatch, *args)
+        captured = capsys.readouterr()
+        assert code == 2, (args, captured)
+        lines = [line for line in captured.err.splitlines() if line.strip()]
+        assert len(lines) >= 1 and "Traceback" not in captured.err, captured.err
+    assert kgcert(monkeypatch, "report", tmp_path / "plain") == 2
+    assert "not a run directory" in capsys.readouterr().err
