@@ -1,0 +1,73 @@
+"""`kgcert writeback RUN`: a run's certificates and samples into its KG's database, linked to
+the entities each prompt used, for Neo4j Browser (guide: cypher/explore_failures.cypher)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from kgcert.cli.common import Context, console, errors
+from kgcert.resources import data_folder
+from kgcert.writeback import COUNTED, delete_run, read_run, write_run
+from kgcert.writeback.run_files import read_config, run_id
+
+LABELS = {"runs": "KgcertRun", "certificates": "KgcertCertificate", "samples": "KgcertSample"}
+
+
+def _label(kind: str) -> str:
+    return f":{LABELS[kind]}" if kind in LABELS else f"[:{kind}]"
+
+
+@click.command("writeback")
+@click.argument("run_dir", metavar="RUN", type=click.Path(path_type=Path, exists=True,
+                                                         file_okay=False))
+@click.option("--kg", default=None, help="The KG's database (default: the run's KG).")
+@click.option("--delete", "remove", is_flag=True,
+              help="Remove this run's nodes and links from the graph instead.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=500, show_default=True,
+              help="Samples per write.")
+@click.pass_obj
+def writeback_command(ctx: Context, run_dir: Path, kg: str | None, remove: bool,
+                      batch_size: int) -> None:
+    """Write a run into its KG's database (again: nothing new is created), or --delete it."""
+    config = read_config(run_dir)
+    store = ctx.server().open(kg or config.kg)
+    if remove:
+        identifier = run_id(run_dir, config)
+        removed = delete_run(store, identifier)
+        table = Table(show_header=True, header_style="bold")
+        table.add_column("removed")
+        table.add_column("count", justify="right")
+        for kind in COUNTED:
+            table.add_row(Text(_label(kind)), f"{removed.get(kind, 0):,}")
+        console.print(table)
+        done = "removed from" if any(removed.values()) else "was not written to"
+        console.print(Text(f"run {identifier} {done} {store.database}"), soft_wrap=True)
+        return
+    result = write_run(store, read_run(run_dir, kg), batch_size=batch_size)
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("written")
+    table.add_column("in the graph", justify="right")
+    table.add_column("new", justify="right")
+    for kind in COUNTED:
+        table.add_row(Text(_label(kind)), f"{result.totals.get(kind, 0):,}",
+                      f"{result.created.get(kind, 0):,}")
+    console.print(table)
+    for warning in result.warnings:
+        errors.print(Text(f"warning: {warning}"))
+    if result.missing_entities:
+        shown = ", ".join(result.missing_entities[:5])
+        more = ", ..." if len(result.missing_entities) > 5 else ""
+        errors.print(Text(f"warning: {len(result.missing_entities)} entities the run used are not "
+                          f"in {result.kg} and were not linked ({shown}{more})"))
+    guide = data_folder("cypher") / "explore_failures.cypher"
+    console.print(Text(f"run {result.run} written to {result.kg}"), soft_wrap=True)
+    console.print(Text(f"In Neo4j Browser, database {result.kg}:  :param run => "
+                       f"\"{result.run}\""), soft_wrap=True)
+    console.print(Text(f"then the queries of {guide}"), soft_wrap=True)
+
+
+COMMANDS = [writeback_command]

@@ -1,0 +1,243 @@
+"""Read a run directory into the rows that write-back puts into the graph.
+
+Reads only: a sample file that a running `kgcert run` is appending to may end in a partial
+line, which is left out here (and never cut from the file, unlike a resuming run).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from kgcert.errors import InputError
+from kgcert.run.config import RunConfig
+
+TEXT_LIMIT = 500  # characters of question and response kept on a sample node
+ANSWERED = ("correct", "wrong", "unparseable")  # the outcomes that enter a certificate's bounds
+QUESTION_PREFIX = "Question: "
+
+
+def run_id(run_dir: Path, config: RunConfig) -> str:
+    """The run's graph id: its directory name and its config fingerprint."""
+    return f"{run_dir.resolve().name}@{config.fingerprint()}"
+
+
+def certificate_key(run: str, spec: str, setting: str, model: str) -> str:
+    return f"{run}|{spec}|{setting}|{model}"
+
+
+def sample_key(certificate: str, index: int) -> str:
+    return f"{certificate}|{index}"
+
+
+def question_of(text: str) -> str | None:
+    """The prompt's question: its last `Question: ` line (the few-shot examples come before
+    it), else the first characters of the prompt (task prompts)."""
+    for line in reversed(text.splitlines()):
+        if line.startswith(QUESTION_PREFIX):
+            return line[len(QUESTION_PREFIX):].strip()[:TEXT_LIMIT]
+    return text[:TEXT_LIMIT] or None
+
+
+def _clip(text: Any) -> str | None:
+    return str(text)[:TEXT_LIMIT] if text else None
+
+
+def read_config(run_dir: Path) -> RunConfig:
+    path = run_dir / "run.yaml"
+    if not path.is_file():
+        raise InputError(f"{run_dir} is not a run directory (no run.yaml)")
+    try:
+        return RunConfig.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (yaml.YAMLError, ValidationError) as error:
+        raise InputError(f"{path}: not a valid run file ({type(error).__name__})") from None
+
+
+def read_samples(path: Path) -> list[dict[str, Any]]:
+    """The complete records of a sample file, by index (a torn last line is left out)."""
+    raw = path.read_bytes()
+    *complete, _tail = raw.split(b"\n")
+    records: dict[int, dict[str, Any]] = {}
+    for number, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            index = int(record["index"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            raise InputError(f"{path}: line {number} is not a sample record") from None
+        if index in records:
+            raise InputError(f"{path}: sample {index} appears twice")
+        records[index] = record
+    return [records[i] for i in sorted(records)]
+
+
+@dataclass
+class Links:
+    """Rows for the link statements, one list per relationship kind."""
+
+    used: list[dict[str, Any]] = field(default_factory=list)
+    answer: list[dict[str, Any]] = field(default_factory=list)
+    chose: list[dict[str, Any]] = field(default_factory=list)
+    distractor: list[dict[str, Any]] = field(default_factory=list)
+    option: list[dict[str, Any]] = field(default_factory=list)
+
+    def kinds(self) -> dict[str, list[dict[str, Any]]]:
+        return {"USED": self.used, "ANSWER": self.answer, "CHOSE": self.chose,
+                "DISTRACTOR": self.distractor, "OPTION": self.option}
+
+    def entity_ids(self) -> set[str]:
+        return {row["id"] for rows in self.kinds().values() for row in rows}
+
+
+@dataclass
+class SampleRow:
+    key: str
+    certificate: str
+    props: dict[str, Any]
+    links: Links
+
+    def row(self) -> dict[str, Any]:
+        return {"key": self.key, "certificate": self.certificate, "props": self.props}
+
+
+@dataclass
+class CertificateRow:
+    key: str
+    props: dict[str, Any]
+    samples: list[SampleRow]
+
+    def row(self) -> dict[str, Any]:
+        return {"key": self.key, "props": self.props}
+
+
+@dataclass
+class RunData:
+    """A run directory as graph rows."""
+
+    id: str
+    kg: str
+    path: Path
+    config: RunConfig
+    certificates: list[CertificateRow]
+    kg_fingerprints: set[str]  # the KG fingerprints its certificates name
+
+    @property
+    def samples(self) -> list[SampleRow]:
+        return [s for c in self.certificates for s in c.samples]
+
+    def run_props(self) -> dict[str, Any]:
+        config = self.config.model_dump(mode="json")
+        return {"kg": self.kg, "config": json.dumps(config, sort_keys=True),
+                "fingerprint": self.config.fingerprint(), "path": str(self.path),
+                "specs": list(self.config.specs), "models": list(self.config.models),
+                "settings": list(self.config.settings)}
+
+
+def sample_row(run: str, certificate: str, record: dict[str, Any], position: int,
+               counted: int | None) -> SampleRow:
+    """One sample record as a node's properties and its links to the KG's entities.
+    `position`: its place among the file's records in index order; `counted`: how many of
+    them the certificate's bounds took (a sequential run stops early), None for all."""
+    index = int(record["index"])
+    key = sample_key(certificate, index)
+    prompt = record.get("prompt") or {}
+    provenance = prompt.get("provenance") or {}
+    extra = provenance.get("extra") or {}
+    response = record.get("response") or {}
+    option_ids = [str(i) for i in prompt.get("option_ids") or []]
+    roles = [str(r) for r in extra.get("option_roles") or []]
+    parsed = record.get("parsed_option")
+    chosen_role = (roles[parsed - 1] if isinstance(parsed, int) and 1 <= parsed <= len(roles)
+                   else None)
+    outcome = str(record["outcome"])
+    props: dict[str, Any] = {
+        "key": key, "run": run, "certificate": certificate, "index": index,
+        "spec": record.get("spec"), "spec_hash": record.get("spec_hash"),
+        "setting": record.get("setting"), "model": record.get("model"),
+        "kind": provenance.get("kind"), "outcome": outcome, "correct": outcome == "correct",
+        "answered": outcome in ANSWERED,
+        "in_bounds": counted is None or position < counted,
+        "parsed_option": parsed if isinstance(parsed, int) else None,
+        "correct_option": prompt.get("correct_option"),
+        "chosen_role": chosen_role,
+        "chosen_id": record.get("chosen_id"),
+        "answer_id": prompt.get("answer_id"),
+        "question": question_of(str(prompt.get("text") or "")),
+        "response": _clip(response.get("text")),
+        "error": _clip(response.get("error")),
+        "latency_s": response.get("latency_s"),
+        "parse_note": _clip(record.get("parse_note")),
+        "skip_reason": _clip(record.get("skip_reason") or prompt.get("skipped")),
+        "relations": sorted({str(edge[1]) for edge in provenance.get("edges") or []}),
+        "textualization": provenance.get("textualization"),
+    }
+    props = {name: value for name, value in props.items() if value is not None}
+    links = Links()
+    for role, entity in sorted((provenance.get("nodes") or {}).items()):
+        links.used.append({"key": key, "id": str(entity), "role": str(role)})
+    if prompt.get("answer_id"):
+        links.answer.append({"key": key, "id": str(prompt["answer_id"])})
+    if record.get("chosen_id"):
+        links.chose.append({"key": key, "id": str(record["chosen_id"])})
+    for entity in dict.fromkeys(provenance.get("distractors") or []):
+        links.distractor.append({"key": key, "id": str(entity)})
+    for number, entity in enumerate(option_ids, start=1):
+        role = roles[number - 1] if number <= len(roles) else "option"
+        links.option.append({"key": key, "id": entity, "number": number, "role": role})
+    return SampleRow(key, certificate, props, links)
+
+
+def _certificate_props(key: str, run: str, spec: str, setting: str, model: str,
+                       body: dict[str, Any] | None,
+                       records: list[dict[str, Any]]) -> dict[str, Any]:
+    props: dict[str, Any] = {"key": key, "run": run, "spec": spec, "setting": setting,
+                             "model": model, "samples": len(records), "complete": body is not None}
+    if body is None:  # the run has not certified these samples yet: counts only
+        for outcome in (*ANSWERED, "error", "skipped"):
+            props[outcome] = sum(1 for r in records if r.get("outcome") == outcome)
+        return props
+    outcomes = body.get("outcomes") or {}
+    for outcome in (*ANSWERED, "error", "skipped"):
+        props[outcome] = int(outcomes.get(outcome, 0))
+    for name in ("k", "n", "lower", "upper", "estimate", "confidence", "method", "spec_hash",
+                 "kg_fingerprint", "created_at", "samples_recorded", "sample_file"):
+        if body.get(name) is not None:
+            props[name] = body[name]
+    return props
+
+
+def read_run(run_dir: Path, kg: str | None = None) -> RunData:
+    """Everything of a run directory that write-back puts into the graph."""
+    config = read_config(run_dir)
+    run = run_id(run_dir, config)
+    bodies: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for path in sorted((run_dir / "certificates").glob("*.json")):
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+            bodies[(str(body["spec"]), str(body["setting"]), str(body["model"]))] = body
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise InputError(f"{path} is not a certificate") from None
+    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for path in sorted((run_dir / "samples").glob("**/*.jsonl")):
+        for record in read_samples(path):
+            triple = (str(record["spec"]), str(record["setting"]), str(record["model"]))
+            grouped.setdefault(triple, []).append(record)
+    certificates = []
+    for triple in sorted(set(bodies) | set(grouped)):
+        spec, setting, model = triple
+        records = sorted(grouped.get(triple, []), key=lambda r: int(r["index"]))
+        key = certificate_key(run, *triple)
+        body = bodies.get(triple)
+        counted = body.get("samples_recorded") if body else None
+        samples = [sample_row(run, key, record, position, counted)
+                   for position, record in enumerate(records)]
+        certificates.append(CertificateRow(
+            key, _certificate_props(key, run, spec, setting, model, body, records), samples))
+    fingerprints = {str(b["kg_fingerprint"]) for b in bodies.values() if b.get("kg_fingerprint")}
+    return RunData(run, kg or config.kg, run_dir.resolve(), config, certificates, fingerprints)
