@@ -27,9 +27,9 @@ def cli(ctx: click.Context, db: str | None, data_dir: str | None) -> None:
 
 
 def _register_commands() -> None:
-    from kgcert.cli import info, load, prompts, run, specs, synth
+    from kgcert.cli import info, load, prompts, report, run, specs, synth, writeback
 
-    for module in (load, info, synth, specs, prompts, run):
+    for module in (load, info, synth, specs, prompts, run, report, writeback):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -83,6 +83,11 @@ class _Display:
 @click.option("--max-new-tokens", type=int, default=None)
 @click.option("--mode", type=click.Choice(["generate", "choice"]), default=None,
               help="choice: local models score the option numbers (never unparseable).")
+@click.option("--options", type=int, default=None, help="Options per question (default 4).")
+@click.option("--few-shot", type=int, default=None, help="Worked examples, 0-5 (default 3).")
+@click.option("--context-chars", type=int, default=None,
+              help="Prompt budget in characters (default 12000); prompts whose essential "
+                   "sentences do not fit are skipped and counted.")
 @click.option("--limit", type=int, default=None, help="Smoke test: at most this many samples.")
 @click.option("--half-width", type=float, default=None,
               help="Sequential mode: stop at this half-width (anytime-valid bounds).")
