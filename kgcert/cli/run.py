@@ -88,6 +88,9 @@ class _Display:
 @click.option("--context-chars", type=int, default=None,
               help="Prompt budget in characters (default 12000); prompts whose essential "
                    "sentences do not fit are skipped and counted.")
+@click.option("--baseline", type=int, default=None,
+              help="Also run the paper's static baseline: this many prompts per spec with "
+                   "fixed names and no noise (the paper uses 50).")
 @click.option("--limit", type=int, default=None, help="Smoke test: at most this many samples.")
 @click.option("--half-width", type=float, default=None,
               help="Sequential mode: stop at this half-width (anytime-valid bounds).")

@@ -75,8 +75,10 @@ from kgcert.specs import (
 )
 from kgcert.store.graph import GraphStore
 
-Setting = Literal["vanilla", "distractor"]
-SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor")
+# baseline: the paper's static comparison set, vanilla context with every entity and
+# relation under its name, the first template, and no shuffling.
+Setting = Literal["vanilla", "distractor", "baseline"]
+SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 MAX_REDRAWS = 1_000
 FILLER_PER_ENTITY = 40
 RANDOM_OPTION_TRIES = 200
@@ -148,7 +150,7 @@ class PromptBuilder:
         self.setting: Setting = setting
         self.options = options
         self.few_shot = few_shot
-        self.shuffle = shuffle
+        self.shuffle = shuffle and setting != "baseline"
         self.budget = budget if budget is not None else Budget.characters()
         self.weighting: Weighting = weighting
         self.max_distractors = max_distractors
@@ -272,7 +274,7 @@ class PromptBuilder:
     def _neighbours_of_label(self, entity: str, label: str,
                              dag: _Dag) -> dict[str, tuple[Fact, ...]]:
         """Neighbours of `entity` with `label` through allowed edges, with those edges."""
-        key = (entity, label, dag.types if self.setting == "vanilla" else frozenset())
+        key = (entity, label, dag.types if self.setting != "distractor" else frozenset())
         cached = self._neighbours.get(key)
         if cached is None:
             found: dict[str, list[Fact]] = {}
@@ -350,12 +352,14 @@ class PromptBuilder:
         rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/{self.setting}", index)
         if isinstance(sample, DagSample):
             assert isinstance(self.spec, RelationSpec)
-            query = relation_query(self.spec, sample.nodes, graph, query_rng)
+            query = relation_query(self.spec, sample.nodes, graph, query_rng,
+                                   fixed=self.setting == "baseline")
         else:
             hops = [next(f for f in dag.essential
                          if f.source == s and f.type == t and f.target == o)
                     for s, t, o in dag.edges]
-            query = path_query(sample.pivot, hops, graph, query_rng)
+            query = path_query(sample.pivot, hops, graph, query_rng,
+                               fixed=self.setting == "baseline")
 
         distractors, candidates = self._distractors(sample, dag, rng)
         label = graph.label(dag.answer)

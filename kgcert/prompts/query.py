@@ -44,8 +44,9 @@ def _entity_note(alias: str, name: str) -> str | None:
 
 
 def relation_query(spec: RelationSpec, nodes: dict[str, str], graph: PromptGraph,
-                   rng: np.random.Generator) -> Query:
-    template_index = int(rng.integers(len(spec.templates)))
+                   rng: np.random.Generator, fixed: bool = False) -> Query:
+    """`fixed` (the paper's static baseline): the first template and every entity's name."""
+    template_index = 0 if fixed else int(rng.integers(len(spec.templates)))
     template = spec.templates[template_index]
     variables = sorted(set(PLACEHOLDER.findall(template)))
     shown: dict[str, str] = {}
@@ -53,7 +54,7 @@ def relation_query(spec: RelationSpec, nodes: dict[str, str], graph: PromptGraph
     notes: list[str] = []
     for var in variables:
         entity = nodes[var]
-        alias = _pick(graph.aliases(entity), rng)
+        alias = graph.name(entity) if fixed else _pick(graph.aliases(entity), rng)
         shown[var] = alias
         aliases[entity] = alias
         note = _entity_note(alias, graph.name(entity))
@@ -64,15 +65,17 @@ def relation_query(spec: RelationSpec, nodes: dict[str, str], graph: PromptGraph
 
 
 def path_query(pivot: str, hops: Sequence[Fact], graph: PromptGraph,
-               rng: np.random.Generator) -> Query:
-    alias = _pick(graph.aliases(pivot), rng)
+               rng: np.random.Generator, fixed: bool = False) -> Query:
+    """`fixed` (the paper's static baseline): the pivot's and the relations' names."""
+    alias = graph.name(pivot) if fixed else _pick(graph.aliases(pivot), rng)
     notes: list[str] = []
     note = _entity_note(alias, graph.name(pivot))
     if note:
         notes.append(note)
     relation_aliases: list[str] = []
     for fact in hops:
-        rel_alias = _pick(graph.relation_aliases(fact), rng)
+        rel_alias = (graph.relation_name(fact) if fixed
+                     else _pick(graph.relation_aliases(fact), rng))
         relation_aliases.append(rel_alias)
         name = graph.relation_name(fact)
         if rel_alias.casefold() != name.casefold():

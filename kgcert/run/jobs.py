@@ -38,14 +38,17 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
                                 scorer=task_builder.score))
             continue
         sampler = prepare_sampler(spec, store, cache_dir)
-        for setting in config.settings:
+        settings: list[tuple[str, int | None]] = [(s, None) for s in config.settings]
+        if config.baseline:  # the paper's static set: fixed names, no noise, reported beside
+            settings.append(("baseline", config.baseline))
+        for setting, count in settings:
             builder = PromptBuilder(store, spec, sampler, seed=config.seed, setting=setting,
                                     options=config.options, few_shot=config.few_shot,
                                     budget=budget, graph=graph, cache_dir=cache_dir)
             jobs.append(Job(spec.name, spec_hash(spec), setting, builder.build,
                             {**context, "options": config.options,
-                             "few_shot": config.few_shot, "budget": repr(budget.limit) +
-                             f" {budget.unit}"}))
+                             "few_shot": config.few_shot,
+                             "budget": f"{budget.limit} {budget.unit}"}, n=count))
     return jobs
 
 

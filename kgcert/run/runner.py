@@ -45,6 +45,7 @@ class Job:
     prompts: PromptSource
     context: dict[str, Any] = field(default_factory=dict)  # spec kind, KG fingerprint, ...
     scorer: Scorer | None = None  # default: the multiple-choice answer checker
+    n: int | None = None  # samples for this job (default: the run's n), e.g. the baseline
 
 
 @dataclass
@@ -111,10 +112,11 @@ class Runner:
         return written
 
     def _run_job(self, job: Job) -> list[Path]:
-        total = self.config.n
+        total = job.n or self.config.n
         logs = {slot.spec_string: self.log(job, slot) for slot in self.models}
         done = {name: log.read() for name, log in logs.items()}
-        stopped = {name: self._cut(records)[0] is not None for name, records in done.items()}
+        stopped = {name: self._cut(records, total)[0] is not None
+                   for name, records in done.items()}
         missing = sorted({i for slot in self.models if not stopped[slot.spec_string]
                           for i in range(total) if i not in done[slot.spec_string]})
         for batch in _batches(missing, self.config.batch_size):
@@ -128,12 +130,12 @@ class Runner:
                 logs[name].append(records)
                 for record in records:
                     done[name][record["index"]] = record
-                cut, bounds = self._cut(done[name])
+                cut, bounds = self._cut(done[name], total)
                 stopped[name] = cut is not None
-                self._report(job, slot, done[name], bounds)
-        return [self._certify(job, slot, done[slot.spec_string]) for slot in self.models]
+                self._report(job, slot, done[name], total, bounds)
+        return [self._certify(job, slot, done[slot.spec_string], total) for slot in self.models]
 
-    def _cut(self, records: dict[int, dict[str, Any]]
+    def _cut(self, records: dict[int, dict[str, Any]], total: int
              ) -> tuple[int | None, tuple[float, float] | None]:
         """Sequential mode: the first index after which the stopping rule holds (outcomes
         taken in index order, over the finished prefix), and the anytime-valid bounds there."""
@@ -141,7 +143,7 @@ class Runner:
         if sequential is None:
             return None, None
         prefix: list[dict[str, Any]] = []
-        for index in range(self.config.n):
+        for index in range(total):
             if index not in records:
                 break
             prefix.append(records[index])
@@ -193,14 +195,16 @@ class Runner:
         return records
 
     def _report(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
-                bounds: tuple[float, float] | None) -> None:
+                total: int, bounds: tuple[float, float] | None) -> None:
         correct = sum(1 for r in records.values() if r["outcome"] == "correct")
         self.progress.update(f"{job.spec} / {job.setting} / {slot.spec_string}", len(records),
-                             self.config.n, correct, bounds)
+                             total, correct, bounds)
 
-    def _certify(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]]) -> Path:
-        cut, sequential_bounds = self._cut(records)
-        last = cut if cut is not None else self.config.n - 1
+    def _certify(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
+                 total: int) -> Path:
+        cut, sequential_bounds = (None, None) if job.setting == "baseline" else self._cut(
+            records, total)
+        last = cut if cut is not None else total - 1
         # A sequential certificate ends where its rule stopped; samples drawn after that in
         # the same batch stay in the file but not in the bounds.
         ordered = [records[i] for i in sorted(records) if i <= last]
@@ -208,7 +212,7 @@ class Runner:
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
             "generation": slot.config.as_dict(), "seed": self.config.seed,
-            "samples_requested": self.config.n, "samples_recorded": len(ordered),
+            "samples_requested": total, "samples_recorded": len(ordered),
             "simultaneous": ({"method": "bonferroni", "family_confidence": self.config.confidence,
                               "certificates": len(self.jobs) * len(self.models)}
                              if self.config.simultaneous else None),

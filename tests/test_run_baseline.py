@@ -1,0 +1,42 @@
+"""The paper's static baseline: fixed names, first template, no shuffling, no distractors,
+its own sample count, reported beside the certificates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from kg_helpers import load_kg
+
+from kgcert.run.config import RunConfig
+from kgcert.run.jobs import build_jobs, build_models
+from kgcert.run.runner import Runner
+
+
+@pytest.fixture(scope="module")
+def alz_store(embedded_server, shared_data):
+    store, _ = load_kg(embedded_server, "primekg",
+                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "alz_base")
+    return store
+
+
+def test_baseline_prompts_are_static_and_certified_apart(alz_store, tmp_path: Path):
+    config = RunConfig(kg="alz_base", specs=("primekg.exposure_drug",),
+                       models=("bernoulli:0.9",), settings=("vanilla",), n=12, baseline=5)
+    jobs = build_jobs(alz_store, config, [], None)
+    assert [(job.setting, job.n) for job in jobs] == [("vanilla", None), ("baseline", 5)]
+    names = {row["id"]: row["name"] for row in alz_store.query(
+        "MATCH (n:Entity) RETURN n.id AS id, n.name AS name")}
+    baseline = jobs[1]
+    for index in range(5):
+        prompt = baseline.prompts(index)
+        provenance = prompt.provenance
+        assert provenance.setting == "baseline" and provenance.template == 0
+        assert provenance.distractors == ()
+        assert provenance.extra["shuffle"] is False
+        for entity, shown in provenance.aliases.items():
+            assert shown == names[entity]  # the name, never a sampled alias
+    paths = Runner(config, tmp_path, jobs, build_models(config, None)).run()
+    bodies = {json.loads(p.read_text())["setting"]: json.loads(p.read_text()) for p in paths}
+    assert bodies["baseline"]["n"] == 5 and bodies["vanilla"]["n"] == 12
