@@ -17,7 +17,7 @@ from kgcert.cli.common import Context, console
 from kgcert.config import data_dir
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig, SequentialConfig, load_run_config
-from kgcert.run.jobs import build_jobs, build_models
+from kgcert.run.jobs import build_jobs, build_models, prompt_budget
 from kgcert.run.runner import Progress as RunProgress
 from kgcert.run.runner import Runner
 from kgcert.stats import clopper_pearson, plan_sample_size
@@ -114,8 +114,9 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     run_dir = _resolve_run_dir(config, out)
     store = ctx.server().open(config.kg)
     cache = data_dir(ctx.data_dir) / "cache"
-    jobs = build_jobs(store, config, list(specs_dirs), cache / "specs")
     models = build_models(config, cache / "responses")
+    jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
+                      prompt_budget(config, models))
     columns = [TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
                "{task.total}"), TextColumn("{task.fields[info]}"), TimeRemainingColumn()]
     with Progress(*columns, console=console, transient=False) as progress:

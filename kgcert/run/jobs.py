@@ -17,12 +17,36 @@ from kgcert.run.runner import Job, ModelSlot
 from kgcert.specs import TaskSpec, find_spec, prepare_sampler, spec_hash
 from kgcert.store.graph import GraphStore
 
+TEMPLATE_RESERVE = 64  # tokens for the chat template's wrapping around the prompt
+
+
+def prompt_budget(config: RunConfig, models: list[ModelSlot]) -> Budget:
+    """Algorithm 7's budget. When every model is local, prompts are measured with their real
+    tokenizers (the largest count) against the smallest context left after the answer;
+    otherwise, and for API models, with the run's character budget."""
+    local = []
+    for slot in models:
+        model = getattr(slot.model, "inner", slot.model)
+        tokenizer, limit = getattr(model, "tokenizer", None), getattr(model, "context_limit", None)
+        if tokenizer is None or not limit:
+            return Budget.characters(config.context_chars)
+        local.append((tokenizer, int(limit) - config.max_new_tokens - TEMPLATE_RESERVE))
+    if not local:
+        return Budget.characters(config.context_chars)
+    tokenizers = [tokenizer for tokenizer, _ in local]
+
+    def count(text: str) -> int:
+        return max(len(t(text, add_special_tokens=False)["input_ids"]) for t in tokenizers)
+
+    names = ", ".join(str(getattr(t, "name_or_path", type(t).__name__)) for t in tokenizers)
+    return Budget.tokens(count, max(1, min(limit for _, limit in local)), f"tokens ({names})")
+
 
 def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
-               cache_dir: Path | None) -> list[Job]:
+               cache_dir: Path | None, budget: Budget | None = None) -> list[Job]:
     manifest = read_manifest(store)
     base = {"kg": config.kg, "kg_fingerprint": manifest.fingerprint if manifest else None}
-    budget = Budget.characters(config.context_chars)
+    budget = budget or Budget.characters(config.context_chars)
     graph = PromptGraph(store)  # one entity-edge cache for every builder of the run
     jobs: list[Job] = []
     for name in config.specs:

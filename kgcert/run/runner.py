@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+import yaml
 
 from kgcert.checker import check_answer
 from kgcert.errors import InputError
@@ -106,6 +107,11 @@ class Runner:
                 / f"{slug(job.spec)}__{slug(job.setting)}__{slug(slot.spec_string)}.json")
 
     def run(self) -> list[Path]:
+        saved = self.run_dir / "run.yaml"
+        if not saved.exists():  # the resolved settings, for resuming, reports and write-back
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            saved.write_text(yaml.safe_dump(self.config.model_dump(mode="json"),
+                                            sort_keys=False), encoding="utf-8")
         written: list[Path] = []
         for job in self.jobs:
             written += self._run_job(job)
