@@ -86,8 +86,11 @@ class _Display:
 @click.option("--options", type=int, default=None, help="Options per question (default 4).")
 @click.option("--few-shot", type=int, default=None, help="Worked examples, 0-5 (default 3).")
 @click.option("--context-chars", type=int, default=None,
-              help="Prompt budget in characters (default 12000); prompts whose essential "
-                   "sentences do not fit are skipped and counted.")
+              help="Prompt budget in characters when a model's tokenizer is unknown (default "
+                   "12000); prompts whose essential sentences do not fit are skipped, counted.")
+@click.option("--context-tokens", type=int, default=None,
+              help="Cap on the prompt budget of local models, counted by their tokenizers "
+                   "(default: their context window less the answer).")
 @click.option("--baseline", type=int, default=None,
               help="Also run the paper's static baseline: this many prompts per spec with "
                    "fixed names and no noise (the paper uses 50).")

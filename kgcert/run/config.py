@@ -44,6 +44,7 @@ class RunConfig(BaseModel):
     temperature: float = Field(default=0.0, ge=0)
     mode: Literal["generate", "choice"] = "generate"
     context_chars: int = Field(default=12_000, ge=200)  # budget without a known tokenizer
+    context_tokens: int | None = Field(default=None, ge=100)  # cap on a tokenizer budget
     sequential: SequentialConfig | None = None
     simultaneous: bool = False  # Bonferroni over all certificates of the run
     baseline: int = Field(default=0, ge=0)  # static prompts per spec (the paper uses 50)

@@ -39,7 +39,10 @@ def prompt_budget(config: RunConfig, models: list[ModelSlot]) -> Budget:
         return max(len(t(text, add_special_tokens=False)["input_ids"]) for t in tokenizers)
 
     names = ", ".join(str(getattr(t, "name_or_path", type(t).__name__)) for t in tokenizers)
-    return Budget.tokens(count, max(1, min(limit for _, limit in local)), f"tokens ({names})")
+    limit = max(1, min(limit for _, limit in local))
+    if config.context_tokens is not None:
+        limit = min(limit, config.context_tokens)
+    return Budget.tokens(count, limit, f"tokens ({names})")
 
 
 def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
