@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kgcert.errors import InputError
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
@@ -117,3 +118,18 @@ def test_torn_last_line_is_dropped_and_resumed_once(tmp_path: Path):
     again.run()
     assert (json.loads(first.certificate_path(job, slots[0]).read_text())["k"]
             == json.loads(again.certificate_path(job, slots[0]).read_text())["k"])
+
+
+def test_baseline_is_never_stopped_early_and_stale_samples_are_refused(tmp_path: Path):
+    sequential = SequentialConfig(threshold=0.5)
+    slots = _slots(0.95, 1)
+    jobs = [Job("toy", "toy", "vanilla", _toy_prompts("a")),
+            Job("toy", "toy", "baseline", _toy_prompts("b"), n=60)]
+    runner = Runner(_config(300, batch_size=10, sequential=sequential), tmp_path, jobs, slots)
+    bodies = {json.loads(p.read_text())["setting"]: json.loads(p.read_text())
+              for p in runner.run()}
+    assert bodies["vanilla"]["n"] < 300  # stopped once the bounds cleared 0.5
+    assert bodies["baseline"]["n"] == 60 and bodies["baseline"]["method"].startswith("clopper")
+    changed = Job("toy", "other-hash", "vanilla", _toy_prompts("a"))
+    with pytest.raises(InputError, match="now hashes to other-hash"):
+        Runner(_config(300, sequential=sequential), tmp_path, [changed], slots).run()

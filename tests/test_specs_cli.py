@@ -190,3 +190,13 @@ def test_unknown_kg_exits_3(data_dir):
     line = _one_error_line(done, 3)
     assert re.fullmatch(r"error: no KG named 'nope' on embedded server \(bolt://[\d.:]+\) "
                         r"\(loaded KGs: alz\)", line), line
+
+
+def test_run_rejects_a_bad_half_width_in_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "kgcert", "run", "--kg", "x", "--spec", "s",
+                           "--model", "bernoulli:0.5", "--half-width", "0.7"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "KGCERT_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "half_width" in lines[0]

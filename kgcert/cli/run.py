@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import time
 from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -16,7 +16,7 @@ from rich.text import Text
 from kgcert.cli.common import Context, console
 from kgcert.config import data_dir
 from kgcert.errors import InputError
-from kgcert.run.config import RunConfig, SequentialConfig, load_run_config
+from kgcert.run.config import UNHASHED, RunConfig, load_run_config
 from kgcert.run.jobs import build_jobs, build_models, prompt_budget
 from kgcert.run.runner import Progress as RunProgress
 from kgcert.run.runner import Runner
@@ -24,20 +24,27 @@ from kgcert.stats import clopper_pearson, plan_sample_size
 
 
 def _resolve_run_dir(config: RunConfig, out: Path | None) -> Path:
+    """The run directory, locked for this process; refuses one that holds another run."""
     run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
     saved = run_dir / "run.yaml"
     if saved.exists():
-        previous = RunConfig.model_validate(yaml.safe_load(saved.read_text(encoding="utf-8")))
+        previous = load_run_config(saved, {})
         if previous.fingerprint() != config.fingerprint():
             changed = sorted(k for k, v in config.model_dump().items()
-                             if previous.model_dump().get(k) != v
-                             and k not in ("n", "batch_size", "cache"))
+                             if previous.model_dump().get(k) != v and k not in UNHASHED)
             raise InputError(f"{run_dir} holds a different run (changed: {', '.join(changed)}); "
                              "choose another --out")
     run_dir.mkdir(parents=True, exist_ok=True)
-    saved.write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False),
-                     encoding="utf-8")
+    lock = (run_dir / ".lock").open("w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise InputError(f"another kgcert run is writing to {run_dir}") from None
+    _locks.append(lock)  # held until the process ends
     return run_dir
+
+
+_locks: list[Any] = []
 
 
 class _Display:
@@ -94,7 +101,8 @@ class _Display:
 @click.option("--baseline", type=int, default=None,
               help="Also run the paper's static baseline: this many prompts per spec with "
                    "fixed names and no noise (the paper uses 50).")
-@click.option("--limit", type=int, default=None, help="Smoke test: at most this many samples.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Smoke test: at most this many samples per certificate.")
 @click.option("--half-width", type=float, default=None,
               help="Sequential mode: stop at this half-width (anytime-valid bounds).")
 @click.option("--threshold", type=float, default=None,
@@ -110,10 +118,11 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     if half_width is not None or threshold is not None:
-        flags["sequential"] = SequentialConfig(half_width=half_width, threshold=threshold)
+        flags["sequential"] = {"half_width": half_width, "threshold": threshold}
     config = load_run_config(config_file, flags)
     if limit is not None:
-        config = config.model_copy(update={"n": min(config.n, limit)})
+        config = load_run_config(None, config.model_dump() | {
+            "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
     run_dir = _resolve_run_dir(config, out)
     store = ctx.server().open(config.kg)
     cache = data_dir(ctx.data_dir) / "cache"

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from kgcert.errors import InputError
 
 SETTINGS = ("vanilla", "distractor")
+UNHASHED = ("n", "batch_size", "cache")  # may change between a run and its resume
 
 
 class SequentialConfig(BaseModel):
@@ -60,7 +61,7 @@ class RunConfig(BaseModel):
 
     def fingerprint(self) -> str:
         """Identifies what the run samples and asks; n may grow on a later resume."""
-        body = self.model_dump(mode="json", exclude={"n", "batch_size", "cache"})
+        body = self.model_dump(mode="json", exclude=set(UNHASHED))
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 

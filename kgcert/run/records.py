@@ -32,20 +32,23 @@ def hash_text(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:6], "little")
 
 
-def write_json(path: Path, data: Any) -> None:
+def write_text(path: Path, text: str) -> None:
     """Write then rename, so a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=2, sort_keys=True, default=str)
-            out.write("\n")
+            out.write(text)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, path)
     finally:
         if os.path.exists(temp):
             os.unlink(temp)
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
 @dataclass

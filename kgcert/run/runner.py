@@ -24,7 +24,7 @@ from kgcert.models.base import GenerationConfig, Model, ModelRequest, ModelRespo
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import SKIPPED, certificate
 from kgcert.run.config import RunConfig
-from kgcert.run.records import SampleLog, slug, write_json
+from kgcert.run.records import SampleLog, slug, write_json, write_text
 from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
 
 PromptSource = Callable[[int], Prompt]
@@ -109,9 +109,8 @@ class Runner:
     def run(self) -> list[Path]:
         saved = self.run_dir / "run.yaml"
         if not saved.exists():  # the resolved settings, for resuming, reports and write-back
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-            saved.write_text(yaml.safe_dump(self.config.model_dump(mode="json"),
-                                            sort_keys=False), encoding="utf-8")
+            write_text(saved, yaml.safe_dump(self.config.model_dump(mode="json"),
+                                             sort_keys=False))
         written: list[Path] = []
         for job in self.jobs:
             written += self._run_job(job)
@@ -121,8 +120,16 @@ class Runner:
         total = job.n or self.config.n
         logs = {slot.spec_string: self.log(job, slot) for slot in self.models}
         done = {name: log.read() for name, log in logs.items()}
-        stopped = {name: self._cut(records, total)[0] is not None
-                   for name, records in done.items()}
+        for name, existing in done.items():
+            stale = next((r for r in existing.values() if r.get("spec_hash") != job.spec_hash),
+                         None)
+            if stale is not None:
+                raise InputError(f"{logs[name].path} holds samples of spec {job.spec} with hash "
+                                 f"{stale.get('spec_hash')}, but the spec now hashes to "
+                                 f"{job.spec_hash}; it changed since, so use another --out")
+        sequential = job.setting != "baseline"  # the baseline is a fixed set, never stopped
+        stopped = {name: sequential and self._cut(existing, total)[0] is not None
+                   for name, existing in done.items()}
         missing = sorted({i for slot in self.models if not stopped[slot.spec_string]
                           for i in range(total) if i not in done[slot.spec_string]})
         for batch in _batches(missing, self.config.batch_size):
@@ -136,7 +143,7 @@ class Runner:
                 logs[name].append(records)
                 for record in records:
                     done[name][record["index"]] = record
-                cut, bounds = self._cut(done[name], total)
+                cut, bounds = self._cut(done[name], total) if sequential else (None, None)
                 stopped[name] = cut is not None
                 self._report(job, slot, done[name], total, bounds)
         return [self._certify(job, slot, done[slot.spec_string], total) for slot in self.models]

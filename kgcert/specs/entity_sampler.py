@@ -95,6 +95,9 @@ class _Neighbourhood:
         for hops in range(1, max_hops + 1):
             running = np.zeros(len(self.dst) + 1, dtype=np.int64)
             weights = self.last_hop_ok if hops == 1 else walks[-1][self.dst]
+            if float(np.sum(weights, dtype=np.float64)) >= 2.0**62:
+                raise InputError(f"pivot {pivot!r}: too many walks of {hops} hops to count "
+                                 "exactly; lower rho or restrict the relations")
             np.cumsum(weights, out=running[1:])
             self.cumulative.append(running)
             walks.append(running[self.indptr[1:]] - running[self.indptr[:-1]])

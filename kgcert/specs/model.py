@@ -115,6 +115,14 @@ class EntitySpec(_Header):
     paths: Literal["uniform", "random_walk"] = "uniform"
     relations: RelationFilter = RelationFilter()
 
+    @field_validator("pivots")
+    @classmethod
+    def _distinct_pivots(cls, pivots: tuple[str, ...]) -> tuple[str, ...]:
+        repeated = sorted({p for p in pivots if pivots.count(p) > 1})
+        if repeated:  # a repeated pivot would be drawn more often than the others
+            raise ValueError(f"pivot {repeated[0]!r} is listed twice")
+        return pivots
+
     @field_validator("rho")
     @classmethod
     def _rho_at_least_two(cls, rho: int) -> int:

@@ -27,6 +27,7 @@ from antlr4_cypher import CypherLexer, CypherParser
 from kgcert.errors import InputError
 
 _VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_RESERVED = {"cypher", "dag"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,9 @@ def _node(ctx: Any, labels: dict[str, str | None], text: str) -> str:
                              "constraints in the spec, not the pattern")
     if var is None:
         raise InputError(f"pattern node {ctx.getText()} needs a variable name in {text!r}")
+    if var in _RESERVED:
+        raise InputError(f"variable name {var!r} is reserved (query parameters use it); "
+                         f"rename it in {text!r}")
     if not _VARIABLE.match(var):
         raise InputError(f"variable {var!r} must be letters, digits and _ (templates name it "
                          f"as {{{{variable}}}}) in {text!r}")

@@ -87,9 +87,9 @@ class RelationSampler:
         # candidates rejects least (matches are the same for all), so try each.
         best: tuple[int, list[_TreeEdge], list[PatternEdge], np.ndarray] | None = None
         for kept in _spanning_edge_sets(compiled.edges, len(compiled.labels)):
-            self._tree, closing = self._spanning_tree(kept)
+            tree, closing = self._spanning_tree(kept)
             self._tree_edges = [self._csr(parent, child, edge, size)
-                                for parent, child, edge in self._tree]
+                                for parent, child, edge in tree]
             cumulative = self._counts(size)
             if best is None or int(cumulative[-1]) < best[0]:
                 best = (int(cumulative[-1]), self._tree_edges, closing, cumulative)
@@ -160,6 +160,9 @@ class RelationSampler:
             tree_edge.cumulative = cumulative
             per_parent = cumulative[tree_edge.indptr[1:]] - cumulative[tree_edge.indptr[:-1]]
             cum_f = np.concatenate([[0.0], np.cumsum(below_f[tree_edge.neighbours])])
+            if cum_f[-1] >= EXACT_LIMIT:
+                raise InputError(f"spec {self.compiled.spec.name}: too many candidate matches "
+                                 "to count exactly (over 2^62); add constraints to the pattern")
             per_parent_f = cum_f[tree_edge.indptr[1:]] - cum_f[tree_edge.indptr[:-1]]
             parent = tree_edge.parent
             weights[parent] = weights.get(parent, np.ones(size, dtype=np.int64)) * per_parent

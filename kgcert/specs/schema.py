@@ -46,13 +46,13 @@ class KGSchema:
         """The KG label for a label written in a spec; None (no label) means any entity."""
         if written is None or written == ENTITY:
             return ENTITY
-        name = sanitize_identifier(written)
+        name = _sanitized(written, where)
         if name not in self.labels:
             raise InputError(f"{where}: unknown label {written!r}{_suggest(name, self.labels)}")
         return name
 
     def rel_type(self, written: str, where: str) -> str:
-        name = sanitize_identifier(written)
+        name = _sanitized(written, where)
         if name not in self.rel_types:
             raise InputError(f"{where}: unknown relationship type {written!r}"
                              f"{_suggest(name, self.rel_types)}")
@@ -68,6 +68,13 @@ class KGSchema:
         joins = ", ".join(f"{s}->{t}" for s, t in sorted(known))
         raise InputError(f"{where}: no {rel_type} edges go from {source} to {target} in this KG "
                          f"({rel_type} joins {joins})")
+
+
+def _sanitized(written: str, where: str) -> str:
+    try:
+        return sanitize_identifier(written)
+    except ValueError:
+        raise InputError(f"{where}: {written!r} is not a label or relationship type") from None
 
 
 def _fits(wanted: str, actual: str) -> bool:

@@ -43,7 +43,10 @@ def _pull(store: GraphStore, source: str, rel_type: str, target: str) -> PairTab
         right.append(str(row["t"]))
     ids, inverse = np.unique(np.array(left + right, dtype=str), return_inverse=True)
     inverse = inverse.astype(np.int64)
-    return PairTable(ids, inverse[:len(left)], inverse[len(left):])
+    sources, targets = inverse[:len(left)], inverse[len(left):]
+    # Pairs in id order, not the server's row order, so samples never depend on it.
+    order = np.lexsort((targets, sources))
+    return PairTable(ids, sources[order], targets[order])
 
 
 class TableCache:

@@ -280,8 +280,19 @@ def exit_now(code: int) -> NoReturn:
             stream.flush()
     with _lock:
         running = _running
-    if running is None:
+    if running is None and not _jvm_started():
         sys.exit(code)
-    running.close()
-    logging.shutdown()
-    os._exit(code)
+    try:
+        if running is not None:
+            running.close()
+        logging.shutdown()
+    finally:
+        os._exit(code)
+
+
+def _jvm_started() -> bool:
+    if "jpype" not in sys.modules:
+        return False
+    import jpype
+
+    return bool(jpype.isJVMStarted())
