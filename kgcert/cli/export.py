@@ -1,0 +1,70 @@
+"""`kgcert export neo4j-admin`: a KG's files as neo4j-admin bulk-import files for a local Neo4j."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from kgcert.cli.common import console, errors
+from kgcert.cli.load import _settings
+from kgcert.export.neo4j_admin import read_source, write_neo4j_admin
+from kgcert.loaders import LoadOptions, get_loader
+from kgcert.store.server import check_kg_name
+
+
+@click.group("export")
+def export_group() -> None:
+    """Write a KG as files for other tools (no graph server needed)."""
+
+
+@export_group.command("neo4j-admin")
+@click.argument("format_name", metavar="FORMAT")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
+              help="Directory to write the import files into (created; must be empty).")
+@click.option("--kg", "kg_name", default=None,
+              help="Name of the KG and of the Neo4j database to import into (default: the "
+                   "format name). Neo4j Community has one database: use --kg neo4j.")
+@click.option("--strict", is_flag=True, help="Fail on the first malformed row.")
+@click.option("--no-ascii", is_flag=True, help="Keep Unicode in names and sentences.")
+@click.option("--set", "pairs", multiple=True, metavar="KEY=VALUE",
+              help="Loader setting, as for `kgcert load`.")
+@click.option("--gzip", "compress", is_flag=True, help="Write .csv.gz (neo4j-admin reads them).")
+@click.option("--overwrite", is_flag=True,
+              help="Write into a non-empty --out, replacing an earlier export there.")
+def neo4j_admin_command(format_name: str, paths: tuple[Path, ...], out_dir: Path,
+                        kg_name: str | None, strict: bool, no_ascii: bool,
+                        pairs: tuple[str, ...], compress: bool, overwrite: bool) -> None:
+    """Write FORMAT files as `neo4j-admin database import full` input for a local Neo4j 5.
+
+    Reads the files as `kgcert load FORMAT` does (same preprocessing, same manifest) and
+    writes one CSV per entity label and per relationship type, the KgcertRelation and
+    KgcertManifest nodes, import.sh (the neo4j-admin command), schema.cypher (kgcert's
+    constraints and indexes, to run after the import) and NEXT_STEPS.txt.
+    """
+    options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
+    loader = get_loader(format_name, options)
+    kg = check_kg_name(kg_name or format_name.replace("-", "_"))
+    data, manifest = read_source(loader, list(paths), kg,
+                                 report=lambda m: errors.print(m, highlight=False))
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=errors, transient=True) as bar:
+        task = bar.add_task(f"writing {kg}", total=data.edge_count)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        written = write_neo4j_admin(data, manifest, out_dir, compress=compress,
+                                    overwrite=overwrite, progress=advance)
+    console.print(
+        f"wrote KG [bold]{kg}[/] to {out_dir}: {data.node_count:,} entities in "
+        f"{len(written.node_files)} node files, {data.edge_count:,} relationships in "
+        f"{len(written.relationship_files)} files", highlight=False)
+    console.print(f"next: read {written.next_steps}, then run {written.script}",
+                  highlight=False, soft_wrap=True)
+
+
+COMMANDS = [export_group]
