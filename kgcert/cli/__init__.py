@@ -27,9 +27,9 @@ def cli(ctx: click.Context, db: str | None, data_dir: str | None) -> None:
 
 
 def _register_commands() -> None:
-    from kgcert.cli import info, load, prompts, report, run, specs, synth, writeback
+    from kgcert.cli import export, info, load, prompts, report, run, specs, synth, writeback
 
-    for module in (load, info, synth, specs, prompts, run, report, writeback):
+    for module in (load, info, synth, export, specs, prompts, run, report, writeback):
         for command in module.COMMANDS:
             cli.add_command(command)
 
