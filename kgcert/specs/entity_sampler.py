@@ -275,9 +275,18 @@ class EntitySampler:
         batch = 16
         while drawn < MAX_ATTEMPTS:
             nodes, rels, alive = area.draw_walks(hops, rng, uniform, batch)
-            for row in np.flatnonzero(alive):
-                if area.unique_answer(tuple(rels[row].tolist())):
-                    return pivot, nodes[row].tolist(), rels[row].tolist(), drawn + int(row)
+            rows = np.flatnonzero(alive)
+            if len(rows):
+                # Uniqueness depends on the relation sequence only: test each distinct one once.
+                base = max(len(area.rel_names), 1)
+                codes = rels[rows] @ (base ** np.arange(hops - 1, -1, -1, dtype=np.int64))
+                _, first, which = np.unique(codes, return_index=True, return_inverse=True)
+                unique = np.array([area.unique_answer(tuple(rels[rows[i]].tolist()))
+                                   for i in first], dtype=bool)
+                hits = rows[unique[which]]
+                if len(hits):
+                    row = int(hits[0])  # the first valid walk in draw order
+                    return pivot, nodes[row].tolist(), rels[row].tolist(), drawn + row
             drawn += batch
             batch = min(batch * 4, 16384)
         raise InputError(f"spec {self.spec.name}: no valid {hops}-hop path from {pivot!r} in "
