@@ -103,36 +103,12 @@ class _Neighbourhood:
             walks.append(running[self.indptr[1:]] - running[self.indptr[:-1]])
         self.walks = walks
 
-    def draw_walk(self, hops: int, rng: np.random.Generator,
-                  uniform: bool) -> tuple[list[int], list[int]] | None:
-        """A walk of `hops` hops: each step uniform over the out-edges (random walk) or in
-        proportion to the walks that continue from each edge (uniform over walks). None when
-        the random walk steps back onto its own path or reaches a dead end."""
-        nodes = [self.pivot]
-        rels: list[int] = []
-        for left in range(hops, 0, -1):
-            u = nodes[-1]
-            start, end = int(self.indptr[u]), int(self.indptr[u + 1])
-            if uniform:
-                running = self.cumulative[left]
-                base = running[start]
-                pick = int(base + rng.integers(running[end] - base))
-                edge = int(np.searchsorted(running, pick, "right")) - 1
-            else:
-                if end == start:
-                    return None
-                edge = start + int(rng.integers(end - start))
-            target = int(self.dst[edge])
-            if target in nodes:
-                return None
-            rels.append(int(self.rel[edge]))
-            nodes.append(target)
-        return nodes, rels
-
     def draw_walks(self, hops: int, rng: np.random.Generator, uniform: bool,
                    count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`count` independent walks at once, the same law as `draw_walk` row by row: node
-        rows, relation rows, and which rows are simple walks that never hit a dead end."""
+        """`count` independent walks at once: each step uniform over the out-edges (random
+        walk) or in proportion to the walks that continue from each edge (uniform over
+        walks). Returns node rows, relation rows, and which rows are simple walks that never
+        hit a dead end."""
         nodes = np.full((count, hops + 1), self.pivot, dtype=np.int64)
         rels = np.zeros((count, hops), dtype=np.int64)
         alive = np.ones(count, dtype=bool)
@@ -254,8 +230,8 @@ class EntitySampler:
             if area.walks[hops][area.pivot] == 0:
                 raise InputError(f"spec {self.spec.name}: pivot {pivot!r} has no path of {hops} "
                                  "hops; drop that length from `lengths` or pick another pivot")
-            if any(walk is not None and area.is_valid(*walk)
-                   for walk in (area.draw_walk(hops, rng, True) for _ in range(500))):
+            nodes, rels, alive = area.draw_walks(hops, rng, True, 2000)
+            if any(area.unique_answer(tuple(rels[row].tolist())) for row in np.flatnonzero(alive)):
                 continue
             if next(area.paths(hops, limit=SEARCH_LIMIT), None) is None:
                 raise InputError(f"spec {self.spec.name}: pivot {pivot!r} has no {hops}-hop path "
