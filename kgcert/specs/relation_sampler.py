@@ -232,7 +232,7 @@ class RelationSampler:
             row = self.table[int(rng.integers(len(self.table)))]
             return dict(zip(self.columns, (int(x) for x in row), strict=True)), 0
         # Candidates come in batches of a fixed, growing schedule and the first match in draw
-        # order is kept: the same result as drawing one candidate at a time.
+        # order is kept: the same law as drawing one candidate at a time.
         drawn, batch = 0, 8
         while drawn < MAX_ATTEMPTS:
             columns = self._tree_draws(rng, batch)
