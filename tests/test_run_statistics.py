@@ -133,3 +133,17 @@ def test_baseline_is_never_stopped_early_and_stale_samples_are_refused(tmp_path:
     changed = Job("toy", "other-hash", "vanilla", _toy_prompts("a"))
     with pytest.raises(InputError, match="now hashes to other-hash"):
         Runner(_config(300, sequential=sequential), tmp_path, [changed], slots).run()
+
+
+def test_reports_count_only_the_samples_inside_a_sequential_certificate(tmp_path: Path):
+    from kgcert.report import load_runs
+
+    slots = _slots(0.97, 1)
+    job = Job("toy", "toy", "vanilla", _toy_prompts("cut"))
+    runner = Runner(_config(400, batch_size=25, sequential=SequentialConfig(threshold=0.6)),
+                    tmp_path, [job], slots)
+    body = json.loads(runner.run()[0].read_text())
+    written = len(SampleLog(runner.log(job, slots[0]).path).read())
+    assert body["samples_recorded"] < written  # the stopping batch ran past the cut
+    samples = load_runs([tmp_path]).samples
+    assert len(samples) == body["samples_recorded"]

@@ -226,12 +226,36 @@ def load_certificates(run: RunInfo) -> list[dict[str, Any]]:
             for path in sorted(folder.glob("*.json"))]
 
 
+def _last_indices(run: RunInfo) -> dict[tuple[str, str, str], int]:
+    """The last sample index each certificate counts: a sequential certificate stops where
+    its rule held, and samples drawn later in that batch stay out of the report too."""
+    last: dict[tuple[str, str, str], int] = {}
+    folder = run.path / "certificates"
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        body = _read_json(path)
+        sequential = body.get("sequential") or {}
+        stop = sequential.get("stopped_at_index")
+        requested = body.get("samples_requested")
+        if stop is not None:
+            last[(body["spec"], body["setting"], body["model"])] = int(stop)
+        elif requested is not None:
+            last[(body["spec"], body["setting"], body["model"])] = int(requested) - 1
+    return last
+
+
 def load_samples(run: RunInfo) -> list[dict[str, Any]]:
     folder = run.path / "samples"
     if not folder.is_dir():
         return []
-    return [sample_row(record, run.label) for path in sorted(folder.glob("*/*/*.jsonl"))
-            for record in iter_records(path)]
+    last = _last_indices(run)
+    rows = []
+    for path in sorted(folder.glob("*/*/*.jsonl")):
+        for record in iter_records(path):
+            key = (record.get("spec"), record.get("setting"), record.get("model"))
+            if key in last and int(record.get("index", 0)) > last[key]:
+                continue
+            rows.append(sample_row(record, run.label))
+    return rows
 
 
 def load_runs(paths: Sequence[Path], *, samples: bool = True) -> RunSet:

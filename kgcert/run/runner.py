@@ -226,6 +226,8 @@ class Runner:
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
             "generation": slot.config.as_dict(), "seed": self.config.seed,
             "samples_requested": total, "samples_recorded": len(ordered),
+            "sequential": (self.config.sequential.model_dump() | {"stopped_at_index": cut}
+                           if self.config.sequential and job.setting != "baseline" else None),
             "simultaneous": ({"method": "bonferroni", "family_confidence": self.config.confidence,
                               "certificates": len(self.jobs) * len(self.models)}
                              if self.config.simultaneous else None),
