@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgcert.errors import InputError, MissingDependencyError
-from kgcert.models._async import run_sync
+from kgcert.models._async import gather_limited, run_sync
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.openai_compat import RETRY_STATUS, sample_seed
 from kgcert.models.retry import (
@@ -91,13 +91,8 @@ class GeminiModel:
         config = config or self.config
         if config.mode == "choice":
             raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
-        limit = asyncio.Semaphore(self.concurrency)
-
-        async def one(request: ModelRequest) -> ModelResponse:
-            async with limit:
-                return await self._complete(request, config)
-
-        return list(await asyncio.gather(*(one(r) for r in requests)))
+        return await gather_limited(requests, self.concurrency,
+                                    lambda request: self._complete(request, config))
 
     def _request_parts(self, request: ModelRequest, config: GenerationConfig) -> tuple[Any, Any]:
         from google.genai import types

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 import httpx
 
 from kgcert.errors import InputError
-from kgcert.models._async import run_sync
+from kgcert.models._async import gather_limited, run_sync
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.retry import (
     CallFailed,
@@ -103,19 +103,14 @@ class OpenAICompatModel:
         headers = {"Content-Type": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        limit = asyncio.Semaphore(self.concurrency)
         async with httpx.AsyncClient(
             base_url=self.base_url,
             headers=headers,
             timeout=httpx.Timeout(self.timeout_s),
             limits=httpx.Limits(max_connections=self.concurrency),
         ) as client:
-
-            async def one(request: ModelRequest) -> ModelResponse:
-                async with limit:
-                    return await self._complete(client, request, config)
-
-            return list(await asyncio.gather(*(one(r) for r in requests)))
+            return await gather_limited(requests, self.concurrency,
+                                        lambda request: self._complete(client, request, config))
 
     def _body(self, request: ModelRequest, config: GenerationConfig) -> dict[str, Any]:
         seed = config.seed if config.greedy else sample_seed(config.seed, request.sample_index)
