@@ -31,6 +31,29 @@ class LoadResult:
     skipped: bool  # the same files were already loaded
 
 
+def source_manifest(loader: Loader, paths: Sequence[Path], kg: str
+                    ) -> tuple[list[Path], Manifest]:
+    """The loader's source files and the manifest describing them (still `loading`)."""
+    check_kg_name(kg)
+    files = loader.source_files(paths)
+    return files, Manifest.for_files(kg, loader.format, loader.version,
+                                     loader.options.manifest_view(), files)
+
+
+def parse(loader: Loader, files: Sequence[Path], manifest: Manifest,
+          report: Report = lambda _: None) -> KGData:
+    """Read the files, report skipped rows, refuse a KG with no entities, note it all."""
+    data = loader.read(files)
+    if data.problems.count:
+        report(f"skipped {data.problems.summary()}; --strict stops at the first")
+    if data.node_count == 0:
+        raise InputError(f"no entities found in {', '.join(str(f) for f in files)}")
+    manifest.notes = [*data.notes] + (
+        [f"skipped {data.problems.summary()}"] if data.problems.count else []
+    )
+    return data
+
+
 def load(
     server: GraphServer,
     loader: Loader,
@@ -41,10 +64,7 @@ def load(
     report: Report = lambda _: None,
     progress: EdgeProgress | None = None,
 ) -> LoadResult:
-    check_kg_name(kg)
-    files = loader.source_files(paths)
-    manifest = Manifest.for_files(kg, loader.format, loader.version,
-                                  loader.options.manifest_view(), files)
+    files, manifest = source_manifest(loader, paths, kg)
     if server.exists(kg):
         previous = read_manifest(server.open(kg))
         if previous is None or previous.status != COMPLETE:
@@ -62,14 +82,7 @@ def load(
                 f"{', '.join(f['name'] for f in previous.files)}); pass --replace or another --kg"
             )
     # Parse everything before touching the server: bad input leaves no half-made KG.
-    data = loader.read(files)
-    if data.problems.count:
-        report(f"skipped {data.problems.summary()}; --strict stops at the first")
-    if data.node_count == 0:
-        raise InputError(f"no entities found in {', '.join(str(f) for f in files)}")
-    manifest.notes = [*data.notes] + (
-        [f"skipped {data.problems.summary()}"] if data.problems.count else []
-    )
+    data = parse(loader, files, manifest, report)
     write_kg(server, kg, data, manifest, progress)
     return LoadResult(kg, manifest, skipped=False)
 

@@ -49,6 +49,7 @@ from kgcert import __version__
 from kgcert.errors import InputError
 from kgcert.loaders import Loader
 from kgcert.loaders.records import KGData
+from kgcert.loading import Report, parse, source_manifest
 from kgcert.manifest import COMPLETE, Manifest, now
 from kgcert.store.bulk import SCHEMA_STATEMENTS
 from kgcert.store.cypher import is_safe_identifier, statement
@@ -66,7 +67,6 @@ _BAD_KEY_CHARACTERS = set(':,"\r\n\x00')
 _CHUNK = 50_000  # edges per writerows call (and per progress report)
 
 EdgeProgress = Callable[[int, int], None]  # (edges written, edges total)
-Report = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -98,19 +98,8 @@ class ImportFiles:
 def read_source(loader: Loader, paths: Sequence[Path], kg: str,
                 report: Report = lambda _: None) -> tuple[KGData, Manifest]:
     """Parse a KG as `kgcert load` does, with no server: the data and its (loading) manifest."""
-    check_kg_name(kg)
-    files = loader.source_files(paths)
-    manifest = Manifest.for_files(kg, loader.format, loader.version,
-                                  loader.options.manifest_view(), files)
-    data = loader.read(files)
-    if data.problems.count:
-        report(f"skipped {data.problems.summary()}; --strict stops at the first")
-    if data.node_count == 0:
-        raise InputError(f"no entities found in {', '.join(str(f) for f in files)}")
-    manifest.notes = [*data.notes] + (
-        [f"skipped {data.problems.summary()}"] if data.problems.count else []
-    )
-    return data, manifest
+    files, manifest = source_manifest(loader, paths, kg)
+    return parse(loader, files, manifest, report), manifest
 
 
 def write_neo4j_admin(
