@@ -7,6 +7,7 @@ from the file), so the resumed run writes that sample again exactly once.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -22,14 +23,9 @@ def slug(text: str) -> str:
     """A file-name-safe form of a spec, model or setting name (distinct names stay distinct)."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
     if safe != text:
-        safe += "-" + format(abs(hash_text(text)) % 16**6, "06x")
+        digest = hashlib.sha256(text.encode()).digest()
+        safe += "-" + format(int.from_bytes(digest[:3], "little"), "06x")
     return safe
-
-
-def hash_text(text: str) -> int:
-    import hashlib
-
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:6], "little")
 
 
 def write_text(path: Path, text: str) -> None:
