@@ -1,33 +1,53 @@
 // Writes used while loading a KG. Bolt batches use UNWIND; the embedded server's own
 // bulk API replaces the two batch statements when kgcert runs in-process.
+// {{:kg}} stands for the KG's own label where KGs share a database (see kgcert/store/cypher.py):
+// every node kgcert writes carries it, and every match and delete is confined to it.
 
 // name: create_nodes
 UNWIND $rows AS row
-CREATE (n:Entity:{{label}})
+CREATE (n:Entity:{{label}}{{:kg}})
 SET n = row
 
 // name: create_edges
 UNWIND $rows AS row
-MATCH (a:Entity {id: row.s})
-MATCH (b:Entity {id: row.t})
+MATCH (a:Entity{{:kg}} {id: row.s})
+MATCH (b:Entity{{:kg}} {id: row.t})
 CREATE (a)-[e:{{rel_type}}]->(b)
 SET e = row.p
 
 // name: create_relations
 UNWIND $rows AS row
-CREATE (r:KgcertRelation)
+CREATE (r:KgcertRelation{{:kg}})
 SET r = row
 
 // name: delete_batch
-MATCH (n)
+// Only in a shared database: this KG's nodes (its label), never anyone else's.
+MATCH (n{{:kg}})
 WITH n LIMIT $batch
 DETACH DELETE n
 RETURN count(*) AS deleted
 
+// name: foreign_links
+// Relationships between this KG's nodes and nodes it does not own: deleting the KG would
+// delete them too, so a drop refuses while there are any. Only in a shared database.
+MATCH (n{{:kg}})-[r]-(m)
+WHERE NOT m{{:kg}}
+RETURN type(r) AS type, count(r) AS count
+
+// name: any_node
+MATCH (n{{:kg}})
+RETURN 1 AS found
+LIMIT 1
+
+// name: list_manifests
+// Every KG's manifest in a shared database (the caller keeps those carrying their KG's label).
+MATCH (m:KgcertManifest)
+RETURN m.kg AS kg, labels(m) AS labels
+
 // name: write_manifest
-MERGE (m:KgcertManifest {kg: $kg})
+MERGE (m:KgcertManifest{{:kg}} {kg: $kg})
 SET m += $fields
 
 // name: read_manifest
-MATCH (m:KgcertManifest)
+MATCH (m:KgcertManifest{{:kg}})
 RETURN properties(m) AS manifest

@@ -7,7 +7,7 @@
 // name: relations
 // Every directed relation as prompts name it: its sentence template and its aliases. A type
 // may have several rows (PrimeKG: one per display relation and per pair of entity types).
-MATCH (r:KgcertRelation)
+MATCH (r:KgcertRelation{{:kg}})
 RETURN r.type AS type, r.source_type AS source_type, r.target_type AS target_type,
        r.display AS display, r.name AS name, r.aliases AS aliases, r.template AS template
 ORDER BY type, source_type, target_type, display, name
@@ -15,7 +15,7 @@ ORDER BY type, source_type, target_type, display, name
 // name: entities
 // Names, aliases and labels of the entities a prompt names (query entities, options).
 UNWIND $ids AS node_id
-MATCH (n:Entity {id: node_id})
+MATCH (n:Entity{{:kg}} {id: node_id})
 RETURN n.id AS id, n.name AS name, n.aliases AS aliases, labels(n) AS labels
 ORDER BY id
 
@@ -25,18 +25,18 @@ ORDER BY id
 // Matching one direction at a time is several times faster on the embedded server than an
 // undirected pattern.
 UNWIND $ids AS node_id
-MATCH (:Entity {id: node_id})-[e]->(m:Entity)
+MATCH (:Entity{{:kg}} {id: node_id})-[e]->(m:Entity{{:kg}})
 RETURN node_id AS id, collect([type(e), m.id, m.name, labels(m), e.display, e.sentences]) AS edges
 
 // name: in_edges
 // The incoming edges of each entity, in the same shape as out_edges (the far end is the head).
 UNWIND $ids AS node_id
-MATCH (:Entity {id: node_id})<-[e]-(m:Entity)
+MATCH (:Entity{{:kg}} {id: node_id})<-[e]-(m:Entity{{:kg}})
 RETURN node_id AS id, collect([type(e), m.id, m.name, labels(m), e.display, e.sentences]) AS edges
 
 // name: label_members
 // Every entity of one label: the last source of answer options when the neighbourhood of the
 // DAG has too few entities of the answer's type.
-MATCH (n:{{label}})
+MATCH (n:{{label}}{{:kg}})
 RETURN n.id AS id
 ORDER BY id

@@ -4,31 +4,31 @@
 // kgcert/specs/compile.py because their shape follows the spec's pattern.
 
 // name: relation_endpoints
-MATCH (r:KgcertRelation)
+MATCH (r:KgcertRelation{{:kg}})
 RETURN r.type AS type, r.source_type AS source_type, r.target_type AS target_type
 
 // name: edge_pairs
 // One pattern edge's candidate pairs; DISTINCT because a match is an assignment of
 // entities to variables, so parallel edges of one type must not count twice.
-MATCH (s:{{source}})-[:{{rel}}]->(t:{{target}})
+MATCH (s:{{source}}{{:kg}})-[:{{rel}}]->(t:{{target}}{{:kg}})
 RETURN DISTINCT s.id AS s, t.id AS t
 
 // name: out_edges
 // One breadth-first level around an entity-centric pivot, over the whole graph.
-MATCH (s:Entity)-[r]->(t:Entity)
+MATCH (s:Entity{{:kg}})-[r]->(t:Entity{{:kg}})
 WHERE s.id IN $ids
   AND (size($include) = 0 OR type(r) IN $include)
   AND NOT type(r) IN $exclude
 RETURN DISTINCT s.id AS s, type(r) AS rel, t.id AS t
 
 // name: entities
-MATCH (n:Entity)
+MATCH (n:Entity{{:kg}})
 WHERE n.id IN $ids
 RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases
 
 // name: out_degrees
 // Pivot candidates for entity-centric specs: entities by distinct out-neighbours.
-MATCH (s:Entity)-[r]->(t:Entity)
+MATCH (s:Entity{{:kg}})-[r]->(t:Entity{{:kg}})
 WHERE (size($include) = 0 OR type(r) IN $include) AND NOT type(r) IN $exclude
 WITH s, count(DISTINCT t) AS degree
 WHERE degree >= $min_degree

@@ -6,18 +6,16 @@ from dataclasses import asdict
 from typing import Any
 
 from kgcert.manifest import read_manifest
-from kgcert.store.cypher import named
+from kgcert.store.cypher import is_kgcert_label, named
 from kgcert.store.graph import GraphStore
-
-_META_LABELS = {"Entity", "KgcertManifest", "KgcertRelation"}
 
 
 def kg_info(store: GraphStore) -> dict[str, Any]:
-    labels = [label for label in store.labels() if label not in _META_LABELS
-              and not label.startswith("Kgcert")]
+    labels = [label for label in store.labels()
+              if label != "Entity" and not is_kgcert_label(label)]
     manifest = read_manifest(store)
     return {
-        "kg": store.database,
+        "kg": store.kg,
         "nodes": store.value(named("info", "count_nodes")),
         "relationships": store.value(named("info", "count_edges")),
         "labels": {label: store.value(named("info", "count_label", label=label))

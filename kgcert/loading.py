@@ -1,8 +1,11 @@
 """`kgcert load`: files -> loader -> bulk writer, guarded by the manifest.
 
-Loading is all-or-nothing per KG. The manifest is written as "loading" before the first
-node and as "complete" after the last edge, so a load killed midway is recognised on the
-next run and rebuilt. Reloading the same files (same fingerprint) changes nothing.
+Loading is all-or-nothing per KG. The files are parsed before the server is asked anything,
+so bad input leaves nothing behind. The manifest is written as "loading" before the first node
+and as "complete" after the last edge, so a load killed midway is recognised on the next run and
+rebuilt; a write that fails removes what it wrote. Reloading the same files (same fingerprint)
+changes nothing. Only the KG's own data is ever deleted: its database on the embedded server,
+its labelled nodes in a shared Neo4j database.
 """
 
 from __future__ import annotations
@@ -54,6 +57,22 @@ def parse(loader: Loader, files: Sequence[Path], manifest: Manifest,
     return data
 
 
+@dataclass(frozen=True)
+class ParsedSource:
+    """A KG parsed from its files, with the manifest describing them (still `loading`)."""
+
+    kg: str
+    data: KGData
+    manifest: Manifest
+
+
+def read_source(loader: Loader, paths: Sequence[Path], kg: str,
+                report: Report = lambda _: None) -> ParsedSource:
+    """Parse a KG as `kgcert load` does, with no server."""
+    files, manifest = source_manifest(loader, paths, kg)
+    return ParsedSource(kg, parse(loader, files, manifest, report), manifest)
+
+
 def load(
     server: GraphServer,
     loader: Loader,
@@ -64,9 +83,18 @@ def load(
     report: Report = lambda _: None,
     progress: EdgeProgress | None = None,
 ) -> LoadResult:
-    files, manifest = source_manifest(loader, paths, kg)
+    return store_source(server, read_source(loader, paths, kg, report), replace=replace,
+                        report=report, progress=progress)
+
+
+def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = False,
+                 report: Report = lambda _: None, progress: EdgeProgress | None = None
+                 ) -> LoadResult:
+    """Write a parsed KG unless the same files are loaded already; a different earlier load
+    needs `replace`, an unfinished one is rebuilt."""
+    kg, manifest = source.kg, source.manifest
     if server.exists(kg):
-        previous = read_manifest(server.open(kg))
+        previous = read_manifest(server.store(kg))
         if previous is None or previous.status != COMPLETE:
             report(f"KG {kg!r}: an earlier load did not finish; rebuilding it")
             server.drop(kg)
@@ -81,10 +109,25 @@ def load(
                 f"KG {kg!r} already holds a different load ({previous.format} from "
                 f"{', '.join(f['name'] for f in previous.files)}); pass --replace or another --kg"
             )
-    # Parse everything before touching the server: bad input leaves no half-made KG.
-    data = parse(loader, files, manifest, report)
-    write_kg(server, kg, data, manifest, progress)
+    try:
+        write_kg(server, kg, source.data, manifest, progress)
+    except BaseException as error:
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise  # a kill: the manifest says `loading`, and the next load rebuilds
+        _remove_failed(server, kg, report)
+        raise
     return LoadResult(kg, manifest, skipped=False)
+
+
+def _remove_failed(server: GraphServer, kg: str, report: Report) -> None:
+    """A write that failed (full disk, a value the server refuses) leaves no half-made KG."""
+    try:
+        server.drop(kg)
+    except Exception as error:  # the drop can fail for the same reason; the next load retries
+        report(f"KG {kg!r}: could not remove the failed load ({error}); "
+               "the next `kgcert load` rebuilds it")
+    else:
+        report(f"KG {kg!r}: the load failed; removed what it had written")
 
 
 def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+# A Neo4j named in the environment is for the Neo4j runs only: every other test (and every
+# `python -m kgcert` a test starts) uses the embedded server, whatever the shell exports.
+NEO4J_ENV = {name: os.environ.pop(name) for name in list(os.environ)
+             if name.startswith("KGCERT_NEO4J_")}
 
 pytest_plugins = ["models_fixtures"]
 
@@ -44,16 +52,43 @@ def embedded_server(embedded_data_dir: Path):
     server.close()
 
 
-def _neo4j_server() -> Iterator[object]:
-    from kgcert.store.neo4j_server import Neo4jServer
+SHARED_NEO4J = REPO.parent / "shared" / "neo4j" / "with-neo4j.sh"
+# Prints the server's address and credentials, then holds it up until stdin closes.
+_HOLD = ("import json, os, sys; print(json.dumps({k: v for k, v in os.environ.items() "
+         "if k.startswith('KGCERT_NEO4J_')}), flush=True); sys.stdin.read()")
 
-    if os.environ.get("KGCERT_NEO4J_URI"):
-        server = Neo4jServer(os.environ["KGCERT_NEO4J_URI"])
-        yield server
-        server.close()
-        return
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _shared_neo4j(tmp: Path) -> Iterator[dict[str, str]]:
+    """The Neo4j 5.26 beside the project (../shared/neo4j), up for the session on loopback."""
+    env = {**os.environ, "NEO4J_BOLT_PORT": str(_free_port()),
+           "NEO4J_HTTP_PORT": str(_free_port())}
+    log = (tmp / "with-neo4j.log").open("w")
+    holder = subprocess.Popen(["bash", str(SHARED_NEO4J), "python3", "-c", _HOLD], env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                              text=True)
+    assert holder.stdout is not None and holder.stdin is not None
+    line = holder.stdout.readline()
+    if not line:
+        holder.wait()
+        log.close()
+        pytest.fail(f"../shared/neo4j did not start Neo4j: {(tmp / 'with-neo4j.log').read_text()}")
+    try:
+        yield json.loads(line)
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=120)
+        log.close()
+
+
+def _docker_neo4j() -> Iterator[dict[str, str]]:
     if shutil.which("docker") is None:
-        pytest.skip("no Neo4j: set KGCERT_NEO4J_URI, or install Docker for testcontainers")
+        pytest.skip("no Neo4j: set KGCERT_NEO4J_URI, place ../shared/neo4j, or install Docker")
     try:
         from testcontainers.community.neo4j import Neo4jContainer  # type: ignore[import-not-found]
     except ImportError:
@@ -62,21 +97,40 @@ def _neo4j_server() -> Iterator[object]:
         container = Neo4jContainer("neo4j:5.26").start()
     except Exception as error:  # no Docker engine answering: skip, say why
         pytest.skip(f"no Neo4j: Docker could not start neo4j:5.26 ({type(error).__name__})")
-    os.environ["KGCERT_NEO4J_USER"] = "neo4j"
-    os.environ["KGCERT_NEO4J_PASSWORD"] = container.password
-    server = Neo4jServer(container.get_connection_url())
+    try:
+        yield {"KGCERT_NEO4J_URI": container.get_connection_url(),
+               "KGCERT_NEO4J_USER": "neo4j", "KGCERT_NEO4J_PASSWORD": container.password}
+    finally:
+        container.stop()
+
+
+@pytest.fixture(scope="session")
+def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """KGCERT_NEO4J_URI/USER/PASSWORD of a Neo4j for this session: the one the environment
+    named, else the server in ../shared/neo4j, else a Docker container; skip if none."""
+    if NEO4J_ENV.get("KGCERT_NEO4J_URI"):
+        yield dict(NEO4J_ENV)
+    elif SHARED_NEO4J.is_file():
+        yield from _shared_neo4j(tmp_path_factory.mktemp("neo4j"))
+    else:
+        yield from _docker_neo4j()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(neo4j_env: dict[str, str]):
+    from kgcert.store.neo4j_server import Neo4jServer
+
+    server = Neo4jServer(neo4j_env["KGCERT_NEO4J_URI"],
+                         auth=(neo4j_env.get("KGCERT_NEO4J_USER", "neo4j"),
+                               neo4j_env["KGCERT_NEO4J_PASSWORD"]))
     yield server
     server.close()
-    container.stop()
 
 
 @pytest.fixture(scope="session", params=["embedded", "neo4j"])
-def graph_server(request: pytest.FixtureRequest, embedded_server):
-    """Each store-facing test runs on the embedded server and, when one answers, on Neo4j."""
-    if request.param == "embedded":
-        yield embedded_server
-    else:
-        yield from _neo4j_server()
+def graph_server(request: pytest.FixtureRequest):
+    """Each store-facing test runs on the embedded server and on Neo4j."""
+    yield request.getfixturevalue(f"{request.param}_server")
 
 
 _exit_status = {"code": 0}

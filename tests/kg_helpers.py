@@ -7,12 +7,11 @@ from pathlib import Path
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading import LoadResult, load
 from kgcert.store.graph import GraphStore
-from kgcert.store.neo4j_server import Neo4jServer
 
 
 def kg_name(server: object, wanted: str) -> str:
-    """Neo4j Community holds one database, so Neo4j-backed tests all use it."""
-    return "neo4j" if isinstance(server, Neo4jServer) else wanted
+    """The same KG name on both servers (Neo4j keeps KGs apart by label)."""
+    return wanted
 
 
 def load_kg(server, fmt: str, paths: list[Path], wanted: str, replace: bool = True,

@@ -87,7 +87,7 @@ def make_run(store: GraphStore, run_dir: Path, cache: Path) -> Path:
     run_dir.mkdir(parents=True)
     spec_file = run_dir.parent / "drug_related_disease.yaml"
     spec_file.write_text(TEST_SPEC, encoding="utf-8")
-    config = RunConfig(kg=store.database, specs=("primekg.dual_indication", str(spec_file)),
+    config = RunConfig(kg=store.kg, specs=("primekg.dual_indication", str(spec_file)),
                        models=MODELS, settings=SETTINGS, n=N,
                        few_shot=2, batch_size=8,
                        model_options={"bernoulli:0.4": {"unparseable_rate": 0.2}})
@@ -210,7 +210,7 @@ def test_certificate_nodes_hold_the_certificates(alz, written):
         for outcome, count in body["outcomes"].items():
             assert node[outcome] == count, outcome
     run = alz.query("MATCH (r:KgcertRun {id: $run}) RETURN r", run=data.id)[0]["r"]
-    assert run["kg"] == alz.database and run["status"] == "complete" and run["created"]
+    assert run["kg"] == alz.kg and run["status"] == "complete" and run["created"]
     assert json.loads(run["config"])["specs"] == list(written["data"].config.specs)
     assert data.id.endswith("@" + data.config.fingerprint())
 
@@ -436,7 +436,7 @@ def test_guide_query_answers_match_the_sample_files(alz, written, name):
                          and r["outcome"] == "wrong"
                          and r["chosen_id"] in provenance(r)["distractors"])
     certificate = certificate_key(run, TWO_HOP, "distractor", "bernoulli:0.4")
-    ctx = {"run": run, "kg": alz.database, "store": alz, "records": records,
+    ctx = {"run": run, "kg": alz.kg, "store": alz, "records": records,
            "certificates": written["certificates"], "certificate": certificate,
            "sample": key_of(run, sample_record), "sample_record": sample_record}
     rows = alz.query(statement(GUIDE, name), run=run, certificate=certificate,
@@ -484,7 +484,7 @@ def test_writeback_command(alz, graph_server, written, run_dir, tmp_path, embedd
     assert data.id in first.output.replace("\n", "")
     assert f"{total['samples']:,}" in first.output
     assert run_counts(alz, data.id) == total
-    second = runner.invoke(writeback_command, [str(copy), "--kg", alz.database], obj=obj,
+    second = runner.invoke(writeback_command, [str(copy), "--kg", alz.kg], obj=obj,
                            catch_exceptions=False)
     assert second.exit_code == 0, second.output
     assert run_counts(alz, data.id) == total
@@ -556,11 +556,9 @@ def test_sample_rows_of_task_prompts_and_sequential_cuts():
 
 
 def test_a_kg_with_a_relation_named_like_a_link_is_refused(graph_server, run_dir):
-    if isinstance(graph_server, Neo4jServer):
-        pytest.skip("Neo4j Community has one database, shared with the other tests")
     store = graph_server.create("wb_clash")
     try:
-        store.execute("CREATE (:Entity {id: 'a'})-[:USED]->(:Entity {id: 'b'})")
+        store.execute("CREATE (:Entity{{:kg}} {id: 'a'})-[:USED]->(:Entity{{:kg}} {id: 'b'})")
         with pytest.raises(InputError, match="USED"):
             write_run(store, read_run(run_dir, "wb_clash"))
         assert store.labels() == ["Entity"]

@@ -25,8 +25,9 @@ def export_group() -> None:
 @click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
               help="Directory to write the import files into (created; must be empty).")
 @click.option("--kg", "kg_name", default=None,
-              help="Name of the KG and of the Neo4j database to import into (default: the "
-                   "format name). Neo4j Community has one database: use --kg neo4j.")
+              help="Name of the KG (default: the format name).")
+@click.option("--database", default=None,
+              help="Neo4j database the import rebuilds (default: neo4j, Community's only one).")
 @click.option("--strict", is_flag=True, help="Fail on the first malformed row.")
 @click.option("--no-ascii", is_flag=True, help="Keep Unicode in names and sentences.")
 @click.option("--set", "pairs", multiple=True, metavar="KEY=VALUE",
@@ -35,7 +36,7 @@ def export_group() -> None:
 @click.option("--overwrite", is_flag=True,
               help="Write into a non-empty --out, replacing an earlier export there.")
 def neo4j_admin_command(format_name: str, paths: tuple[Path, ...], out_dir: Path,
-                        kg_name: str | None, strict: bool, no_ascii: bool,
+                        kg_name: str | None, database: str | None, strict: bool, no_ascii: bool,
                         pairs: tuple[str, ...], compress: bool, overwrite: bool) -> None:
     """Write FORMAT files as `neo4j-admin database import full` input for a local Neo4j 5.
 
@@ -57,7 +58,8 @@ def neo4j_admin_command(format_name: str, paths: tuple[Path, ...], out_dir: Path
         def advance(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        written = write_neo4j_admin(data, manifest, out_dir, compress=compress,
+        written = write_neo4j_admin(data, manifest, out_dir, database=database,
+                                    compress=compress,
                                     overwrite=overwrite, progress=advance)
     console.print(
         f"wrote KG [bold]{kg}[/] to {out_dir}: {data.node_count:,} entities in "

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from kgcert.cli.common import Context, console, errors
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, formats, get_loader
-from kgcert.loading import load
+from kgcert.loading import read_source, store_source
 from kgcert.store.server import check_kg_name
 
 
@@ -44,7 +44,9 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
     loader = get_loader(format_name, options)
     kg = check_kg_name(kg_name or format_name.replace("-", "_"))
-    loader.source_files(list(paths))  # report missing files before starting a server
+    # Bad input is reported before a server starts, and leaves nothing behind.
+    source = read_source(loader, list(paths), kg,
+                         report=lambda m: errors.print(m, highlight=False))
     server = ctx.server()
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
@@ -54,8 +56,9 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
         def advance(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        result = load(server, loader, list(paths), kg, replace=replace,
-                      report=lambda m: errors.print(m, highlight=False), progress=advance)
+        result = store_source(server, source, replace=replace,
+                              report=lambda m: errors.print(m, highlight=False),
+                              progress=advance)
     counts = result.manifest.counts
     verb = "unchanged" if result.skipped else "loaded"
     console.print(f"{verb} KG [bold]{kg}[/] on {server.name}: {counts.get('nodes', 0):,} "

@@ -46,13 +46,15 @@ from pathlib import Path
 from typing import IO, Any
 
 from kgcert import __version__
+from kgcert.config import NEO4J_DEFAULT_DATABASE
 from kgcert.errors import InputError
 from kgcert.loaders import Loader
 from kgcert.loaders.records import KGData
-from kgcert.loading import Report, parse, source_manifest
+from kgcert.loading import Report
+from kgcert.loading import read_source as read_loaded_source
 from kgcert.manifest import COMPLETE, Manifest, now
-from kgcert.store.bulk import SCHEMA_STATEMENTS
-from kgcert.store.cypher import is_safe_identifier, statement
+from kgcert.store.bulk import SHARED_SCHEMA_STATEMENTS
+from kgcert.store.cypher import is_safe_identifier, kg_index_name, kg_label, named, statement
 from kgcert.store.server import check_kg_name
 
 ENTITY = "Entity"
@@ -98,8 +100,8 @@ class ImportFiles:
 def read_source(loader: Loader, paths: Sequence[Path], kg: str,
                 report: Report = lambda _: None) -> tuple[KGData, Manifest]:
     """Parse a KG as `kgcert load` does, with no server: the data and its (loading) manifest."""
-    files, manifest = source_manifest(loader, paths, kg)
-    return parse(loader, files, manifest, report), manifest
+    source = read_loaded_source(loader, paths, kg, report)
+    return source.data, source.manifest
 
 
 def write_neo4j_admin(
@@ -115,11 +117,13 @@ def write_neo4j_admin(
 ) -> ImportFiles:
     """Write `data` as neo4j-admin import files under `out_dir`, streaming row by row.
 
-    `database` (default: the manifest's KG name) is the Neo4j database the script imports
-    into; Neo4j Community has only `neo4j`. `compress` writes .csv.gz, which neo4j-admin
+    `database` (default `neo4j`, Community's only database) is the Neo4j database the script
+    imports into, rebuilding it whole; every node carries the KG's label, as a `kgcert load`
+    into Neo4j gives it. `compress` writes .csv.gz, which neo4j-admin
     reads as is. The input's own `manifest` is left unchanged.
     """
-    database = check_kg_name(database or manifest.kg)
+    database = check_kg_name(database or NEO4J_DEFAULT_DATABASE)
+    scope = kg_label(manifest.kg)
     for name in [*data.nodes, *data.edges]:
         if not is_safe_identifier(name):
             raise InputError(f"{name!r} is not a label or relationship type neo4j-admin can take "
@@ -128,7 +132,7 @@ def write_neo4j_admin(
     _prepare(out_dir, overwrite)
     suffix = ".csv.gz" if compress else ".csv"
     done = replace(
-        manifest, kg=database, counts=data.counts(), status=COMPLETE, finished_at=now(),
+        manifest, counts=data.counts(), status=COMPLETE, finished_at=now(),
         notes=[*manifest.notes, f"written as neo4j-admin import files by kgcert {__version__}"],
     )
     relation_rows = [r.as_row() for r in data.relations]
@@ -154,15 +158,17 @@ def write_neo4j_admin(
     ids: set[str] = set()
     for label, path in node_files.items():
         _write_nodes(path, data.nodes[label].rows, node_columns[label],
-                     f"id:ID({ENTITY})", f"{label}{delimiter}{ENTITY}", delimiter, ids)
+                     f"id:ID({ENTITY})", delimiter.join([label, ENTITY, scope]), delimiter, ids)
     meta_files = []
     if relation_rows:
         meta_files.append(out_dir / "kgcert" / f"relations{suffix}")
         _write_nodes(meta_files[-1], relation_rows, relation_columns,
-                     f":ID({RELATION_LABEL})", RELATION_LABEL, delimiter, None)
+                     f":ID({RELATION_LABEL})", f"{RELATION_LABEL}{delimiter}{scope}",
+                     delimiter, None)
     meta_files.append(out_dir / "kgcert" / f"manifest{suffix}")
     _write_nodes(meta_files[-1], manifest_rows, manifest_columns,
-                 f":ID({MANIFEST_LABEL})", MANIFEST_LABEL, delimiter, None)
+                 f":ID({MANIFEST_LABEL})", f"{MANIFEST_LABEL}{delimiter}{scope}",
+                 delimiter, None)
     total, written = data.edge_count, 0
     for rel_type, path in edge_files.items():
         table = data.edges[rel_type]
@@ -205,16 +211,19 @@ def write_neo4j_admin(
         multiline=scan.multiline, manifest=done,
     )
     _write_script(files)
-    files.schema.write_text(schema_script(), encoding="utf-8")
+    files.schema.write_text(schema_script(manifest.kg), encoding="utf-8")
     files.next_steps.write_text(next_steps(files, data), encoding="utf-8")
     return files
 
 
-def schema_script() -> str:
-    """kgcert's schema (cypher/schema.cypher) as a file cypher-shell runs, then a wait."""
-    lines = ["// kgcert's constraints and indexes (cypher/schema.cypher); run after the import:",
+def schema_script(kg: str) -> str:
+    """kgcert's indexes for KG `kg` in a shared database (cypher/schema.cypher), as a file
+    cypher-shell runs, then a wait."""
+    lines = ["// kgcert's indexes (cypher/schema.cypher); run after the import:",
              "// cypher-shell -d <database> -f schema.cypher"]
-    lines += [statement("schema", name).strip() + ";" for name in SCHEMA_STATEMENTS]
+    lines += [statement("schema", name).strip() + ";" for name in SHARED_SCHEMA_STATEMENTS]
+    lines.append(named("schema", "kg_id_index", index=kg_index_name(kg),
+                       scope=kg_label(kg)).strip() + ";")
     lines.append("CALL db.awaitIndexes(3600);")
     return "\n".join(lines) + "\n"
 
@@ -224,7 +233,8 @@ def next_steps(files: ImportFiles, data: KGData) -> str:
     counts = files.manifest.counts
     words = [shlex.quote(a) for a in files.command]
     command = " \\\n            ".join([" ".join(words[:5]), *words[5:]])
-    schema = "\n".join(f"        {line}" for line in schema_script().splitlines()[2:])
+    schema = "\n".join(f"        {line}"
+                       for line in schema_script(files.manifest.kg).splitlines()[2:])
     relations = len(data.relations)
     delimiter = _delimiter_option(files.array_delimiter)
     multiline = "yes" if files.multiline else "no"
@@ -234,10 +244,12 @@ KG {files.manifest.kg!r} as neo4j-admin import files, written by kgcert {__versi
 {counts['edges']:,} relationships of {len(data.edges)} types, {relations:,} KgcertRelation
 nodes and the KgcertManifest node. Array delimiter {delimiter!r}; multiline fields: {multiline}.
 
-Bulk import into a local Neo4j 5 (the database {db!r} is rebuilt from these files):
+Bulk import into a local Neo4j 5 (the database {db!r} is rebuilt from these files:
+everything it held before is gone, other KGs and your own data included; to add a KG beside
+other data, use `kgcert load` instead, which writes over Bolt and touches nothing else):
 
-1. Take the database offline. Neo4j Community has one database, `neo4j`: export with
-   `--kg neo4j` and stop the server (`neo4j stop`). Enterprise: any name; if {db!r}
+1. Take the database offline. Neo4j Community has one database, `neo4j` (the default of
+   --database): stop the server (`neo4j stop`). Enterprise: any name; if {db!r}
    exists, run `STOP DATABASE {db}` against the system database.
 
 2. Import, as the user that owns Neo4j's data directory:
@@ -251,7 +263,7 @@ Bulk import into a local Neo4j 5 (the database {db!r} is rebuilt from these file
 3. Start it: `neo4j start`. Enterprise: `CREATE DATABASE {db}` (a new database) or
    `START DATABASE {db}`, against the system database.
 
-4. Create kgcert's constraints and indexes (neo4j-admin does not):
+4. Create kgcert's indexes (neo4j-admin does not):
 
         cypher-shell -u neo4j -p <password> -d {db} -f {out}/schema.cypher
 

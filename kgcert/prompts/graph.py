@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.store.cypher import named
+from kgcert.store.cypher import is_kgcert_label, named
 from kgcert.store.graph import GraphStore
 
 STATEMENTS = "prompts"
@@ -102,7 +102,8 @@ def _fact_order(fact: Fact) -> tuple[str, str, str, str, tuple[str, ...]]:
 
 
 def _label(labels: Sequence[str] | None) -> str:
-    names = sorted(label for label in (labels or ()) if label != ENTITY)
+    names = sorted(label for label in (labels or ())
+                   if label != ENTITY and not is_kgcert_label(label))
     return names[0] if names else ENTITY
 
 

@@ -16,7 +16,7 @@ from kgcert.errors import InputError
 from kgcert.specs.model import RelationSpec
 from kgcert.specs.pattern import PatternEdge
 from kgcert.specs.schema import ENTITY, KGSchema
-from kgcert.store.cypher import escape_identifier
+from kgcert.store.cypher import KG_SCOPE, escape_identifier
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,9 @@ class CompiledRelationSpec:
 
     def _match(self) -> str:
         paths = [
-            f"({e.source}:{escape_identifier(self.labels[e.source])})"
+            f"({e.source}:{escape_identifier(self.labels[e.source])}{KG_SCOPE})"
             f"-[:{escape_identifier(e.rel_type)}]->"
-            f"({e.target}:{escape_identifier(self.labels[e.target])})"
+            f"({e.target}:{escape_identifier(self.labels[e.target])}{KG_SCOPE})"
             for e in self.edges
         ]
         return "MATCH " + ", ".join(paths)
@@ -84,8 +84,9 @@ class CompiledRelationSpec:
             if edge.target == self.answer:
                 continue
             parts.append(
-                f"MATCH (v:Entity {{id: ${edge.source}}})-[:{escape_identifier(edge.rel_type)}]->"
-                f"(t:{escape_identifier(self.labels[edge.target])}) "
+                f"MATCH (v:Entity{KG_SCOPE} {{id: ${edge.source}}})"
+                f"-[:{escape_identifier(edge.rel_type)}]->"
+                f"(t:{escape_identifier(self.labels[edge.target])}{KG_SCOPE}) "
                 f"WHERE NOT t.id IN $dag "
                 f"RETURN DISTINCT t.id AS id, '{edge.source}' AS via, "
                 f"'{edge.target}' AS instead_of")

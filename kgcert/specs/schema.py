@@ -9,12 +9,10 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 
 from kgcert.errors import InputError
-from kgcert.store.cypher import named, sanitize_identifier
+from kgcert.store.cypher import is_kgcert_label, named, sanitize_identifier
 from kgcert.store.graph import GraphStore
 
 ENTITY = "Entity"
-INTERNAL_LABELS = {"KgcertRelation", "KgcertManifest", "KgcertRun", "KgcertSample",
-                   "KgcertCertificate"}
 
 
 def _suggest(name: str, choices: list[str]) -> str:
@@ -35,7 +33,7 @@ class KGSchema:
     @classmethod
     def read(cls, store: GraphStore) -> KGSchema:
         labels = [label for label in store.labels()
-                  if label not in INTERNAL_LABELS and label != ENTITY]
+                  if not is_kgcert_label(label) and label != ENTITY]
         rel_types = store.relationship_types()
         endpoints: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for row in store.query(named("specs", "relation_endpoints")):

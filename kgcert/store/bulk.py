@@ -12,6 +12,8 @@ from kgcert.store.graph import GraphStore
 Progress = Callable[[int], None]
 
 SCHEMA_STATEMENTS = ("entity_id_unique", "entity_name_index", "relation_type_index")
+# A shared database: the server makes each KG's own id index (ids repeat across KGs).
+SHARED_SCHEMA_STATEMENTS = ("entity_name_index", "relation_type_index")
 
 
 class BulkWriter(ABC):
@@ -22,7 +24,7 @@ class BulkWriter(ABC):
 
     def prepare(self, labels: Sequence[str], rel_types: Sequence[str]) -> None:
         """Declare types where the server wants them, then the shared constraints and indexes."""
-        for name in SCHEMA_STATEMENTS:
+        for name in SHARED_SCHEMA_STATEMENTS if self.store.shared else SCHEMA_STATEMENTS:
             self.store.execute(statement("schema", name))
 
     @abstractmethod

@@ -4,6 +4,12 @@ A .cypher file holds statements, each introduced by a `// name: <statement name>
 Values always travel as parameters. Labels and relationship types cannot be parameters
 (the embedded server has no dynamic types), so a statement names them as `{{label}}`
 placeholders, filled only with escaped identifiers by :func:`render`.
+
+Several KGs can share one database (a Neo4j Community server has one user database), so every
+node pattern of kgcert's own queries carries the marker :data:`KG_SCOPE` after its labels. The
+store that runs the query replaces it by the KG's own label (``:`KgcertKG_<name>` ``) where
+KGs share a database, and by nothing where each KG has its own. An unreplaced marker is a
+syntax error, never a query that silently matches another KG.
 """
 
 from __future__ import annotations
@@ -16,6 +22,24 @@ from kgcert.resources import data_folder
 _NAME_LINE = re.compile(r"^//\s*name:\s*(\S+)\s*$")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _SAFE_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+KG_SCOPE = "{{:kg}}"
+KG_LABEL_PREFIX = "KgcertKG_"
+
+
+def kg_label(kg: str) -> str:
+    """The label every node of KG `kg` carries in a database shared by several KGs."""
+    return KG_LABEL_PREFIX + kg
+
+
+def kg_index_name(kg: str) -> str:
+    """The id index of KG `kg` in a shared database."""
+    return f"kgcert_kg_{kg}_id"
+
+
+def is_kgcert_label(label: str) -> bool:
+    """kgcert's own labels (scope, manifest, relations, write-back), never a KG entity type."""
+    return label.startswith("Kgcert")
 
 
 def escape_identifier(name: str) -> str:

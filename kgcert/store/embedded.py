@@ -153,11 +153,14 @@ class EmbeddedServer(GraphServer):
     def _database(self, kg: str) -> Any:
         return self._server.get_database(kg)
 
+    def store(self, kg: str) -> GraphStore:
+        return GraphStore(self.driver, check_kg_name(kg), self.name)
+
     def create(self, kg: str) -> GraphStore:
         check_kg_name(kg)
         if kg not in self.list_kgs():
             self._server.create_database(kg)
-        return GraphStore(self.driver, kg, self.name)
+        return self.store(kg)
 
     def drop(self, kg: str) -> None:
         check_kg_name(kg)

@@ -9,7 +9,7 @@ import neo4j
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
 from kgcert.errors import StoreError
-from kgcert.store.cypher import named
+from kgcert.store.cypher import KG_SCOPE, escape_identifier, kg_label, named
 
 
 def _one_line(error: BaseException) -> str:
@@ -18,12 +18,30 @@ def _one_line(error: BaseException) -> str:
 
 
 class GraphStore:
-    """Cypher against one database. Every query and write of kgcert goes through here."""
+    """One KG, reached with Cypher. Every query and write of kgcert goes through here.
 
-    def __init__(self, driver: neo4j.Driver, database: str, server_name: str) -> None:
+    `shared`: the KG shares its database with other data (other KGs, the user's own graph), so
+    every node kgcert writes carries the KG's label and every query is confined to it.
+    """
+
+    def __init__(self, driver: neo4j.Driver, database: str, server_name: str, *,
+                 kg: str | None = None, shared: bool = False) -> None:
         self._driver = driver
         self.database = database
+        self.kg = kg or database
         self.server_name = server_name
+        self.shared = shared
+        self.scope_label = kg_label(self.kg) if shared else None
+        self._scope = f":{escape_identifier(self.scope_label)}" if self.scope_label else ""
+
+    def scoped(self, cypher: str) -> str:
+        """The query confined to this KG: the scope marker becomes the KG's label (or nothing)."""
+        return cypher.replace(KG_SCOPE, self._scope)
+
+    @property
+    def where(self) -> str:
+        return f"{self.server_name} [{self.kg}]" if self.shared else \
+            f"{self.server_name} [{self.database}]"
 
     def query(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
         """Run a read query and return its rows as dicts."""
@@ -32,19 +50,20 @@ class GraphStore:
     def stream(self, cypher: str, **params: Any) -> Iterator[dict[str, Any]]:
         try:
             with self._driver.session(database=self.database) as session:
-                result = session.run(cypher, params)
+                result = session.run(self.scoped(cypher), params)
                 for record in result:
                     yield record.data()
         except (AuthError, ServiceUnavailable, Neo4jError) as error:
-            raise StoreError(f"{self.server_name} [{self.database}]: {_one_line(error)}") from error
+            raise StoreError(f"{self.where}: {_one_line(error)}") from error
 
     def execute(self, cypher: str, **params: Any) -> None:
         """Run a write in its own transaction."""
+        query = self.scoped(cypher)
         try:
             with self._driver.session(database=self.database) as session:
-                session.execute_write(lambda tx: tx.run(cypher, params).consume())
+                session.execute_write(lambda tx: tx.run(query, params).consume())
         except (AuthError, ServiceUnavailable, Neo4jError) as error:
-            raise StoreError(f"{self.server_name} [{self.database}]: {_one_line(error)}") from error
+            raise StoreError(f"{self.where}: {_one_line(error)}") from error
 
     def value(self, cypher: str, **params: Any) -> Any:
         rows = self.query(cypher, **params)
@@ -55,7 +74,18 @@ class GraphStore:
         return self.query(named(file_stem, name, **(identifiers or {})), **params)
 
     def labels(self) -> list[str]:
-        return sorted(row["label"] for row in self.query("CALL db.labels()"))
+        """The labels of this KG's nodes (kgcert's own included)."""
+        names = sorted(row["label"] for row in self.query("CALL db.labels()"))
+        if not self.shared:
+            return names
+        return [name for name in names if name != self.scope_label
+                and self.named_query("info", "has_label", identifiers={"label": name})]
 
     def relationship_types(self) -> list[str]:
-        return sorted(row["relationshipType"] for row in self.query("CALL db.relationshipTypes()"))
+        """The relationship types of this KG's edges (write-back links included)."""
+        names = sorted(row["relationshipType"]
+                       for row in self.query("CALL db.relationshipTypes()"))
+        if not self.shared:
+            return names
+        return [name for name in names
+                if self.named_query("info", "has_rel_type", identifiers={"rel_type": name})]

@@ -1,65 +1,122 @@
-"""A Neo4j server given by URI, with credentials from the environment only."""
+"""A Neo4j server given by URI, with credentials from the environment only.
+
+Every KG lives in one database (``neo4j`` by default, the only user database of the Community
+edition; $KGCERT_NEO4J_DATABASE picks another on Enterprise or Aura) beside whatever else that
+database holds. Each node kgcert writes carries the KG's label (``KgcertKG_<name>``) and every
+kgcert query is confined to it, so several KGs share the database without mixing, and loads,
+replacements and drops touch only the nodes kgcert wrote for that KG.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 
 import neo4j
-from neo4j.exceptions import AuthError, ClientError, ServiceUnavailable
+from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
 
-from kgcert.config import NEO4J_PASSWORD_ENV, NEO4J_USER_ENV
+from kgcert.config import (
+    NEO4J_DATABASE_ENV,
+    NEO4J_DEFAULT_DATABASE,
+    NEO4J_PASSWORD_ENV,
+    NEO4J_USER_ENV,
+)
 from kgcert.errors import StoreError
 from kgcert.store.bulk import BoltBulkWriter, BulkWriter
-from kgcert.store.cypher import statement
+from kgcert.store.cypher import kg_index_name, kg_label, named, statement
 from kgcert.store.graph import GraphStore, _one_line
 from kgcert.store.server import GraphServer, check_kg_name
 
-_SYSTEM_DATABASES = {"system"}
+_MIN_MAJOR = 5
+_DELETE_BATCH = 10_000
+
+
+def _agent_major(agent: str) -> int | None:
+    match = re.match(r"Neo4j/(\d+)\.", agent)
+    return int(match.group(1)) if match else None
 
 
 class Neo4jServer(GraphServer):
-    """Neo4j 5: one database per KG where the edition allows it (Enterprise, Aura)."""
+    """Neo4j 5 over Bolt: KGs side by side in one database, each confined to its own label."""
 
-    def __init__(self, uri: str) -> None:
-        user = os.environ.get(NEO4J_USER_ENV, "neo4j")
-        password = os.environ.get(NEO4J_PASSWORD_ENV)
+    def __init__(self, uri: str, database: str | None = None,
+                 auth: tuple[str, str] | None = None) -> None:
+        """Credentials: `auth` (for library use), else the environment; never a flag."""
+        user, password = auth or (os.environ.get(NEO4J_USER_ENV, "neo4j"),
+                                  os.environ.get(NEO4J_PASSWORD_ENV))
         if password is None:
             raise StoreError(f"set {NEO4J_PASSWORD_ENV} (and {NEO4J_USER_ENV}) to reach {uri}")
+        self.database = database or os.environ.get(NEO4J_DATABASE_ENV) or NEO4J_DEFAULT_DATABASE
         self.name = f"Neo4j at {uri}"
         try:
-            self.driver = neo4j.GraphDatabase.driver(uri, auth=(user, password))
+            # Notifications off at the source: the server sends none, so none reaches stderr.
+            self.driver = neo4j.GraphDatabase.driver(
+                uri, auth=(user, password), notifications_min_severity="OFF")
             self.driver.verify_connectivity()
+            agent = self.driver.get_server_info().agent
         except AuthError as error:
             raise StoreError(f"{self.name} refused the credentials of {user!r}") from error
         except (ServiceUnavailable, OSError, ValueError) as error:
             raise StoreError(f"cannot reach {self.name}: {_one_line(error)}") from error
+        except Neo4jError as error:
+            raise StoreError(f"{self.name}: {_one_line(error)}") from error
+        major = _agent_major(agent)
+        if major is not None and major < _MIN_MAJOR:
+            self.driver.close()
+            raise StoreError(f"{self.name} runs {agent}; kgcert needs Neo4j 5 or later")
+        self._check_database()
 
-    def _system(self, cypher: str) -> list[dict[str, object]]:
-        with self.driver.session(database="system") as session:
-            return session.run(cypher).data()
+    def _check_database(self) -> None:
+        try:
+            with self.driver.session(database=self.database) as session:
+                session.run("RETURN 1").consume()
+        except ClientError as error:
+            self.driver.close()
+            if "DatabaseNotFound" in (error.code or ""):
+                raise StoreError(
+                    f"{self.name} has no database {self.database!r} (set "
+                    f"{NEO4J_DATABASE_ENV} to one it has; Community has only 'neo4j')"
+                ) from error
+            raise StoreError(f"{self.name} [{self.database}]: {_one_line(error)}") from error
+        except (ServiceUnavailable, Neo4jError) as error:
+            self.driver.close()
+            raise StoreError(f"{self.name} [{self.database}]: {_one_line(error)}") from error
+
+    def _shared(self) -> GraphStore:
+        """The whole database, unconfined: only for reads across KGs."""
+        return GraphStore(self.driver, self.database, self.name)
 
     def list_kgs(self) -> list[str]:
-        rows = self._system("SHOW DATABASES YIELD name RETURN DISTINCT name")
-        return sorted(str(r["name"]) for r in rows if r["name"] not in _SYSTEM_DATABASES)
+        rows = self._shared().query(statement("load", "list_manifests"))
+        return sorted({str(r["kg"]) for r in rows
+                       if isinstance(r["kg"], str) and kg_label(r["kg"]) in r["labels"]})
+
+    def exists(self, kg: str) -> bool:
+        # A KG whose first write was cut short has nodes but maybe no manifest yet.
+        return kg in self.list_kgs() or bool(self.store(kg).query(statement("load", "any_node")))
+
+    def store(self, kg: str) -> GraphStore:
+        return GraphStore(self.driver, self.database, self.name, kg=check_kg_name(kg),
+                          shared=True)
 
     def create(self, kg: str) -> GraphStore:
-        check_kg_name(kg)
-        if kg not in self.list_kgs():
-            try:
-                with self.driver.session(database="system") as session:
-                    session.run("CREATE DATABASE $name IF NOT EXISTS WAIT", name=kg).consume()
-            except ClientError as error:
-                raise StoreError(
-                    f"{self.name} cannot create database {kg!r} ({_one_line(error)}); "
-                    "Neo4j Community has one database: load with --kg neo4j"
-                ) from error
-        return GraphStore(self.driver, kg, self.name)
+        store = self.store(kg)
+        store.execute(named("schema", "kg_id_index", index=kg_index_name(kg),
+                            scope=kg_label(kg)))
+        return store
 
     def drop(self, kg: str) -> None:
-        store = self.open(kg)
+        store = self.store(kg)
+        foreign = store.query(statement("load", "foreign_links"))
+        if foreign:
+            kinds = ", ".join(f"{r['count']:,} {r['type']}" for r in foreign)
+            raise StoreError(
+                f"KG {kg!r} on {self.name} has relationships to nodes kgcert did not write "
+                f"({kinds}); kgcert deletes only its own data: remove those first")
         query = statement("load", "delete_batch")
-        while store.value(query, batch=10_000):
+        while store.value(query, batch=_DELETE_BATCH):
             pass
+        store.execute(named("schema", "drop_kg_id_index", index=kg_index_name(kg)))
 
     def bulk_writer(self, store: GraphStore) -> BulkWriter:
         return BoltBulkWriter(store)

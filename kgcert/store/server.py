@@ -23,22 +23,26 @@ def check_kg_name(name: str) -> str:
 
 
 class GraphServer(ABC):
-    """A server holding one database per loaded KG."""
+    """A server holding loaded KGs: one database each, or several in one shared database."""
 
     name: str
     driver: neo4j.Driver
 
     @abstractmethod
     def list_kgs(self) -> list[str]:
-        """Names of the databases on this server that kgcert manages."""
+        """Names of the KGs kgcert loaded (or began to load) on this server."""
+
+    @abstractmethod
+    def store(self, kg: str) -> GraphStore:
+        """The store of `kg`, whether or not it holds anything yet."""
 
     @abstractmethod
     def create(self, kg: str) -> GraphStore:
-        """Create (or reuse) the database for `kg` and return it."""
+        """Make room for `kg` (its database, or its indexes in the shared one) and return it."""
 
     @abstractmethod
     def drop(self, kg: str) -> None:
-        """Remove everything of `kg`."""
+        """Remove everything of `kg`, and nothing that kgcert did not write for it."""
 
     @abstractmethod
     def bulk_writer(self, store: GraphStore) -> BulkWriter:
@@ -55,7 +59,7 @@ class GraphServer(ABC):
         if not self.exists(kg):
             known = ", ".join(self.list_kgs()) or "none yet; run `kgcert load`"
             raise StoreError(f"no KG named {kg!r} on {self.name} (loaded KGs: {known})")
-        return GraphStore(self.driver, kg, self.name)
+        return self.store(kg)
 
     def __enter__(self) -> GraphServer:
         return self

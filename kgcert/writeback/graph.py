@@ -25,6 +25,9 @@ from kgcert.writeback.run_files import RunData, SampleRow
 FILE = "writeback"
 SCHEMA = ("run_id_unique", "certificate_key_unique", "sample_key_unique",
           "certificate_run_index", "sample_run_index")
+# Several KGs in one database may each hold a write-back of the same run: keys repeat.
+SHARED_SCHEMA = ("run_id_index", "certificate_key_index", "sample_key_index",
+                 "certificate_run_index", "sample_run_index")
 LINK_TYPES = ("IN_RUN", "OF_CERTIFICATE", "USED", "ANSWER", "CHOSE", "DISTRACTOR", "OPTION")
 LINK_STATEMENTS = {"USED": "link_used", "ANSWER": "link_answer", "CHOSE": "link_chose",
                    "DISTRACTOR": "link_distractor", "OPTION": "link_option"}
@@ -52,7 +55,7 @@ def _batches(items: Sequence[_T], size: int) -> Iterator[list[_T]]:
 
 def ensure_schema(store: GraphStore) -> None:
     """The write-back's uniqueness constraints and indexes (made before the first write)."""
-    for name in SCHEMA:
+    for name in SHARED_SCHEMA if store.shared else SCHEMA:
         store.execute(statement(FILE, name))
 
 
@@ -77,19 +80,19 @@ def _check_link_types(store: GraphStore) -> None:
         if store.query(named(FILE, "entity_edge_of_type", rel_type=rel_type)):
             clash.add(rel_type)
     if clash:
-        raise InputError(f"KG {store.database} has relationship types {', '.join(sorted(clash))}, "
+        raise InputError(f"KG {store.kg} has relationship types {', '.join(sorted(clash))}, "
                          "which write-back uses for its own links; it would mix with them")
 
 
 def _warnings(store: GraphStore, run: RunData) -> list[str]:
     notes = []
-    if run.config.kg != store.database:
-        notes.append(f"the run was made on KG {run.config.kg!r}; written into {store.database!r}")
+    if run.config.kg != store.kg:
+        notes.append(f"the run was made on KG {run.config.kg!r}; written into {store.kg!r}")
     manifest = read_manifest(store)
     others = sorted(run.kg_fingerprints - {manifest.fingerprint}) if manifest else []
     if manifest is not None and others:
         notes.append(f"the run's certificates name another load of the KG (fingerprint "
-                     f"{', '.join(f[:16] for f in others)}; {store.database} is "
+                     f"{', '.join(f[:16] for f in others)}; {store.kg} is "
                      f"{manifest.fingerprint[:16]}): samples are linked by entity id")
     return notes
 
@@ -125,7 +128,7 @@ def write_run(store: GraphStore, run: RunData, *, batch_size: int = BATCH) -> Wr
     store.execute(statement(FILE, "finish_run"), id=run.id)
     totals = run_counts(store, run.id)
     created = {kind: totals[kind] - before.get(kind, 0) for kind in totals}
-    return WriteResult(run.id, store.database, totals, created,
+    return WriteResult(run.id, store.kg, totals, created,
                        _missing(store, samples, batch_size), _warnings(store, run))
 
 

@@ -1,0 +1,238 @@
+"""kgcert on a real Neo4j 5: it owns only what it wrote, several KGs share the one database of
+Neo4j Community, and every answer equals the embedded server's for the same files.
+
+The Neo4j comes from the environment, ../shared/neo4j or Docker (tests/conftest.py); without
+one these tests skip and say so.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kg_helpers import load_kg
+
+from kgcert.errors import InputError, StoreError
+from kgcert.info import kg_info
+from kgcert.loaders import LoadOptions, get_loader
+from kgcert.loading import load
+from kgcert.prompts import PromptBuilder
+from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
+from kgcert.store.graph import GraphStore
+from kgcert.store.neo4j_server import Neo4jServer
+
+REPO = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((REPO / "specs" / "primekg").glob("*.yaml"))
+ALZ = "primekg/kg_alzheimer_neighbourhood.csv"
+SAMPLES = 200
+
+# Someone's own graph in the same database: labels kgcert also uses (Entity, disease), a
+# relationship type kgcert loads (indication), an id that PrimeKG uses too, an index and a
+# uniqueness constraint of theirs.
+FOREIGN = """
+CREATE (p:Person {name: 'Ada', id: '1'}),
+       (e:Entity {id: '20523', name: 'not kgcert'}),
+       (d:disease {id: 'x1', name: 'their disease'}),
+       (p)-[:KNOWS {since: 1990}]->(e),
+       (e)-[:indication]->(d)
+"""
+FOREIGN_SCHEMA = ("CREATE INDEX user_person_name IF NOT EXISTS FOR (n:Person) ON (n.name)",
+                  "CREATE CONSTRAINT user_disease_id IF NOT EXISTS "
+                  "FOR (n:Person) REQUIRE n.id IS UNIQUE")
+
+
+def _whole(server: Neo4jServer) -> GraphStore:
+    return GraphStore(server.driver, server.database, server.name)
+
+
+def foreign_snapshot(server: Neo4jServer) -> dict[str, Any]:
+    """Everything in the database that carries no kgcert label, with its links, and the
+    indexes kgcert did not make."""
+    whole = _whole(server)
+    nodes = whole.query(
+        "MATCH (n) WHERE none(l IN labels(n) WHERE l STARTS WITH 'Kgcert') "
+        "RETURN labels(n) AS labels, properties(n) AS props ORDER BY props.id, props.name")
+    links = whole.query(
+        "MATCH (a)-[r]->(b) WHERE none(l IN labels(a) + labels(b) WHERE l STARTS WITH 'Kgcert') "
+        "RETURN a.id AS a, type(r) AS type, properties(r) AS props, b.id AS b ORDER BY a, type")
+    indexes = whole.query("SHOW INDEXES YIELD name WHERE NOT name STARTS WITH 'kgcert' "
+                          "RETURN name ORDER BY name")
+    return {"nodes": nodes, "links": links, "indexes": indexes}
+
+
+@pytest.fixture(scope="module")
+def planted(neo4j_server: Neo4jServer) -> dict[str, Any]:
+    whole = _whole(neo4j_server)
+    whole.execute(FOREIGN)
+    for statement in FOREIGN_SCHEMA:
+        whole.execute(statement)
+    snapshot = foreign_snapshot(neo4j_server)
+    assert len(snapshot["nodes"]) == 3 and len(snapshot["links"]) == 2
+    yield snapshot
+    whole.execute("MATCH (n) WHERE n:Person OR (n.id IN ['20523', 'x1'] AND n.name IN "
+                  "['not kgcert', 'their disease'] AND none(l IN labels(n) WHERE l STARTS "
+                  "WITH 'Kgcert')) DETACH DELETE n")
+    whole.execute("DROP INDEX user_person_name IF EXISTS")
+    whole.execute("DROP CONSTRAINT user_disease_id IF EXISTS")
+
+
+def _load(server, shared_data: Path, kg: str, path: str = ALZ, fmt: str = "primekg", **kw):
+    return load(server, get_loader(fmt, LoadOptions()), [shared_data / path], kg, **kw)
+
+
+def test_load_replace_writeback_and_drop_leave_foreign_data_intact(
+        neo4j_server, planted, shared_data):
+    kg = "own_only"
+    first = _load(neo4j_server, shared_data, kg, replace=True)
+    assert foreign_snapshot(neo4j_server) == planted
+    assert _load(neo4j_server, shared_data, kg).skipped
+    with pytest.raises(InputError, match="pass --replace"):
+        _load(neo4j_server, shared_data, kg, "primekg/kg_drug_protein_a.csv")
+    _load(neo4j_server, shared_data, kg, replace=True)
+    assert foreign_snapshot(neo4j_server) == planted
+    info = kg_info(neo4j_server.open(kg))
+    assert info["nodes"] == first.manifest.counts["nodes"]  # the foreign Entity is not counted
+    neo4j_server.drop(kg)
+    assert kg not in neo4j_server.list_kgs()
+    assert foreign_snapshot(neo4j_server) == planted
+
+
+def test_a_database_with_foreign_data_but_no_manifest_is_not_wiped(neo4j_server, planted,
+                                                                   shared_data):
+    # The defect: a missing manifest read as an interrupted load, then DETACH DELETE of all.
+    _load(neo4j_server, shared_data, "neo4j", replace=False)
+    assert foreign_snapshot(neo4j_server) == planted
+    neo4j_server.drop("neo4j")
+    assert foreign_snapshot(neo4j_server) == planted
+
+
+def test_drop_refuses_while_foreign_nodes_link_into_the_kg(neo4j_server, planted, shared_data):
+    kg = "linked_into"
+    _load(neo4j_server, shared_data, kg, replace=True)
+    whole = _whole(neo4j_server)
+    whole.execute("MATCH (p:Person {name: 'Ada'}), (n:KgcertKG_linked_into:Entity {id: '20523'}) "
+                  "CREATE (p)-[:LIKES]->(n)")
+    try:
+        with pytest.raises(StoreError, match="1 LIKES"):
+            neo4j_server.drop(kg)
+        assert kg in neo4j_server.list_kgs()
+    finally:
+        whole.execute("MATCH (:Person)-[r:LIKES]->() DELETE r")
+    neo4j_server.drop(kg)
+    assert foreign_snapshot(neo4j_server) == planted
+
+
+def test_three_kgs_share_one_database_without_mixing(neo4j_server, embedded_server,
+                                                     shared_data):
+    kgs = {"multi_alz": (ALZ, "primekg"),
+           "multi_countries": ("countries", "wikidatasets"),
+           "multi_diabetes": ("primekg/diabetes_export", "neo4j-import")}
+    for kg, (path, fmt) in kgs.items():
+        for server in (neo4j_server, embedded_server):
+            _load(server, shared_data, kg, path, fmt, replace=False)
+    assert set(kgs) <= set(neo4j_server.list_kgs())
+    for kg in kgs:
+        on_neo4j, embedded = kg_info(neo4j_server.open(kg)), kg_info(embedded_server.open(kg))
+        on_neo4j["manifest"].pop("started_at"), embedded["manifest"].pop("started_at")
+        on_neo4j["manifest"].pop("finished_at"), embedded["manifest"].pop("finished_at")
+        assert on_neo4j == embedded, kg
+    spec = load_spec_file(REPO / "specs" / "primekg" / "dual_indication.yaml")
+    # PrimeKG ids repeat across the two PrimeKG extracts: each KG samples its own matches.
+    for kg in ("multi_alz",):
+        assert _samples(spec, neo4j_server.open(kg), 50) == \
+            _samples(spec, embedded_server.open(kg), 50)
+
+
+def _samples(spec: RelationSpec, store: GraphStore, n: int) -> list[dict[str, str]]:
+    sampler = prepare_sampler(spec, store)
+    assert isinstance(sampler, RelationSampler)
+    return [sampler.sample(7, i).nodes for i in range(n)]
+
+
+@pytest.fixture(scope="module")
+def alz_pair(neo4j_server, embedded_server, shared_data) -> tuple[GraphStore, GraphStore]:
+    on_neo4j, _ = load_kg(neo4j_server, "primekg", [shared_data / ALZ], "diff_alz",
+                          replace=False)
+    embedded, _ = load_kg(embedded_server, "primekg", [shared_data / ALZ], "diff_alz",
+                          replace=False)
+    return on_neo4j, embedded
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_specs_count_and_sample_alike_on_both_servers(alz_pair, path):
+    spec = load_spec_file(path)
+    assert isinstance(spec, RelationSpec)
+    outcomes = []
+    for store in alz_pair:
+        try:
+            sampler = prepare_sampler(spec, store)
+        except InputError as error:
+            outcomes.append(("refused", str(error)))
+            continue
+        assert isinstance(sampler, RelationSampler)
+        try:
+            count = sampler.count()
+            outcomes.append((count.matches, [sampler.sample(3, i).nodes for i in range(SAMPLES)]))
+        except InputError as error:
+            outcomes.append(("no matches", str(error)))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
+def test_prompts_are_identical_on_both_servers(alz_pair, setting):
+    spec = load_spec_file(REPO / "specs" / "primekg" / "dual_indication.yaml")
+    texts = []
+    for store in alz_pair:
+        sampler = prepare_sampler(spec, store)
+        builder = PromptBuilder(store, spec, sampler, seed=5, setting=setting)
+        texts.append([builder.build(i).text for i in range(15)])
+    assert texts[0] == texts[1] and all(texts[0])
+
+
+# -- bad input, one line each ---------------------------------------------------------------
+
+
+def _cli(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kgcert", *args], capture_output=True,
+                          text=True, timeout=300,
+                          env={**os.environ, "KGCERT_DATA_DIR": str(tmp_path), **env})
+
+
+def _one_line_error(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+def test_wrong_password_is_one_line(neo4j_env, tmp_path):
+    done = _cli(["info"], {**neo4j_env, "KGCERT_NEO4J_PASSWORD": "wrong-password"}, tmp_path)
+    assert "refused the credentials" in _one_line_error(done)
+
+
+def test_missing_database_is_one_line(neo4j_env, tmp_path):
+    done = _cli(["info"], {**neo4j_env, "KGCERT_NEO4J_DATABASE": "nosuchdb"}, tmp_path)
+    assert "no database 'nosuchdb'" in _one_line_error(done)
+
+
+def test_unknown_kg_is_one_line(neo4j_env, tmp_path):
+    done = _cli(["info", "--kg", "never_loaded"], neo4j_env, tmp_path)
+    assert "no KG named 'never_loaded'" in _one_line_error(done)
+
+
+def test_cli_load_and_count_print_no_server_notifications(neo4j_env, shared_data, tmp_path):
+    # A first load on a fresh label and a count whose labels do not all exist used to print
+    # Neo4j's notifications as multi-line log records.
+    load_done = _cli(["load", "primekg", str(shared_data / ALZ), "--kg", "quiet_alz"],
+                     neo4j_env, tmp_path)
+    assert load_done.returncode == 0, load_done.stderr
+    count = _cli(["specs", "count", "primekg.dual_indication", "--kg", "quiet_alz"],
+                 neo4j_env, tmp_path)
+    assert count.returncode == 0, count.stderr
+    for done in (load_done, count):
+        assert "Notification" not in done.stderr and "gql_status" not in done.stderr
+        assert "WARNING" not in done.stderr.upper()
