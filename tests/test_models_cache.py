@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from kgcert.models import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.cache import CachedModel, ResponseCache, cache_key
@@ -113,3 +116,17 @@ def test_test_providers_bypass_cache(tmp_path: Path) -> None:
     model = CachedModel(get_model("oracle"), ResponseCache(tmp_path))
     model.generate([ModelRequest(prompt="q", options=("a", "b"), correct_option=2)])
     assert len(model.cache) == 0
+
+
+def test_url_credentials_do_not_change_the_key() -> None:
+    """The key hashes the identity, which never holds credentials: the same server behind the
+    same URL is the same model whether or not the URL carries a password."""
+    pytest.importorskip("httpx")
+    from kgcert.models import get_model
+
+    plain = get_model("openai:m", base_url="http://127.0.0.1:8000/v1")
+    secured = get_model("openai:m", base_url="http://bob:s3cret-pw@127.0.0.1:8000/v1")
+    assert "s3cret" not in json.dumps(secured.identity())
+    request = ModelRequest(prompt="q")
+    assert cache_key(secured.identity(), GenerationConfig(), request) == cache_key(
+        plain.identity(), GenerationConfig(), request)

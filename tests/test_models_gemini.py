@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import importlib.util
+import json
 from typing import Any
 
 import pytest
@@ -105,3 +106,165 @@ def test_retries_then_error_outcome_with_fake_client(monkeypatch: pytest.MonkeyP
     model._client.aio.models = FakeModels([bad])
     [rejected] = model.generate([ModelRequest(prompt="q")])
     assert rejected.error is not None and "HTTP 400" in rejected.error
+
+
+class GeminiServer:
+    """A local endpoint speaking the Gemini REST API (127.0.0.1), serving scripted bodies."""
+
+    def __init__(self) -> None:
+        import json
+        import threading
+        import time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.replies: list[tuple[int, str]] = []  # (status, body); "{key}" becomes the key
+        self.keys: list[str | None] = []
+        self.paths: list[str] = []
+        self.trickle_s: float | None = None
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                key = self.headers.get("x-goog-api-key")
+                outer.keys.append(key)
+                outer.paths.append(self.path)
+                status, body = outer.replies.pop(0) if outer.replies else (200, json.dumps(
+                    {"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}}]}))
+                data = body.replace("{key}", str(key)).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                try:
+                    if outer.trickle_s is None:
+                        self.wfile.write(data)
+                    for i in range(len(data) if outer.trickle_s is not None else 0):
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(outer.trickle_s or 0)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def gemini_server() -> Any:
+    server = GeminiServer()
+    yield server
+    server.close()
+
+
+GEMINI_KEY = "AIza-test-SECRET-0123456789"
+
+
+def _local_gemini(server: GeminiServer, monkeypatch: pytest.MonkeyPatch, **options: Any) -> Any:
+    monkeypatch.setenv("GEMINI_API_KEY", GEMINI_KEY)
+    model = gemini.create("g", GenerationConfig(max_new_tokens=8), base_url=server.url,
+                          **options)
+    delays: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        delays.append(seconds)
+
+    model.sleep = fake_sleep
+    return model, delays
+
+
+@needs_genai
+def test_local_endpoint_answer_and_identity(
+    gemini_server: GeminiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, _ = _local_gemini(gemini_server, monkeypatch)
+    [response] = model.generate([ModelRequest(prompt="q")])
+    assert response.error is None and response.text == "ok"
+    assert gemini_server.keys == [GEMINI_KEY] and gemini_server.paths[0].endswith(
+        "/models/g:generateContent")
+    assert model.identity() == {"provider": "gemini", "model": "g", "base_url": gemini_server.url}
+
+
+@needs_genai
+@pytest.mark.parametrize("body, reason", [
+    ({}, "malformed response: no candidates"),
+    ({"promptFeedback": {"blockReason": "SAFETY"}}, "no answer: the prompt was blocked (SAFETY)"),
+    ({"candidates": [{"finishReason": "MAX_TOKENS"}]},
+     "malformed response: the candidate has no text (finish_reason MAX_TOKENS)"),
+    ({"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "SAFETY"}]},
+     "malformed response: the candidate has no text (finish_reason SAFETY)"),
+])
+def test_response_without_text_is_an_error(
+    gemini_server: GeminiServer, monkeypatch: pytest.MonkeyPatch, body: dict[str, Any],
+    reason: str
+) -> None:
+    import json
+
+    from kgcert.checker import Outcome, check_answer
+
+    gemini_server.replies = [(200, json.dumps(body))]
+    model, delays = _local_gemini(gemini_server, monkeypatch)
+    [response] = model.generate([ModelRequest(prompt="q")])
+    assert response.error == reason and delays == []
+    assert check_answer(response.text, ["a", "b"], 1, error=response.error).outcome is (
+        Outcome.ERROR)
+
+
+@needs_genai
+def test_echoed_key_is_masked(gemini_server: GeminiServer,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    echo = json.dumps({"error": {"code": 400, "status": "INVALID_ARGUMENT",
+                                 "message": "API key not valid: {key}"}})
+    gemini_server.replies = [(400, echo)]
+    model, _ = _local_gemini(gemini_server, monkeypatch)
+    [rejected] = model.generate([ModelRequest(prompt="q")])
+    assert rejected.error == "request rejected (HTTP 400: API key not valid: ***)"
+    gemini_server.replies = [(503, echo.replace("400", "503"))] * 2
+    model, _ = _local_gemini(gemini_server, monkeypatch, max_attempts=2)
+    [failed] = model.generate([ModelRequest(prompt="q")])
+    assert failed.error is not None and "SECRET" not in failed.error and "***" in failed.error
+
+
+@needs_genai
+def test_trickled_reply_fails_at_the_deadline(
+    gemini_server: GeminiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    gemini_server.trickle_s = 0.5  # the default ~70-byte answer: 35 s when trickled
+    model, delays = _local_gemini(gemini_server, monkeypatch, timeout_s=1.0, max_attempts=2)
+    started = time.monotonic()
+    [response] = model.generate([ModelRequest(prompt="q")])
+    elapsed = time.monotonic() - started
+    assert response.error == "timeout: no complete response within 1 s (gave up after 2 attempts)"
+    assert len(gemini_server.keys) == 2 and len(delays) == 1
+    assert elapsed < 2 * 1.0 + 3.0
+
+
+@needs_genai
+def test_unreachable_endpoint_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port with nothing listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("GEMINI_API_KEY", GEMINI_KEY)
+    model = gemini.create("g", GenerationConfig(), max_attempts=1,
+                          base_url=f"http://bob:hunter22@127.0.0.1:{port}")
+    [response] = model.generate([ModelRequest(prompt="q")])
+    assert response.error is not None and "cannot reach the Gemini API" in response.error
+    assert "hunter22" not in json.dumps(model.identity()) + repr(model)
+    with pytest.raises(InputError) as bad:
+        gemini.create("g", GenerationConfig(), base_url="ftp://bob:hunter22@x")
+    assert "hunter22" not in str(bad.value)

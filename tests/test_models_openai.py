@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
-import threading
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from fake_openai import Script, completion, serve
 
 pytest.importorskip("httpx")
 
@@ -21,71 +21,10 @@ from kgcert.models.openai_compat import OpenAICompatModel
 from kgcert.models.retry import RetryPolicy, parse_retry_after
 
 
-@dataclass
-class Script:
-    """Faults to serve before succeeding: (status, headers, body) consumed in order."""
-
-    faults: list[tuple[int, dict[str, str], str]] = field(default_factory=list)
-    reply: str | None = None  # None: echo an answer built from the prompt
-    raw_reply: str | None = None  # a non-JSON body with status 200
-    seen: list[dict[str, Any]] = field(default_factory=list)
-    auth: list[str | None] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-class Handler(BaseHTTPRequestHandler):
-    script: Script
-
-    def log_message(self, *args: Any) -> None:  # keep test output quiet
-        pass
-
-    def do_POST(self) -> None:  # noqa: N802
-        length = int(self.headers.get("Content-Length", "0"))
-        body = json.loads(self.rfile.read(length))
-        script = self.server.script  # type: ignore[attr-defined]
-        with script.lock:
-            script.seen.append(body)
-            script.auth.append(self.headers.get("Authorization"))
-            fault = script.faults.pop(0) if script.faults else None
-        if self.path != "/v1/chat/completions":
-            self._send(404, {}, json.dumps({"error": {"message": "no such route"}}))
-        elif fault is not None:
-            self._send(*fault)
-        elif script.raw_reply is not None:
-            self._send(200, {}, script.raw_reply)
-        else:
-            prompt = body["messages"][-1]["content"]
-            text = script.reply if script.reply is not None else f"correct answer: {prompt[-1]}."
-            payload = {
-                "id": "x",
-                "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 3},
-            }
-            self._send(200, {}, json.dumps(payload))
-
-    def _send(self, status: int, headers: dict[str, str], body: str) -> None:
-        data = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in headers.items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(data)
-
-
 @pytest.fixture
 def server() -> Iterator[tuple[str, Script]]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.script = Script()  # type: ignore[attr-defined]
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", httpd.script  # type: ignore[attr-defined]
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serve() as running:
+        yield running
 
 
 def _model(url: str, **options: Any) -> tuple[OpenAICompatModel, list[float]]:
@@ -243,3 +182,116 @@ def test_policy_delay_is_capped_exponential() -> None:
     policy = RetryPolicy(base_delay_s=1.0, max_delay_s=10.0, jitter=0.0)
     rng = random.Random(0)
     assert [policy.delay(a, None, rng) for a in range(6)] == [1, 2, 4, 8, 10, 10]
+
+
+@pytest.mark.parametrize("choice, reason", [
+    ({"index": 0, "finish_reason": "length"}, "choices[0] has no message (finish_reason 'length')"),
+    ({"index": 0, "message": "correct answer: 1."}, "a message that is not an object"),
+    ({"index": 0, "message": {"role": "assistant", "content": 1}}, "content of type int"),
+    ({"index": 0, "message": {"role": "assistant", "content": {"text": "1"}}}, "of type dict"),
+    ({"index": 0, "message": {"role": "assistant"}, "finish_reason": "length"},
+     "the message has no content (finish_reason 'length')"),
+])
+def test_response_without_a_message_text_is_an_error(
+    server: tuple[str, Script], choice: dict[str, Any], reason: str
+) -> None:
+    url, script = server
+    script.raw_reply = json.dumps({"id": "x", "choices": [choice]})
+    model, delays = _model(url)
+    [response] = model.generate([ModelRequest(prompt="q 1")])
+    assert response.error is not None and response.error.startswith("malformed response: ")
+    assert reason in response.error
+    assert check_answer(response.text, ["a", "b"], 1, error=response.error).outcome is (
+        Outcome.ERROR)  # the answer never arrived: neither wrong nor unparseable
+    assert delays == []  # a malformed body is not retried
+
+
+def test_content_parts_and_refusals_are_answers(server: tuple[str, Script]) -> None:
+    url, script = server
+    model, _ = _model(url)
+    parts = [{"type": "text", "text": "correct answer: "}, {"type": "text", "text": "2."}]
+    script.raw_reply = json.dumps({"choices": [{"message": {"content": parts}}]})
+    [joined] = model.generate([ModelRequest(prompt="q 1")])
+    assert joined.error is None and joined.text == "correct answer: 2."
+    script.raw_reply = json.dumps(
+        {"choices": [{"message": {"content": None, "refusal": "I cannot help with that."}}]})
+    [refused] = model.generate([ModelRequest(prompt="q 1")])
+    assert refused.error is None
+    assert check_answer(refused.text, ["a", "b"], 1).outcome is Outcome.UNPARSEABLE
+
+
+def test_trickled_reply_fails_at_the_deadline(server: tuple[str, Script]) -> None:
+    """One byte every 0.5 s never trips a per-read timeout; the attempt deadline does."""
+    url, script = server
+    script.raw_reply = completion("correct answer: 1.")  # ~180 bytes: 90 s when trickled
+    script.trickle_s = 0.5
+    model, delays = _model(url, timeout_s=1.0, max_attempts=2)
+    started = time.monotonic()
+    [response] = model.generate([ModelRequest(prompt="q 1")])
+    elapsed = time.monotonic() - started
+    assert response.error == (
+        "timeout: no complete response within 1 s (gave up after 2 attempts)")
+    assert len(script.seen) == 2 and len(delays) == 1  # retries stay capped
+    assert elapsed < 2 * 1.0 + 3.0  # two deadlines plus slack for a busy machine
+
+
+SECRET_KEY = "sk-test-SECRET-0123456789abcdef"
+
+
+def test_echoed_key_is_masked_in_error_texts(
+    server: tuple[str, Script], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, script = server
+    monkeypatch.setenv("MY_LLM_KEY", SECRET_KEY)
+    script.echo_auth = lambda call: 400
+    model, _ = _model(url, api_key_env="MY_LLM_KEY", max_attempts=2)
+    [rejected] = model.generate([ModelRequest(prompt="q 1")])
+    assert script.auth[-1] == f"Bearer {SECRET_KEY}"  # the key was sent, and echoed
+    assert rejected.error == ("request rejected (HTTP 400: invalid credentials in header "
+                              "Authorization: Bearer ***)")
+    script.echo_auth = lambda call: 503  # the retried path, out of retries
+    [failed] = model.generate([ModelRequest(prompt="q 1")])
+    assert failed.error is not None and "Bearer ***" in failed.error
+    # a long body cut at 200 characters must not leave a piece of the key behind
+    padding = "x" * 185
+    script.echo_auth = lambda call: None
+    script.faults = [(400, {}, json.dumps({"error": {"message": f"{padding} {SECRET_KEY}"}}))]
+    [cut] = model.generate([ModelRequest(prompt="q 1")])
+    assert cut.error is not None and "sk-test" not in cut.error
+    # a 200 reply echoing the key: the stored answer text is masked too
+    script.reply = f"correct answer: 1. Your key is {SECRET_KEY}"
+    [answered] = model.generate([ModelRequest(prompt="q 1")])
+    assert answered.text == "correct answer: 1. Your key is ***"
+
+
+def test_url_credentials_are_used_but_never_recorded(
+    server: tuple[str, Script], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, script = server
+    password = "pa55:w0rd/secret"  # needs percent-encoding in a URL
+    credentialed = url.replace("http://", "http://alice:pa55%3Aw0rd%2Fsecret@")
+    monkeypatch.setenv("OPENAI_BASE_URL", credentialed)
+    model = get_model("openai:test-model", GenerationConfig(max_new_tokens=5))
+    assert isinstance(model, OpenAICompatModel)
+    [ok] = model.generate([ModelRequest(prompt="q 1")])
+    token = base64.b64encode(f"alice:{password}".encode()).decode()
+    assert ok.error is None and script.auth[-1] == f"Basic {token}"  # used for the request
+    described = json.dumps(model.identity()) + repr(model) + model.base_url
+    assert model.identity()["base_url"] == url
+    assert "pa55" not in described and "alice" not in described
+    script.echo_auth = lambda call: 400
+    [rejected] = model.generate([ModelRequest(prompt="q 1")])
+    assert rejected.error is not None and token not in rejected.error
+    assert "Basic ***" in rejected.error
+    with socket.socket() as sock:  # a port with nothing listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    down = f"http://alice:pa55%3Aw0rd%2Fsecret@127.0.0.1:{port}/v1"
+    [unreachable] = get_model("openai:m", base_url=down, max_attempts=1).generate(
+        [ModelRequest(prompt="q 1")])
+    assert unreachable.error is not None and unreachable.error.startswith(
+        f"cannot reach http://127.0.0.1:{port}/v1 (")
+    assert "pa55" not in unreachable.error and "alice" not in unreachable.error
+    with pytest.raises(InputError) as bad:
+        get_model("openai:m", base_url="ftp://alice:pa55word@host/v1")
+    assert "pa55word" not in str(bad.value)

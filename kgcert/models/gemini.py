@@ -1,18 +1,22 @@
 """``gemini:<model>`` through ``google-genai`` (imported lazily; ``pip install 'kgcert[gemini]'``).
 
 The key comes from ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY`` (or a variable named by
-``api_key_env``). The SDK's own retries are switched off; ours are capped and honour
-Retry-After like the OpenAI-compatible runner, and a failed call is an error outcome.
+``api_key_env``) and is masked in every text a call returns. The SDK's own retries are switched
+off; ours are capped and honour Retry-After like the OpenAI-compatible runner, every attempt has
+a deadline, and a failed call or a response without text is an error outcome.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import importlib
 import os
 import random
 import time
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlparse
 
 from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models._async import gather_limited, run_sync
@@ -26,8 +30,10 @@ from kgcert.models.retry import (
     call_with_retries,
     parse_retry_after,
 )
+from kgcert.models.secrets import Redactor, split_credentials
 
 KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"  # the SDK's own, read here so identity shows it
 
 
 def _import_genai() -> Any:
@@ -61,6 +67,9 @@ class GeminiModel:
         client: Any,
         concurrency: int,
         retry: RetryPolicy,
+        timeout_s: float = 120.0,
+        base_url: str | None = None,
+        redact: Redactor | None = None,
     ) -> None:
         self.model_name = name
         self.name = f"gemini:{name}"
@@ -68,6 +77,9 @@ class GeminiModel:
         self._client = client
         self.concurrency = concurrency
         self.retry = retry
+        self.timeout_s = timeout_s
+        self.base_url = split_credentials(base_url).public_url if base_url else None
+        self._redact = redact or Redactor(())
         self.sleep: Sleep = asyncio.sleep
         self._rng = random.Random(0)
 
@@ -75,7 +87,10 @@ class GeminiModel:
         return f"GeminiModel({self.model_name!r})"
 
     def identity(self) -> dict[str, Any]:
-        return {"provider": "gemini", "model": self.model_name}
+        identity = {"provider": "gemini", "model": self.model_name}
+        if self.base_url is not None:  # only when set, so default cache keys stay as they were
+            identity["base_url"] = self.base_url
+        return identity
 
     def close(self) -> None:
         pass
@@ -126,36 +141,78 @@ class GeminiModel:
 
         async def attempt() -> Any:
             try:
-                return await self._client.aio.models.generate_content(
-                    model=self.model_name, contents=contents, config=gen_config
-                )
+                # the SDK's timeout bounds each read; this bounds the whole attempt
+                async with asyncio.timeout(self.timeout_s):
+                    return await self._client.aio.models.generate_content(
+                        model=self.model_name, contents=contents, config=gen_config
+                    )
             except errors.APIError as exc:
                 code = int(getattr(exc, "code", 0) or 0)
-                message = " ".join(str(getattr(exc, "message", "") or exc).split())[:200]
+                raw = self._redact(str(getattr(exc, "message", "") or exc))
+                message = " ".join(raw.split())[:200]  # masked before cutting
                 if code in RETRY_STATUS or code >= 500:
                     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
                     raise RetryableError(
                         f"HTTP {code}: {message}", parse_retry_after(dict(headers))
                     ) from exc
                 raise CallFailed(f"request rejected (HTTP {code}: {message})") from exc
-            except (TimeoutError, OSError) as exc:
+            except TimeoutError as exc:
+                raise RetryableError(
+                    f"timeout: no complete response within {self.timeout_s:g} s") from exc
+            except _transport_errors() as exc:
                 raise RetryableError(f"cannot reach the Gemini API ({type(exc).__name__})") from exc
 
         try:
             response = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
+            text = _text(response)
         except CallFailed as exc:
-            return ModelResponse.failure(str(exc), time.perf_counter() - start)
-        try:
-            text = response.text or ""
-        except (ValueError, AttributeError):  # blocked or no candidates: no text
-            text = ""
+            return self._redact.response(
+                ModelResponse.failure(str(exc), time.perf_counter() - start))
         usage = getattr(response, "usage_metadata", None)
-        return ModelResponse(
+        return self._redact.response(ModelResponse(
             text=text,
             prompt_tokens=getattr(usage, "prompt_token_count", None),
             completion_tokens=getattr(usage, "candidates_token_count", None),
             latency_s=time.perf_counter() - start,
-        )
+        ))
+
+
+@functools.cache
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """Connection failures of whichever HTTP client the SDK version uses (httpx, its fork
+    httpx2, or aiohttp), none of which derive from OSError."""
+    found: list[type[BaseException]] = [OSError]
+    for module, name in (("httpx", "TransportError"), ("httpx2", "TransportError"),
+                         ("aiohttp", "ClientError")):
+        try:
+            found.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
+def _text(response: Any) -> str:
+    """The first candidate's text; without one the answer never arrived (an error outcome,
+    not an unparseable answer)."""
+    candidates = getattr(response, "candidates", None) or []
+    if not candidates:
+        blocked = getattr(getattr(response, "prompt_feedback", None), "block_reason", None)
+        if blocked is not None:
+            raise CallFailed(f"no answer: the prompt was blocked ({_name(blocked)})")
+        raise CallFailed("malformed response: no candidates")
+    candidate = candidates[0]
+    parts = getattr(getattr(candidate, "content", None), "parts", None) or []
+    texts = [p.text for p in parts if isinstance(getattr(p, "text", None), str)
+             and not getattr(p, "thought", None)]
+    if not texts:
+        finish = getattr(candidate, "finish_reason", None)
+        ended = f" (finish_reason {_name(finish)})" if finish is not None else ""
+        raise CallFailed(f"malformed response: the candidate has no text{ended}")
+    return "".join(texts)
+
+
+def _name(value: Any) -> str:
+    return str(getattr(value, "value", value))[:40]
 
 
 def create(
@@ -163,21 +220,39 @@ def create(
     config: GenerationConfig,
     *,
     api_key_env: str | None = None,
+    base_url: str | None = None,
     concurrency: int = 8,
     timeout_s: float = 120.0,
     max_attempts: int = 6,
     max_retry_delay_s: float = 60.0,
     base_retry_delay_s: float = 1.0,
 ) -> GeminiModel:
+    """``gemini:<model>``; ``base_url`` (or ``GOOGLE_GEMINI_BASE_URL``) points at a proxy or
+    another endpoint speaking the Gemini API; ``user:password@`` in it is used, never recorded.
+    """
     key = _find_key(api_key_env)
+    url = base_url or os.environ.get(BASE_URL_VARIABLE) or None
+    if url is not None:
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            shown = split_credentials(url).public_url
+            raise InputError(f"base_url must be an http(s) URL, got {shown!r}")
+    if max_attempts < 1:
+        raise InputError(f"max_attempts must be >= 1, got {max_attempts}")
     genai = _import_genai()
     from google.genai import types
 
     http_options = types.HttpOptions(
-        timeout=int(timeout_s * 1000), retry_options=types.HttpRetryOptions(attempts=1)
+        base_url=url,
+        timeout=int(timeout_s * 1000),
+        retry_options=types.HttpRetryOptions(attempts=1),
     )
     client = genai.Client(api_key=key, http_options=http_options)
     retry = RetryPolicy(
         max_attempts=max_attempts, base_delay_s=base_retry_delay_s, max_delay_s=max_retry_delay_s
     )
-    return GeminiModel(name, config, client=client, concurrency=concurrency, retry=retry)
+    credentials = split_credentials(url) if url else None
+    redact = Redactor([key] + ([credentials.password, credentials.basic_token()]
+                               if credentials else []))
+    return GeminiModel(name, config, client=client, concurrency=concurrency, retry=retry,
+                       timeout_s=timeout_s, base_url=url, redact=redact)

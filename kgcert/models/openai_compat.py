@@ -1,8 +1,10 @@
 """OpenAI-compatible chat-completions runner (OpenAI, vLLM, Ollama, llama.cpp server, ...).
 
-Async over ``httpx`` with a concurrency limit, per-call timeouts and capped exponential retries
-that honour ``Retry-After``. The API key comes from an environment variable only and is never
-logged, cached or put into results.
+Async over ``httpx`` with a concurrency limit, a deadline on every attempt (connect to last
+byte, so a server trickling bytes cannot hold a call open) and capped exponential retries that
+honour ``Retry-After``. The API key comes from an environment variable only; it and any
+``user:password@`` in the base URL are masked in every text a call returns and never appear
+in the model's identity.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kgcert.models.retry import (
     call_with_retries,
     parse_retry_after,
 )
+from kgcert.models.secrets import Redactor, split_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -41,14 +44,15 @@ def sample_seed(seed: int, sample_index: int) -> int:
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
 
 
-def _error_detail(response: httpx.Response) -> str:
+def _error_detail(response: httpx.Response, redact: Redactor) -> str:
     try:
         body = response.json()
         err = body.get("error", body) if isinstance(body, dict) else body
         message = err.get("message", "") if isinstance(err, dict) else str(err)
     except ValueError:
         message = response.text
-    return " ".join(str(message).split())[:200]
+    # masked before cutting, so a cut cannot leave part of a secret unmasked
+    return " ".join(redact(str(message)).split())[:200]
 
 
 class OpenAICompatModel:
@@ -71,8 +75,12 @@ class OpenAICompatModel:
         self.model_name = name
         self.name = f"openai:{name}"
         self.config = config
-        self.base_url = base_url.rstrip("/")
+        # credentials in the URL authenticate the requests but are never recorded
+        self._credentials = split_credentials(base_url)
+        self.base_url = self._credentials.public_url.rstrip("/")
         self._api_key = api_key
+        self._redact = Redactor([api_key, self._credentials.password,
+                                 self._credentials.basic_token()])
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.timeout_s = timeout_s
@@ -101,11 +109,16 @@ class OpenAICompatModel:
         if config.mode == "choice":
             raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
         headers = {"Content-Type": "application/json"}
-        if self._api_key:
+        auth = None
+        if self._credentials.basic_token() is not None:  # URL credentials: HTTP Basic, as curl
+            auth = httpx.BasicAuth(self._credentials.username or "",
+                                   self._credentials.password or "")
+        elif self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         async with httpx.AsyncClient(
             base_url=self.base_url,
             headers=headers,
+            auth=auth,
             timeout=httpx.Timeout(self.timeout_s),
             limits=httpx.Limits(max_connections=self.concurrency),
         ) as client:
@@ -132,25 +145,28 @@ class OpenAICompatModel:
 
         async def attempt() -> dict[str, Any]:
             try:
-                response = await client.post("/chat/completions", json=body)
-            except httpx.TimeoutException as exc:
-                raise RetryableError(f"timeout after {self.timeout_s:g} s") from exc
+                # httpx's timeout bounds each read; this bounds the whole attempt
+                async with asyncio.timeout(self.timeout_s):
+                    response = await client.post("/chat/completions", json=body)
+            except (TimeoutError, httpx.TimeoutException) as exc:
+                raise RetryableError(
+                    f"timeout: no complete response within {self.timeout_s:g} s") from exc
             except httpx.TransportError as exc:
-                reason = " ".join(str(exc).split())[:120] or type(exc).__name__
+                reason = " ".join(self._redact(str(exc)).split())[:120] or type(exc).__name__
                 raise RetryableError(f"cannot reach {self.base_url} ({reason})") from exc
             status = response.status_code
+            detail = _error_detail(response, self._redact) if status >= 400 else ""
             if status in RETRY_STATUS or status >= 500:
                 kind = "rate limited" if status == 429 else "server error"
                 raise RetryableError(
-                    f"{kind} (HTTP {status}: {_error_detail(response)})",
-                    parse_retry_after(response.headers),
+                    f"{kind} (HTTP {status}: {detail})", parse_retry_after(response.headers)
                 )
             if status in (401, 403):
                 raise CallFailed(
                     f"authentication failed (HTTP {status}); check the key in {self.api_key_env}"
                 )
             if status >= 400:
-                raise CallFailed(f"request rejected (HTTP {status}: {_error_detail(response)})")
+                raise CallFailed(f"request rejected (HTTP {status}: {detail})")
             try:
                 payload = response.json()
             except ValueError as exc:
@@ -163,14 +179,16 @@ class OpenAICompatModel:
             payload = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
             text = _content(payload)
         except CallFailed as exc:
-            return ModelResponse.failure(str(exc), time.perf_counter() - start)
-        usage = payload.get("usage") or {}
-        return ModelResponse(
+            return self._redact.response(
+                ModelResponse.failure(str(exc), time.perf_counter() - start))
+        usage = payload.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        return self._redact.response(ModelResponse(
             text=text,
             prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
             completion_tokens=_int_or_none(usage.get("completion_tokens")),
             latency_s=time.perf_counter() - start,
-        )
+        ))
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -178,16 +196,29 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def _content(payload: dict[str, Any]) -> str:
+    """The completion text; a response without one is malformed (an error outcome, not an
+    unparseable answer: the model's answer never arrived)."""
     choices = payload.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise CallFailed("malformed response: no choices")
-    message = choices[0].get("message") or {}
-    content = message.get("content") if isinstance(message, dict) else None
-    if content is None:
-        return ""  # an empty completion: the checker calls it unparseable
-    if isinstance(content, list):  # content parts
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return str(content)
+    choice = choices[0]
+    message = choice.get("message")
+    finish = choice.get("finish_reason")
+    ended = f" (finish_reason {str(finish)[:40]!r})" if finish is not None else ""
+    if not isinstance(message, dict):
+        what = "no message" if message is None else "a message that is not an object"
+        raise CallFailed(f"malformed response: choices[0] has {what}{ended}")
+    content = message.get("content")
+    if isinstance(content, str):
+        return content  # may be empty: the model answered nothing, which is unparseable
+    if isinstance(content, list) and all(
+            isinstance(p, dict) and isinstance(p.get("text", ""), str) for p in content):
+        return "".join(p.get("text", "") for p in content)  # content parts
+    refusal = message.get("refusal")
+    if content is None and isinstance(refusal, str):
+        return refusal  # the model declined: an answer, though not a parseable one
+    what = "no content" if content is None else f"content of type {type(content).__name__}"
+    raise CallFailed(f"malformed response: the message has {what}{ended}")
 
 
 def create(
@@ -210,7 +241,8 @@ def create(
     url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise InputError(f"base_url must be an http(s) URL, got {url!r}")
+        shown = split_credentials(url).public_url
+        raise InputError(f"base_url must be an http(s) URL, got {shown!r}")
     key_env = api_key_env or DEFAULT_KEY_ENV
     key = os.environ.get(key_env) or None
     needs_key = api_key_env is not None or parsed.netloc.endswith("api.openai.com")

@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kgcert.errors import InputError
+from kgcert.models.secrets import split_credentials
 
 SETTINGS = ("vanilla", "distractor")
 UNHASHED = ("n", "batch_size", "cache")  # may change between a run and its resume
@@ -50,6 +51,19 @@ class RunConfig(BaseModel):
     simultaneous: bool = False  # Bonferroni over all certificates of the run
     baseline: int = Field(default=0, ge=0)  # static prompts per spec (the paper uses 50)
     cache: bool = True
+
+    @field_validator("model_options")
+    @classmethod
+    def _no_passwords(cls, options: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        # run.yaml keeps these settings; a secret belongs in the environment
+        for model, values in options.items():
+            for name, value in values.items():
+                if isinstance(value, str) and split_credentials(value).password is not None:
+                    raise ValueError(
+                        f"{model} option {name} holds a URL with a password, which would be "
+                        "written to run.yaml; give that URL through the environment instead "
+                        "(OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL)")
+        return options
 
     @field_validator("settings")
     @classmethod
