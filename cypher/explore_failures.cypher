@@ -2,8 +2,9 @@
 //
 // First write the run into its KG's database:
 //     kgcert writeback runs/<run directory>
-// which prints the run id. In Neo4j Browser, pick that KG's database (`:use <kg>`), set the
-// parameters the queries use, then paste any query below:
+// which prints the run id. In Neo4j Browser, stay on the database kgcert loads into (`neo4j`,
+// or $KGCERT_NEO4J_DATABASE; every KG there carries its own label KgcertKG_<kg>, and run ids
+// keep runs of different KGs apart), set the parameters the queries use, then paste any query:
 //     :param run => "<run id printed by kgcert writeback>"
 //     :param certificate => "<a certificate key, from certificates_by_lower_bound>"
 //     :param sample => "<a sample key, e.g. from wrong_chose_distractor>"

@@ -66,7 +66,8 @@ def _free_port() -> int:
 
 def _shared_neo4j(tmp: Path) -> Iterator[dict[str, str]]:
     """The Neo4j 5.26 beside the project (../shared/neo4j), up for the session on loopback."""
-    env = {**os.environ, "NEO4J_BOLT_PORT": str(_free_port()),
+    # Its own home and ports: two test sessions at once never share a server or its files.
+    env = {**os.environ, "NEO4J_HOME": str(tmp / "home"), "NEO4J_BOLT_PORT": str(_free_port()),
            "NEO4J_HTTP_PORT": str(_free_port())}
     log = (tmp / "with-neo4j.log").open("w")
     holder = subprocess.Popen(["bash", str(SHARED_NEO4J), "python3", "-c", _HOLD], env=env,

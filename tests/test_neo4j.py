@@ -7,6 +7,7 @@ one these tests skip and say so.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -224,15 +225,34 @@ def test_unknown_kg_is_one_line(neo4j_env, tmp_path):
     assert "no KG named 'never_loaded'" in _one_line_error(done)
 
 
-def test_cli_load_and_count_print_no_server_notifications(neo4j_env, shared_data, tmp_path):
-    # A first load on a fresh label and a count whose labels do not all exist used to print
-    # Neo4j's notifications as multi-line log records.
-    load_done = _cli(["load", "primekg", str(shared_data / ALZ), "--kg", "quiet_alz"],
-                     neo4j_env, tmp_path)
-    assert load_done.returncode == 0, load_done.stderr
-    count = _cli(["specs", "count", "primekg.dual_indication", "--kg", "quiet_alz"],
-                 neo4j_env, tmp_path)
-    assert count.returncode == 0, count.stderr
-    for done in (load_done, count):
-        assert "Notification" not in done.stderr and "gql_status" not in done.stderr
-        assert "WARNING" not in done.stderr.upper()
+def _certificates(run_dir: Path) -> dict[str, tuple]:
+    found = {}
+    for path in sorted((run_dir / "certificates").glob("*.json")):
+        body = json.loads(path.read_text())
+        found[path.name] = (body["k"], body["n"], body["lower"], body["upper"])
+    return found
+
+
+def test_cli_session_on_neo4j_prints_no_notifications_and_certifies_as_embedded(
+        neo4j_env, shared_data, tmp_path):
+    # A first load on a fresh label, a count, a run, a write-back and its delete: Neo4j's
+    # notifications used to print as multi-line log records (110 on a 30-sample run).
+    run = ["run", "--kg", "quiet_alz", "--spec", "primekg.dual_indication", "--model",
+           "bernoulli:0.6", "--setting", "distractor", "--n", "12", "--few-shot", "1"]
+    steps = [["load", "primekg", str(shared_data / ALZ), "--kg", "quiet_alz"],
+             ["specs", "count", "primekg.dual_indication", "--kg", "quiet_alz"],
+             [*run, "--out", str(tmp_path / "neo4j-run")],
+             ["writeback", str(tmp_path / "neo4j-run")],
+             ["writeback", str(tmp_path / "neo4j-run"), "--delete"],
+             ["report", str(tmp_path / "neo4j-run")]]
+    for step in steps:
+        done = _cli(step, neo4j_env, tmp_path / "data")
+        assert done.returncode == 0, (step, done.stderr)
+        assert "Notification" not in done.stderr and "gql_status" not in done.stderr, step
+        assert "WARN" not in done.stderr.upper(), (step, done.stderr)
+    embedded = tmp_path / "embedded-data"
+    for step in (steps[0], [*run, "--out", str(tmp_path / "embedded-run")]):
+        done = _cli(step, {}, embedded)
+        assert done.returncode == 0, done.stderr
+    certificates = _certificates(tmp_path / "neo4j-run")
+    assert certificates and certificates == _certificates(tmp_path / "embedded-run")
