@@ -1,9 +1,16 @@
-"""The `kgcert` command line."""
+"""The `kgcert` command line.
+
+Commands are registered by name and imported only when one is run (or its own --help is
+asked for), so `kgcert --help` and the light commands start without loading the graph driver,
+scipy, pandas or torch (issue 10).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
+import sys
 
 import click
 
@@ -11,8 +18,67 @@ from kgcert import __version__
 from kgcert.cli.common import Context, fail
 from kgcert.errors import KgcertError
 
+# name -> ("module:attribute", the help line `kgcert --help` shows without importing it).
+# tests/test_cli_startup.py checks each line against the command's own docstring.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "load": ("kgcert.cli.load:load_command",
+             "Load a KG from FORMAT files (or directories) into the graph database."),
+    "formats": ("kgcert.cli.load:formats_command", "List the KG formats `kgcert load` reads."),
+    "info": ("kgcert.cli.info:info_command",
+             "Node and relationship counts per loaded KG, per label and type, with the "
+             "manifest."),
+    "synth": ("kgcert.cli.synth:synth_command",
+              "Write a PrimeKG-shaped kg.csv with fake names and power-law degrees."),
+    "export": ("kgcert.cli.export:export_group",
+               "Write a KG as files for other tools (no graph server needed)."),
+    "specs": ("kgcert.cli.specs:specs_group",
+              "Prompt distributions: relation-centric DAGs, entity-centric paths, KG-LLM-Bench "
+              "tasks."),
+    "prompts": ("kgcert.cli.prompts:prompts_command",
+                "Render prompts start .. start+n-1 of a spec and print them."),
+    "run": ("kgcert.cli.run:run_command",
+            "Certify models on specs: bounds on P(correct) for prompts drawn from each spec."),
+    "plan": ("kgcert.cli.run:plan_command",
+             "How many samples a certificate needs for a target Clopper-Pearson half-width."),
+    "report": ("kgcert.cli.report:report_command",
+               "Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories."),
+    "compare": ("kgcert.cli.report:compare_command",
+                "Paired exact McNemar tests and a Holm-corrected hierarchy of the models that "
+                "answered the same prompts (aligned by sample index), per spec and setting."),
+    "writeback": ("kgcert.cli.writeback:writeback_command",
+                  "Write a run into its KG's database (again: nothing new is created), or "
+                  "--delete it."),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+def import_command(name: str) -> click.Command:
+    """The command registered as `name`, importing its module now."""
+    module_name, _, attribute = COMMANDS[name][0].partition(":")
+    command = getattr(importlib.import_module(module_name), attribute)
+    assert isinstance(command, click.Command), f"{COMMANDS[name][0]} is not a click command"
+    return command
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use, listed from the COMMANDS table."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return import_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        # A bare Command per name shortens the help line exactly as the real one would.
+        rows = [(name, click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit))
+                for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kgcert")
 @click.option("--db", envvar="KGCERT_NEO4J_URI", default=None, metavar="URI",
               help="Neo4j URI (neo4j://host:7687); credentials from KGCERT_NEO4J_USER/"
@@ -26,19 +92,10 @@ def cli(ctx: click.Context, db: str | None, data_dir: str | None) -> None:
     ctx.obj = Context(db=db, data_dir=data_dir)
 
 
-def _register_commands() -> None:
-    from kgcert.cli import export, info, load, prompts, report, run, specs, synth, writeback
-
-    for module in (load, info, synth, export, specs, prompts, run, report, writeback):
-        for command in module.COMMANDS:
-            cli.add_command(command)
-
-
-_register_commands()
-
-
 def main() -> None:
     code = _run()
+    if "kgcert.store.embedded" not in sys.modules:  # no server was started: a plain exit
+        sys.exit(code)
     from kgcert.store.embedded import exit_now
 
     exit_now(code)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from rich.console import Console
 from rich.markup import escape
 
+from kgcert.cli.console import PipeFriendlyConsole
 from kgcert.config import StoreTarget
-from kgcert.store import GraphServer, connect
 
-console = Console()
-errors = Console(stderr=True)
+if TYPE_CHECKING:
+    from kgcert.store import GraphServer
+
+console = PipeFriendlyConsole()
+errors = PipeFriendlyConsole(stderr=True)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -27,4 +29,6 @@ class Context:
     data_dir: str | None
 
     def server(self) -> GraphServer:
+        from kgcert.store import connect  # the graph driver loads only for graph commands
+
         return connect(StoreTarget.resolve(self.db, self.data_dir))

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from kgcert.cli.common import console, errors
 from kgcert.cli.load import _settings
-from kgcert.export.neo4j_admin import read_source, write_neo4j_admin
+from kgcert.cli.progress import progress_display
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.store.server import check_kg_name
 
 
 @click.group("export")
@@ -45,6 +44,9 @@ def neo4j_admin_command(format_name: str, paths: tuple[Path, ...], out_dir: Path
     KgcertManifest nodes, import.sh (the neo4j-admin command), schema.cypher (kgcert's
     constraints and indexes, to run after the import) and NEXT_STEPS.txt.
     """
+    from kgcert.export.neo4j_admin import read_source, write_neo4j_admin
+    from kgcert.store.server import check_kg_name
+
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
     loader = get_loader(format_name, options)
     kg = check_kg_name(kg_name or format_name.replace("-", "_"))
@@ -52,7 +54,7 @@ def neo4j_admin_command(format_name: str, paths: tuple[Path, ...], out_dir: Path
                                  report=lambda m: errors.print(m, highlight=False))
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    with Progress(*columns, console=errors, transient=True) as bar:
+    with progress_display(*columns, console=errors, transient=True) as bar:
         task = bar.add_task(f"writing {kg}", total=data.edge_count)
 
         def advance(done: int, total: int) -> None:

@@ -10,7 +10,6 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import Context, console
-from kgcert.info import kg_info
 
 
 @click.command("info")
@@ -19,6 +18,8 @@ from kgcert.info import kg_info
 @click.pass_obj
 def info_command(ctx: Context, kg_names: tuple[str, ...], as_json: bool) -> None:
     """Node and relationship counts per loaded KG, per label and type, with the manifest."""
+    from kgcert.info import kg_info
+
     server = ctx.server()
     names = list(kg_names) or server.list_kgs()
     reports = [kg_info(server.open(name)) for name in names]

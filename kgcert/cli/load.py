@@ -6,13 +6,12 @@ from pathlib import Path
 
 import click
 import yaml
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from kgcert.cli.common import Context, console, errors
+from kgcert.cli.progress import progress_display
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, formats, get_loader
-from kgcert.loading import read_source, store_source
-from kgcert.store.server import check_kg_name
 
 
 def _settings(pairs: tuple[str, ...]) -> dict[str, object]:
@@ -41,6 +40,9 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
 
     FORMAT is one of: primekg, wikidata5m, wikidatasets, neo4j-import, triples.
     """
+    from kgcert.loading import read_source, store_source
+    from kgcert.store.server import check_kg_name
+
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
     loader = get_loader(format_name, options)
     kg = check_kg_name(kg_name or format_name.replace("-", "_"))
@@ -50,7 +52,7 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     server = ctx.server()
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    with Progress(*columns, console=errors, transient=True) as bar:
+    with progress_display(*columns, console=errors, transient=True) as bar:
         task = bar.add_task(f"loading {kg}", total=None)
 
         def advance(done: int, total: int) -> None:

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from kgcert.cli.common import Context
 from kgcert.config import data_dir
 from kgcert.errors import InputError
-from kgcert.prompts import SETTINGS, Budget, Prompt, PromptBuilder, TaskPromptBuilder
-from kgcert.prompts.distractors import WEIGHTINGS
-from kgcert.specs import EntitySpec, RelationSpec, find_spec
+
+if TYPE_CHECKING:
+    from kgcert.prompts import Prompt, PromptBuilder, TaskPromptBuilder
 
 FORMATS = ("list", "json", "yaml", "turtle", "jsonld")
+# The choices of kgcert.prompts.mcqa.SETTINGS and kgcert.prompts.distractors.WEIGHTINGS, written
+# out so `--help` need not import the prompt builders (a test keeps them equal).
+SETTINGS = ("vanilla", "distractor", "baseline")
+WEIGHTINGS = ("tail", "head", "uniform")
 
 
 def _show(prompt: Prompt) -> str:
@@ -63,6 +68,9 @@ def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tupl
                     few_shot: int, no_shuffle: bool, max_chars: int | None, weighting: str,
                     textualization: str, pseudonymize: bool, as_json: bool) -> None:
     """Render prompts start .. start+n-1 of a spec and print them."""
+    from kgcert.prompts import Budget, PromptBuilder, TaskPromptBuilder
+    from kgcert.specs import EntitySpec, RelationSpec, find_spec
+
     if count < 1 or seed < 0 or start < 0:
         raise InputError("--n must be positive, --seed and --start non-negative")
     entry = find_spec(spec_name, specs_dirs)

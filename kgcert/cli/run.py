@@ -14,13 +14,10 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import Context, console
+from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
 from kgcert.errors import InputError
 from kgcert.run.config import UNHASHED, RunConfig, load_run_config
-from kgcert.run.jobs import build_jobs, build_models, prompt_budget
-from kgcert.run.runner import Progress as RunProgress
-from kgcert.run.runner import Runner
-from kgcert.stats import clopper_pearson, plan_sample_size
 
 
 def _resolve_run_dir(config: RunConfig, out: Path | None) -> Path:
@@ -64,6 +61,8 @@ class _Display:
         start, first = self.started[label]
         rate = (done - first) / max(now - start, 1e-9)
         if bounds is None:
+            from kgcert.stats import clopper_pearson
+
             interval = clopper_pearson(correct, done) if done else None
             bounds = (interval.lower, interval.upper) if interval else (0.0, 1.0)
         self.progress.update(self.tasks[label], completed=done,
@@ -117,6 +116,10 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
+    from kgcert.run.jobs import build_jobs, build_models, prompt_budget
+    from kgcert.run.runner import Progress as RunProgress
+    from kgcert.run.runner import Runner
+
     if half_width is not None or threshold is not None:
         flags["sequential"] = {"half_width": half_width, "threshold": threshold}
     config = load_run_config(config_file, flags)
@@ -131,7 +134,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                       prompt_budget(config, models))
     columns = [TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
                "{task.total}"), TextColumn("{task.fields[info]}"), TimeRemainingColumn()]
-    with Progress(*columns, console=console, transient=False) as progress:
+    with progress_display(*columns, console=console) as progress:
         display = _Display(progress)
         runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
         paths = runner.run()
@@ -161,6 +164,8 @@ def _print_certificates(paths: list[Path]) -> None:
               help="Guessed accuracy (0.5 is the worst case).")
 def plan_command(half_width: float, confidence: float, guess: float) -> None:
     """How many samples a certificate needs for a target Clopper-Pearson half-width."""
+    from kgcert.stats import plan_sample_size
+
     plan = plan_sample_size(half_width, confidence=confidence, p=guess)
     console.print(f"n = {plan.n} samples give a half-width of at most {half_width} at "
                   f"{confidence:.0%} confidence when the accuracy is near {guess}", highlight=False)

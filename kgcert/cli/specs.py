@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
@@ -12,20 +13,11 @@ from rich.text import Text
 from kgcert.cli.common import Context, console
 from kgcert.config import data_dir
 from kgcert.errors import InputError
-from kgcert.specs import (
-    EntitySampler,
-    RelationSampler,
-    RelationSpec,
-    SpecEntry,
-    catalog,
-    compile_relation_spec,
-    find_spec,
-    prepare_sampler,
-    spec_hash,
-)
-from kgcert.specs.schema import KGSchema
-from kgcert.store.cypher import named
-from kgcert.store.graph import GraphStore
+
+# Samplers, the compiler and the graph driver are imported in the commands that use them.
+if TYPE_CHECKING:
+    from kgcert.specs import EntitySampler, SpecEntry
+    from kgcert.store.graph import GraphStore
 
 dirs_option = click.option("--specs-dir", "specs_dirs", multiple=True,
                            type=click.Path(path_type=Path),
@@ -38,6 +30,8 @@ def _cache_dir(ctx: Context) -> Path:
 
 
 def _names(store: GraphStore, ids: list[str]) -> dict[str, str]:
+    from kgcert.store.cypher import named
+
     rows = store.query(named("specs", "entities"), ids=ids)
     return {row["id"]: row["name"] for row in rows}
 
@@ -51,6 +45,8 @@ def specs_group() -> None:
 @dirs_option
 def list_command(specs_dirs: tuple[Path, ...]) -> None:
     """Every spec kgcert can see, shipped and yours."""
+    from kgcert.specs import catalog
+
     table = Table(show_header=True, header_style="bold")
     for column in ("name", "kind", "description", "file"):
         table.add_column(column)
@@ -69,6 +65,8 @@ def list_command(specs_dirs: tuple[Path, ...]) -> None:
 def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
                  kg_name: str | None) -> None:
     """A spec's file, its hash and (with --kg) the Cypher it compiles to."""
+    from kgcert.specs import KGSchema, RelationSpec, compile_relation_spec, find_spec, spec_hash
+
     entry = find_spec(spec, specs_dirs)
     console.print(Text(f"{entry.spec.name} ({entry.spec.kind}, hash {spec_hash(entry.spec)}) "
                        f"from {entry.path}", style="bold"))
@@ -91,6 +89,8 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
 def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Path, ...],
                      kg_name: str | None) -> None:
     """Check spec files (all visible specs when none is named)."""
+    from kgcert.specs import catalog, find_spec, prepare_sampler
+
     entries = [find_spec(s, specs_dirs) for s in specs] if specs else catalog(specs_dirs)
     store = ctx.server().open(kg_name) if kg_name else None
     for entry in entries:
@@ -109,6 +109,15 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
 def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
                   with_cypher: bool) -> None:
     """How many DAGs (or paths) the spec's distribution ranges over in a KG."""
+    from kgcert.specs import (
+        KGSchema,
+        RelationSampler,
+        RelationSpec,
+        compile_relation_spec,
+        find_spec,
+        prepare_sampler,
+    )
+
     entry = find_spec(spec, specs_dirs)
     store = ctx.server().open(kg_name)
     started = time.monotonic()
@@ -151,6 +160,8 @@ def _count_paths(sampler: EntitySampler, entry: SpecEntry) -> None:
 def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
                    count: int, seed: int, start: int) -> None:
     """Draw samples i = start .. start+n-1 and print them with entity names."""
+    from kgcert.specs import RelationSampler, find_spec, prepare_sampler
+
     if count < 1 or seed < 0 or start < 0:
         raise InputError("--n must be positive, --seed and --start non-negative")
     entry = find_spec(spec, specs_dirs)

@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from kgcert.cli.common import console
-from kgcert.synth import SyntheticPrimeKG, scale_for_edges
 
 
 @click.command("synth")
@@ -18,6 +17,8 @@ from kgcert.synth import SyntheticPrimeKG, scale_for_edges
 @click.option("--seed", type=int, default=0, show_default=True)
 def synth_command(out: Path, scale: float | None, edges: int | None, seed: int) -> None:
     """Write a PrimeKG-shaped kg.csv with fake names and power-law degrees."""
+    from kgcert.synth import SyntheticPrimeKG, scale_for_edges
+
     if scale is None:
         scale = scale_for_edges(edges) if edges else 0.01
     rows = SyntheticPrimeKG(scale, seed).write_kg_csv(out / "kg.csv")

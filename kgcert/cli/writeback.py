@@ -11,8 +11,6 @@ from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
 from kgcert.resources import data_folder
-from kgcert.writeback import COUNTED, delete_run, read_run, write_run
-from kgcert.writeback.run_files import read_config, run_id
 
 LABELS = {"runs": "KgcertRun", "certificates": "KgcertCertificate", "samples": "KgcertSample"}
 
@@ -33,6 +31,9 @@ def _label(kind: str) -> str:
 def writeback_command(ctx: Context, run_dir: Path, kg: str | None, remove: bool,
                       batch_size: int) -> None:
     """Write a run into its KG's database (again: nothing new is created), or --delete it."""
+    from kgcert.writeback import COUNTED, delete_run, read_run, write_run
+    from kgcert.writeback.run_files import read_config, run_id
+
     config = read_config(run_dir)
     store = ctx.server().open(kg or config.kg)
     if remove:

@@ -31,6 +31,7 @@ from transformers import (
 
 from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
+from kgcert.models.quiet import quiet_loading
 
 log = logging.getLogger(__name__)
 
@@ -483,8 +484,9 @@ def create(
         model_kwargs["quantization_config"] = quant
         model_kwargs["device_map"] = {"": device if ":" in device else f"{device}:0"}
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source, **common)
-        model = AutoModelForCausalLM.from_pretrained(source, **model_kwargs)
+        with quiet_loading(f"model {source}" + (f" ({gguf_file})" if gguf_file else "")):
+            tokenizer = AutoTokenizer.from_pretrained(source, **common)
+            model = AutoModelForCausalLM.from_pretrained(source, **model_kwargs)
     except OSError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(

@@ -1,18 +1,35 @@
-"""Specs: YAML files stating a prompt distribution, compiled to exact IID samplers."""
+"""Specs: YAML files stating a prompt distribution, compiled to exact IID samplers.
+
+The spec files' model and catalog load with the package; the compiler and samplers are
+imported on first use (PEP 562), so reading spec files (`kgcert specs list`) does not load the
+graph driver or scipy, which the samplers need.
+"""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from kgcert.errors import InputError
+# Eager on purpose: `catalog` is also a submodule's name, and a lazy attribute would be shadowed
+# by the module once anything imported kgcert.specs.catalog directly.
 from kgcert.specs.catalog import AnySpec, SpecEntry, catalog, find_spec
-from kgcert.specs.compile import CompiledRelationSpec, compile_relation_spec
-from kgcert.specs.entity_sampler import EntitySampler, PathSample
 from kgcert.specs.model import EntitySpec, RelationSpec, TaskSpec, load_spec_file, spec_hash
-from kgcert.specs.relation_sampler import DagSample, RelationSampler
-from kgcert.specs.schema import KGSchema
-from kgcert.specs.tables import TableCache
-from kgcert.store.graph import GraphStore
+
+if TYPE_CHECKING:
+    from kgcert.specs.compile import CompiledRelationSpec, compile_relation_spec
+    from kgcert.specs.entity_sampler import EntitySampler, PathSample
+    from kgcert.specs.relation_sampler import DagSample, RelationSampler
+    from kgcert.specs.schema import KGSchema
+    from kgcert.store.graph import GraphStore
+
+_HOMES = {
+    "kgcert.specs.compile": ("CompiledRelationSpec", "compile_relation_spec"),
+    "kgcert.specs.entity_sampler": ("EntitySampler", "PathSample"),
+    "kgcert.specs.relation_sampler": ("DagSample", "RelationSampler"),
+    "kgcert.specs.schema": ("KGSchema",),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "AnySpec", "CompiledRelationSpec", "DagSample", "EntitySampler", "EntitySpec", "KGSchema",
@@ -21,9 +38,24 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
 def prepare_sampler(spec: AnySpec, store: GraphStore,
                     cache_dir: Path | None = None) -> RelationSampler | EntitySampler:
     """Check the spec against the KG and build its sampler (reusing cached edge tables)."""
+    from kgcert.errors import InputError
+    from kgcert.specs.compile import compile_relation_spec
+    from kgcert.specs.entity_sampler import EntitySampler
+    from kgcert.specs.relation_sampler import RelationSampler
+    from kgcert.specs.schema import KGSchema
+    from kgcert.specs.tables import TableCache
+
     schema = KGSchema.read(store)
     if isinstance(spec, RelationSpec):
         return RelationSampler(compile_relation_spec(spec, schema), TableCache(store, cache_dir))

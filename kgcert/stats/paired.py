@@ -24,7 +24,6 @@ from itertools import combinations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
 from kgcert.stats._checks import as_count, check_level
 from kgcert.stats.multiple import holm_adjust
@@ -53,6 +52,8 @@ def mcnemar_exact_p(b: int, c: int) -> float:
     c_int = as_count(c, "c")
     if b_int + c_int == 0:
         return 1.0
+    from scipy import stats  # here, not at import: scipy.stats takes 1-2 s to load
+
     return float(stats.binomtest(b_int, b_int + c_int, 0.5, alternative="two-sided").pvalue)
 
 
