@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -52,41 +50,6 @@ def embedded_server(embedded_data_dir: Path):
     server.close()
 
 
-SHARED_NEO4J = REPO.parent / "shared" / "neo4j" / "with-neo4j.sh"
-# Prints the server's address and credentials, then holds it up until stdin closes.
-_HOLD = ("import json, os, sys; print(json.dumps({k: v for k, v in os.environ.items() "
-         "if k.startswith('KGCERT_NEO4J_')}), flush=True); sys.stdin.read()")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _shared_neo4j(tmp: Path) -> Iterator[dict[str, str]]:
-    """The Neo4j 5.26 beside the project (../shared/neo4j), up for the session on loopback."""
-    # Its own home and ports: two test sessions at once never share a server or its files.
-    env = {**os.environ, "NEO4J_HOME": str(tmp / "home"), "NEO4J_BOLT_PORT": str(_free_port()),
-           "NEO4J_HTTP_PORT": str(_free_port())}
-    log = (tmp / "with-neo4j.log").open("w")
-    holder = subprocess.Popen(["bash", str(SHARED_NEO4J), "python3", "-c", _HOLD], env=env,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                              text=True)
-    assert holder.stdout is not None and holder.stdin is not None
-    line = holder.stdout.readline()
-    if not line:
-        holder.wait()
-        log.close()
-        pytest.fail(f"../shared/neo4j did not start Neo4j: {(tmp / 'with-neo4j.log').read_text()}")
-    try:
-        yield json.loads(line)
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=120)
-        log.close()
-
-
 def _docker_neo4j() -> Iterator[dict[str, str]]:
     if shutil.which("docker") is None:
         pytest.skip("no Neo4j: set KGCERT_NEO4J_URI, place ../shared/neo4j, or install Docker")
@@ -112,7 +75,7 @@ def neo4j_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, st
     if NEO4J_ENV.get("KGCERT_NEO4J_URI"):
         yield dict(NEO4J_ENV)
     elif SHARED_NEO4J.is_file():
-        yield from _shared_neo4j(tmp_path_factory.mktemp("neo4j"))
+        yield from shared_neo4j(tmp_path_factory.mktemp("neo4j"))
     else:
         yield from _docker_neo4j()
 

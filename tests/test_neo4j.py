@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from kg_helpers import load_kg
+from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
 from kgcert.errors import InputError, StoreError
 from kgcert.info import kg_info
@@ -24,7 +25,7 @@ from kgcert.loading import load
 from kgcert.prompts import PromptBuilder
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.graph import GraphStore
-from kgcert.store.neo4j_server import Neo4jServer
+from kgcert.store.neo4j_server import Neo4jServer, _agent_major
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((REPO / "specs" / "primekg").glob("*.yaml"))
@@ -130,6 +131,7 @@ def test_drop_refuses_while_foreign_nodes_link_into_the_kg(neo4j_server, planted
 def test_three_kgs_share_one_database_without_mixing(neo4j_server, embedded_server,
                                                      shared_data):
     kgs = {"multi_alz": (ALZ, "primekg"),
+           "multi_dpa": ("primekg/kg_drug_protein_a.csv", "primekg"),
            "multi_countries": ("countries", "wikidatasets"),
            "multi_diabetes": ("primekg/diabetes_export", "neo4j-import")}
     for kg, (path, fmt) in kgs.items():
@@ -154,12 +156,16 @@ def _samples(spec: RelationSpec, store: GraphStore, n: int) -> list[dict[str, st
     return [sampler.sample(7, i).nodes for i in range(n)]
 
 
-@pytest.fixture(scope="module")
-def alz_pair(neo4j_server, embedded_server, shared_data) -> tuple[GraphStore, GraphStore]:
-    on_neo4j, _ = load_kg(neo4j_server, "primekg", [shared_data / ALZ], "diff_alz",
-                          replace=False)
-    embedded, _ = load_kg(embedded_server, "primekg", [shared_data / ALZ], "diff_alz",
-                          replace=False)
+DIFFERENTIAL = {"alz": ALZ, "diabetes": "primekg/diabetes_export"}
+
+
+@pytest.fixture(scope="module", params=sorted(DIFFERENTIAL))
+def alz_pair(request, neo4j_server, embedded_server, shared_data
+             ) -> tuple[GraphStore, GraphStore]:
+    """One PrimeKG extract loaded into both servers."""
+    path, kg = shared_data / DIFFERENTIAL[request.param], f"diff_{request.param}"
+    on_neo4j, _ = load_kg(neo4j_server, "primekg", [path], kg, replace=False)
+    embedded, _ = load_kg(embedded_server, "primekg", [path], kg, replace=False)
     return on_neo4j, embedded
 
 
@@ -242,9 +248,12 @@ def test_cli_session_on_neo4j_prints_no_notifications_and_certifies_as_embedded(
     steps = [["load", "primekg", str(shared_data / ALZ), "--kg", "quiet_alz"],
              ["specs", "count", "primekg.dual_indication", "--kg", "quiet_alz"],
              [*run, "--out", str(tmp_path / "neo4j-run")],
+             ["specs", "validate", "--kg", "quiet_alz"],
+             ["prompts", "--kg", "quiet_alz", "--spec", "primekg.exposure_drug", "--n", "2"],
              ["writeback", str(tmp_path / "neo4j-run")],
              ["writeback", str(tmp_path / "neo4j-run"), "--delete"],
-             ["report", str(tmp_path / "neo4j-run")]]
+             ["report", str(tmp_path / "neo4j-run")],
+             ["compare", str(tmp_path / "neo4j-run")]]
     for step in steps:
         done = _cli(step, neo4j_env, tmp_path / "data")
         assert done.returncode == 0, (step, done.stderr)
@@ -256,3 +265,59 @@ def test_cli_session_on_neo4j_prints_no_notifications_and_certifies_as_embedded(
         assert done.returncode == 0, done.stderr
     certificates = _certificates(tmp_path / "neo4j-run")
     assert certificates and certificates == _certificates(tmp_path / "embedded-run")
+
+
+def test_versions_before_5_are_recognised():
+    assert _agent_major("Neo4j/4.4.30") == 4 and _agent_major("Neo4j/5.26.19") == 5
+    assert _agent_major("ArcadeDB/25.1") is None
+
+
+def _comparable(info: dict[str, Any]) -> dict[str, Any]:
+    manifest = info["manifest"]
+    return {**info, "manifest": {"fingerprint": manifest["fingerprint"],
+                                 "counts": manifest["counts"], "status": manifest["status"]}}
+
+
+def test_neo4j_admin_import_equals_a_direct_load(neo4j_env, embedded_server, shared_data,
+                                                 tmp_path):
+    """`kgcert export neo4j-admin` files fed to a real `neo4j-admin database import full`,
+    then the export's schema.cypher: `info` equals a direct load, and specs count alike."""
+    if not SHARED_NEO4J.is_file():
+        pytest.skip("needs ../shared/neo4j (a local Neo4j whose neo4j-admin the test can run)")
+    home = tmp_path / "home"
+    home.mkdir()
+    tarball = next(SHARED_NEO4J.parent.glob("neo4j-community-*.tar.gz"))
+    subprocess.run(["tar", "-xzf", str(tarball), "-C", str(home), "--strip-components=1"],
+                   check=True)
+    out = tmp_path / "import"
+    exported = _cli(["export", "neo4j-admin", "primekg", str(shared_data / ALZ), "--out", str(out),
+                     "--kg", "admin_alz"], {}, tmp_path / "data")
+    assert exported.returncode == 0, exported.stderr
+    imported = subprocess.run(["bash", str(out / "import.sh")], capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "NEO4J_HOME": str(home),
+                                                "NEO4J_ADMIN": str(home / "bin" / "neo4j-admin")})
+    assert imported.returncode == 0, imported.stdout[-2000:] + imported.stderr[-2000:]
+    server_env = shared_neo4j(tmp_path, home=home, keep_data=True)
+    env = next(server_env)
+    try:
+        server = Neo4jServer(env["KGCERT_NEO4J_URI"],
+                             auth=(env["KGCERT_NEO4J_USER"], env["KGCERT_NEO4J_PASSWORD"]))
+        whole = _whole(server)
+        script = (out / "schema.cypher").read_text()
+        for statement in script.split(";"):
+            body = "\n".join(line for line in statement.splitlines()
+                             if not line.strip().startswith("//")).strip()
+            if body:
+                whole.execute(body)
+        direct = _load(embedded_server, shared_data, "admin_alz", replace=False)
+        assert server.list_kgs() == ["admin_alz"]
+        assert _comparable(kg_info(server.open("admin_alz"))) == \
+            _comparable(kg_info(embedded_server.open("admin_alz")))
+        assert direct.manifest.fingerprint == kg_info(server.open("admin_alz"))["manifest"][
+            "fingerprint"]
+        spec = load_spec_file(REPO / "specs" / "primekg" / "dual_indication.yaml")
+        assert _samples(spec, server.open("admin_alz"), 30) == \
+            _samples(spec, embedded_server.open("admin_alz"), 30)
+        server.close()
+    finally:
+        server_env.close()
