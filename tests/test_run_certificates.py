@@ -146,3 +146,47 @@ def test_guarantee_names_each_conditioning_and_changes_when_it_applies(tmp_path:
     assert "jointly with the other 0 headline bounds" not in joint["guarantee"]
     assert "Bonferroni" in joint["guarantee"]
     assert "covers the headline bounds only" in joint["guarantee"]
+
+
+class _WordTokenizer:
+    """Counts words: a stand-in tokenizer for the budget arithmetic tested here."""
+
+    name_or_path = "words"
+
+    def __call__(self, text: str, add_special_tokens: bool = False) -> dict[str, list[str]]:
+        return {"input_ids": text.split()}
+
+
+class _LocalModel:
+    """Only what `prompt_budget` reads of a local model: its tokenizer and context window."""
+
+    def __init__(self, window: int) -> None:
+        self.tokenizer, self.context_limit = _WordTokenizer(), window
+
+
+def test_each_model_gets_its_own_budget_whatever_else_is_in_the_run():
+    from kgcert.run.jobs import prompt_budgets
+
+    config = RunConfig(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36)
+    small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
+    large = ModelSlot("large", _LocalModel(4000), GenerationConfig())  # type: ignore[arg-type]
+    api = _slot()
+    alone = {names: (b.limit, b.unit) for b, names in prompt_budgets(config, [large])}
+    assert alone == {None: (4000 - 36 - 64, "tokens (words)")}
+    together = {names: (b.limit, b.unit)
+                for b, names in prompt_budgets(config, [small, large, api])}
+    assert together == {("small",): (500, "tokens (words)"),
+                        ("large",): (3900, "tokens (words)"),
+                        ("bernoulli:0.8",): (12_000, "characters")}
+
+
+def test_jobs_for_some_models_are_asked_of_those_only_and_counted_once(tmp_path: Path):
+    config = GenerationConfig()
+    slots = [ModelSlot(name, get_model("bernoulli:0.5", config), config) for name in "ab"]
+    jobs = [Job("toy", "toy", "vanilla", _prompts(), models=("a",)),
+            Job("toy", "toy", "vanilla", _prompts(), models=("b",))]
+    run = RunConfig(kg="toy", specs=("toy",), models=("a", "b"), n=12, simultaneous=True)
+    bodies = [json.loads(p.read_text()) for p in Runner(run, tmp_path, jobs, slots).run()]
+    assert sorted(b["model"] for b in bodies) == ["a", "b"]
+    assert all(b["simultaneous"]["certificates"] == 2 for b in bodies)
+    assert all("jointly with the other 1 headline bound " in b["guarantee"] for b in bodies)
