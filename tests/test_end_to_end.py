@@ -12,7 +12,7 @@ from kg_helpers import load_kg
 
 from kgcert.report import write_report
 from kgcert.run.config import RunConfig
-from kgcert.run.jobs import build_jobs, build_models, prompt_budget
+from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
 from kgcert.run.runner import Runner
 from kgcert.writeback import read_run, write_run
 
@@ -32,9 +32,9 @@ def _certify_report_write_back(store, tmp_path: Path, model: str, n: int) -> Non
                        context_chars=2500, max_new_tokens=24, batch_size=4)
     run_dir = tmp_path / "run"
     models = build_models(config, None)
-    budget = prompt_budget(config, models)
-    assert budget.unit.startswith("tokens")  # measured with the model's own tokenizer
-    paths = Runner(config, run_dir, build_jobs(store, config, [], None, budget), models).run()
+    budgets = prompt_budgets(config, models)
+    assert budgets[0][0].unit.startswith("tokens")  # measured with the model's own tokenizer
+    paths = Runner(config, run_dir, build_jobs(store, config, [], None, budgets), models).run()
     bodies = [json.loads(p.read_text()) for p in paths]
     assert len(bodies) == 2
     for body in bodies:

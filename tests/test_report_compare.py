@@ -150,3 +150,20 @@ def test_bad_input_exits_2_with_one_line(runs, tmp_path, monkeypatch, capsys):
         assert len(lines) >= 1 and "Traceback" not in captured.err, captured.err
     assert kgcert(monkeypatch, "report", tmp_path / "plain") == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_run_family_adjusts_every_pair_of_every_spec_and_setting_together(runs):
+    samples = load_runs(list(runs)).samples
+    apart = compare(samples, alpha=0.05)
+    joint = compare(samples, alpha=0.05, family="run")
+    raw = [p.test.p_value for c in apart if c.hierarchy for p in c.hierarchy.comparisons]
+    together = [p.adjusted_p for c in joint if c.hierarchy for p in c.hierarchy.comparisons]
+    assert together == pytest.approx(holm_adjust(raw))
+    per_spec = [p.adjusted_p for c in apart if c.hierarchy for p in c.hierarchy.comparisons]
+    assert all(j >= s - 1e-12 for j, s in zip(together, per_spec, strict=True))
+    assert any(j > s for j, s in zip(together, per_spec, strict=True))  # a larger family
+    body = compare_json(joint, alpha=0.05, family="run")
+    assert body["family"] == "run" and f"all {len(raw)} pairs" in body["family_statement"]
+    assert "no correction across them" in compare_json(apart, alpha=0.05)["family_statement"]
+    with pytest.raises(InputError, match="family must be one of"):
+        compare(samples, family="everything")

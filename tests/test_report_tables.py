@@ -278,6 +278,11 @@ def test_written_report(runs, tmp_path):
         assert spec in page
     for external in ("<script", "<link", "src=", 'href="http', "url(http"):
         assert external not in page
+    assert "How to read a certificate" in page and "fresh --seed" in page
+    specs = report.specs
+    assert {"seed", "chance", "unconditional_lower"} <= set(specs.columns)
+    multiple_choice = specs[specs["spec"] == RELATION]
+    assert (multiple_choice["chance"] > 0).all() and multiple_choice["seed"].notna().all()
     certificates = pd.read_csv(out / "certificates.csv")
     samples = pd.read_csv(out / "samples.csv")
     assert len(certificates) == len(report.runs.certificates)

@@ -66,21 +66,38 @@ def test_certificates_cover_the_true_accuracy(tmp_path: Path, p: float):
 def test_sequential_bounds_cover_at_every_stopping_time(tmp_path: Path, p: float):
     job = Job("toy", "toy", "vanilla", _toy_prompts(f"seq p={p}"))
     sequential = SequentialConfig(half_width=0.1)
+    unparseable = 0.1
+    config = GenerationConfig()
+    slots = [ModelSlot(f"bernoulli:{p}#{seed}", get_model(f"bernoulli:{p}", config, seed=seed,
+                                                           unparseable_rate=unparseable),
+                       config) for seed in range(SEQUENTIAL_RUNS)]
     runner = Runner(_config(SEQUENTIAL_MAX, batch_size=50, sequential=sequential), tmp_path,
-                    [job], _slots(p, SEQUENTIAL_RUNS))
+                    [job], slots)
     runner.run()
     always_covered = 0
+    # The true values: P(correct) = (1 - u) p (unparseable counted wrong, and nothing is
+    # skipped or fails, so the unconditional bound has the same target), p among parseable.
+    truth = {"headline": (1 - unparseable) * p, "unparseable_excluded": p,
+             "unconditional": (1 - unparseable) * p}
+    certified = dict.fromkeys(truth, 0)
     for slot in runner.models:
         records = SampleLog(runner.log(job, slot).path).read()
         outcomes = [records[i]["outcome"] == "correct" for i in sorted(records)]
         lower, upper = mixture_cs_limits(np.cumsum(outcomes), np.arange(1, len(outcomes) + 1),
                                          delta=0.05)
-        always_covered += bool(np.all((lower <= p) & (p <= upper)))
+        always_covered += bool(np.all((lower <= truth["headline"])
+                                      & (truth["headline"] <= upper)))
         body = json.loads(runner.certificate_path(job, slot).read_text())
         assert body["method"].startswith("beta-binomial mixture")
+        for name, value in truth.items():
+            bound = body if name == "headline" else body[name]
+            assert bound["method"].startswith("beta-binomial mixture")
+            certified[name] += bound["lower"] <= value <= bound["upper"]
         if len(records) < SEQUENTIAL_MAX:  # stopped early: the target half-width was reached
             assert body["upper"] - body["lower"] <= 0.2 + 1e-9
     assert always_covered / SEQUENTIAL_RUNS >= 0.95, f"p={p}: {always_covered} always covered"
+    for name, covered in certified.items():  # the certificate's own bounds, not a recomputation
+        assert covered / SEQUENTIAL_RUNS >= 0.95, f"p={p}: {name} covered {covered} times"
 
 
 def test_errors_and_skips_are_not_counted_wrong(tmp_path: Path):

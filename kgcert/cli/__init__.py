@@ -39,7 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("kgcert.cli.run:run_command",
             "Certify models on specs: bounds on P(correct) for prompts drawn from each spec."),
     "plan": ("kgcert.cli.run:plan_command",
-             "How many samples a certificate needs for a target Clopper-Pearson half-width."),
+             "How many samples a certificate needs for a target half-width."),
     "report": ("kgcert.cli.report:report_command",
                "Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories."),
     "compare": ("kgcert.cli.report:compare_command",

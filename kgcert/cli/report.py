@@ -154,22 +154,27 @@ def _print_comparison(item: Comparison) -> None:
 @click.option("--setting", default=None, help="Only this setting (or task format).")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Family-wise error level (Holm).")
+@click.option("--family", type=click.Choice(["spec", "run"]), default="spec", show_default=True,
+              help="Holm family: each (spec, setting) apart, or all pairs of the runs at once.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Folder for compare.json (default: <first run>/report).")
 def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | None,
-                    alpha: float, out: Path | None) -> None:
+                    alpha: float, family: str, out: Path | None) -> None:
     """Paired exact McNemar tests and a Holm-corrected hierarchy of the models that answered
     the same prompts (aligned by sample index), per spec and setting."""
     from kgcert.report import compare, compare_json, load_runs
+    from kgcert.report.compare import family_statement
     from kgcert.run.records import write_json
 
     loaded = load_runs(list(runs))
-    comparisons = compare(loaded.samples, alpha=alpha, spec=spec, setting=setting)
+    comparisons = compare(loaded.samples, alpha=alpha, spec=spec, setting=setting,
+                          family=family)
     for item in comparisons:
         _print_comparison(item)
+    console.print(Text(f"multiplicity: {family_statement(family, comparisons)}"))
     folder = out if out is not None else loaded.runs[0].path / "report"
     target = folder / "compare.json"
-    write_json(target, compare_json(comparisons, alpha=alpha,
+    write_json(target, compare_json(comparisons, alpha=alpha, family=family,
                                     runs=[str(run.path) for run in loaded.runs]))
     console.print(Text(f"comparisons written to {target}"))
 

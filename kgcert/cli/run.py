@@ -116,7 +116,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
-    from kgcert.run.jobs import build_jobs, build_models, prompt_budget
+    from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
 
@@ -131,30 +131,55 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     cache = data_dir(ctx.data_dir) / "cache"
     models = build_models(config, cache / "responses")
     jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
-                      prompt_budget(config, models))
+                      prompt_budgets(config, models))
     columns = [TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
                "{task.total}"), TextColumn("{task.fields[info]}"), TimeRemainingColumn()]
     with progress_display(*columns, console=console) as progress:
         display = _Display(progress)
         runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
+        _warn_unreachable(config, runner.confidence)
         paths = runner.run()
     _print_certificates(paths)
     console.print(Text(f"certificates and samples in {run_dir}"))
 
 
+def _warn_unreachable(config: RunConfig, confidence: float) -> None:
+    """`--half-width` that n samples cannot reach when the accuracy is near 0.5."""
+    target = config.sequential.half_width if config.sequential else None
+    if target is None:
+        return
+    from kgcert.stats import plan_sequential_size
+
+    needed = plan_sequential_size(target, confidence=confidence).n
+    if config.n < needed:
+        console.print(Text(f"warning: n = {config.n} cannot reach half-width {target} at "
+                           f"confidence {confidence:.6g} when the accuracy is near 0.5 (the "
+                           f"sequence needs n = {needed}); such certificates end wider"),
+                      style="yellow")
+
+
 def _print_certificates(paths: list[Path]) -> None:
     table = Table(show_header=True, header_style="bold")
-    for column in ("spec", "setting", "model", "k / n", "lower", "upper", "unparseable",
-                   "errors", "skipped"):
+    for column in ("spec", "setting", "model", "seed", "k / n", "lower", "upper", "chance",
+                   "unparseable", "errors", "skipped"):
         table.add_column(column)
+    warnings = []
     for path in paths:
         body = json.loads(path.read_text(encoding="utf-8"))
         outcomes = body["outcomes"]
+        chance = body.get("chance")
         table.add_row(Text(body["spec"]), body["setting"], Text(body["model"]),
-                      f"{body['k']} / {body['n']}", f"{body['lower']:.3f}",
-                      f"{body['upper']:.3f}", str(outcomes["unparseable"]),
+                      str(body.get("seed")), f"{body['k']} / {body['n']}",
+                      f"{body['lower']:.3f}", f"{body['upper']:.3f}",
+                      f"{chance['level']:.3f} ({chance['reading'].split(' (')[0]})"
+                      if chance else "-", str(outcomes["unparseable"]),
                       str(outcomes["error"]), str(outcomes["skipped"]))
+        warnings += body.get("warnings", [])
     console.print(table)
+    for warning in warnings:
+        console.print(Text(f"warning: {warning}"), style="yellow")
+    console.print(Text("Each certificate's `guarantee` field says what it certifies; the "
+                       "seed is the run's --seed (0 unless given), fixed in advance."))
 
 
 @click.command("plan")
@@ -162,13 +187,31 @@ def _print_certificates(paths: list[Path]) -> None:
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--p", "guess", type=float, default=0.5, show_default=True,
               help="Guessed accuracy (0.5 is the worst case).")
-def plan_command(half_width: float, confidence: float, guess: float) -> None:
-    """How many samples a certificate needs for a target Clopper-Pearson half-width."""
-    from kgcert.stats import plan_sample_size
+@click.option("--simultaneous", "family", type=click.IntRange(min=1), default=1,
+              show_default=True,
+              help="Certificates in the run's Bonferroni family (run --simultaneous).")
+@click.option("--sequential", is_flag=True,
+              help="Plan for the anytime-valid sequence that run --half-width reports.")
+def plan_command(half_width: float, confidence: float, guess: float, family: int,
+                 sequential: bool) -> None:
+    """How many samples a certificate needs for a target half-width."""
+    from kgcert.stats import bonferroni_confidence, plan_sample_size, plan_sequential_size
 
-    plan = plan_sample_size(half_width, confidence=confidence, p=guess)
+    if not 0 < half_width < 0.5:
+        raise InputError(f"--half-width must be between 0 and 0.5, got {half_width}")
+    if not 0 < confidence < 1:
+        raise InputError(f"--confidence must be between 0 and 1, got {confidence}")
+    if not 0 <= guess <= 1:
+        raise InputError(f"--p must be between 0 and 1, got {guess}")
+    each = bonferroni_confidence(confidence, family)
+    planner = plan_sequential_size if sequential else plan_sample_size
+    plan = planner(half_width, confidence=each, p=guess)
+    method = ("the anytime-valid mixture sequence" if sequential
+              else "Clopper-Pearson with n fixed in advance")
+    joint = (f", each of {family} certificates at {each:.6g} (Bonferroni)" if family > 1 else "")
     console.print(f"n = {plan.n} samples give a half-width of at most {half_width} at "
-                  f"{confidence:.0%} confidence when the accuracy is near {guess}", highlight=False)
+                  f"{confidence:.0%} confidence{joint} with {method}, when the accuracy is "
+                  f"near {guess}", highlight=False)
 
 
 COMMANDS = [run_command, plan_command]

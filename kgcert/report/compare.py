@@ -22,7 +22,9 @@ import pandas as pd
 
 from kgcert.errors import InputError
 from kgcert.report.load import ANSWERED
-from kgcert.stats import Hierarchy, hierarchy
+from kgcert.stats import Hierarchy, hierarchy, holm_adjust
+
+FAMILIES = ("spec", "run")  # Holm within each (spec, setting), or over all of them at once
 
 
 @dataclass(frozen=True)
@@ -111,9 +113,14 @@ def align(samples: pd.DataFrame, spec: str, setting: str) -> Alignment:
 
 
 def compare(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = None,
-            setting: str | None = None) -> list[Comparison]:
+            setting: str | None = None, family: str = "spec") -> list[Comparison]:
     """Comparisons for every (spec, setting) that two or more models answered, optionally
-    only those of `spec` and/or `setting`. InputError when there is nothing to compare."""
+    only those of `spec` and/or `setting`. InputError when there is nothing to compare.
+
+    `family` "spec": Holm controls the family-wise error within each (spec, setting);
+    "run": one Holm family over every pair of every (spec, setting) compared."""
+    if family not in FAMILIES:
+        raise InputError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
     if not 0 < alpha < 1:
         raise InputError(f"alpha must be between 0 and 1, got {alpha}")
     chosen = samples
@@ -136,11 +143,38 @@ def compare(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = No
         aligned = align(chosen, spec_name, setting_name)
         ranked = hierarchy(aligned.outcomes, alpha=alpha) if aligned.n else None
         results.append(Comparison(aligned, ranked))
+    if family == "run":
+        return _one_family(results, alpha)
     return results
 
 
+def _one_family(results: list[Comparison], alpha: float) -> list[Comparison]:
+    """The same tests, Holm-adjusted together across every (spec, setting)."""
+    raw = [item.test.p_value for c in results if c.hierarchy for item in c.hierarchy.comparisons]
+    adjusted = iter(holm_adjust(raw))
+    joint = []
+    for c in results:
+        if c.hierarchy is None:
+            joint.append(c)
+            continue
+        values = [next(adjusted) for _ in c.hierarchy.comparisons]
+        joint.append(Comparison(c.alignment, hierarchy(c.alignment.outcomes, alpha=alpha,
+                                                       adjusted_p=values)))
+    return joint
+
+
+def family_statement(family: str, comparisons: Sequence[Comparison]) -> str:
+    pairs = sum(len(c.hierarchy.comparisons) for c in comparisons if c.hierarchy)
+    if family == "run":
+        return (f"one Holm family: all {pairs} pairs over {len(comparisons)} (spec, setting) "
+                "comparisons together")
+    return ("one Holm family per (spec, setting); no correction across them (use --family run "
+            f"for one family over all {pairs} pairs)")
+
+
 def compare_json(comparisons: Sequence[Comparison], *, alpha: float,
-                 runs: Sequence[str] = ()) -> dict[str, Any]:
-    return {"alpha": alpha, "runs": list(runs),
+                 runs: Sequence[str] = (), family: str = "spec") -> dict[str, Any]:
+    return {"alpha": alpha, "runs": list(runs), "family": family,
+            "family_statement": family_statement(family, comparisons),
             "method": "exact McNemar per pair; Holm-corrected hierarchy with tie groups",
             "comparisons": [item.as_dict() for item in comparisons]}

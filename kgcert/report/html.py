@@ -56,6 +56,29 @@ def _figure(report: Report, name_prefix: str) -> list[str]:
             for plot in report.plots if plot.name.startswith(name_prefix)]
 
 
+HOW_TO_READ = (
+    "k / n: the model answered k of n prompts correctly. n counts the answered prompts "
+    "drawn from the spec: skipped prompts (too long for the model's budget) and failed calls "
+    "are not in it; unparseable answers are, as wrong.",
+    "lower, upper: with probability at least the stated confidence, P(correct) for prompts "
+    "drawn from the spec's distribution lies between them. It is a statement about that "
+    "distribution (spec, KG fingerprint, setting, budget), not about the n prompts alone.",
+    "Conditioning: the headline is conditioned on the prompt fitting the model's budget, on "
+    "the model call succeeding and, for specs with `distractors: required`, on a distractor "
+    "existing (redraws counted). The unconditional bounds count skipped prompts and failed "
+    "calls as wrong and need no conditioning. The `guarantee` field of each certificate "
+    "names every condition with its counts.",
+    "Method: Clopper-Pearson when n was fixed in advance; an anytime-valid confidence "
+    "sequence for sequential runs and for certificates whose n changed after they were "
+    "first read (`written_at_n`). Simultaneous runs (Bonferroni) hold jointly for every "
+    "headline bound of the run.",
+    "Chance: 1/options. An interval containing it (5/20 with four options) is at chance.",
+    "Seed: every run with the same seed certifies the same prompts. That is right for a "
+    "model fixed in advance; if prompts or models were tuned on a seed's results, certify "
+    "with a fresh --seed.",
+)
+
+
 def _p(text: str) -> str:
     return f'<p class="note">{html.escape(text)}</p>'
 
@@ -76,9 +99,14 @@ def render(report: Report) -> str:
                       "runs.")),
                table_html(report.summary)]
     sections.append(_section("Summary", summary + _figure(report, "forest_models"), "summary"))
+    sections.append(_section("How to read a certificate", [
+        _p(line) for line in HOW_TO_READ], "reading"))
     sections.append(_section("Certificates per spec", [
         _p("One certificate per spec, setting and model: k correct of n answered "
-           "(unparseable answers count as wrong; errors and skipped prompts are apart)."),
+           "(unparseable answers count as wrong; errors and skipped prompts are apart), "
+           "the run seed, the chance level 1/options, and the unconditional bounds (skipped "
+           "prompts and failed calls counted wrong). Each certificate's JSON has the full "
+           "guarantee sentence."),
         table_html(report.specs), *_figure(report, "forest_specs")], "specs"))
 
     if not report.tasks.empty:

@@ -30,7 +30,8 @@ CERTIFICATE_COLUMNS = (
     "upper", "estimate", "confidence", "method", "correct", "wrong", "unparseable", "error",
     "skipped", "excluded_k", "excluded_n", "excluded_lower", "excluded_upper", "baseline",
     "sequential", "simultaneous", "kg", "kg_fingerprint", "spec_hash", "seed",
-    "samples_requested", "samples_recorded", "file",
+    "samples_requested", "samples_recorded", "chance", "unconditional_lower",
+    "unconditional_upper", "guarantee", "file",
 )
 SAMPLE_COLUMNS = (
     "run", "spec", "setting", "model", "index", "spec_kind", "outcome", "answered", "correct",
@@ -138,12 +139,16 @@ def certificate_row(body: Mapping[str, Any], run: str, file: str) -> dict[str, A
         "excluded_k": excluded.get("k"), "excluded_n": excluded.get("n"),
         "excluded_lower": excluded.get("lower"), "excluded_upper": excluded.get("upper"),
         "baseline": setting == BASELINE or bool(body.get("baseline")),
-        "sequential": "clopper_pearson_fixed_n" in body,
+        "sequential": bool(body.get("sequential")),
         "simultaneous": bool(body.get("simultaneous")),
         "kg": body.get("kg"), "kg_fingerprint": body.get("kg_fingerprint"),
         "spec_hash": body.get("spec_hash"), "seed": body.get("seed"),
         "samples_requested": body.get("samples_requested"),
-        "samples_recorded": body.get("samples_recorded"), "file": file,
+        "samples_recorded": body.get("samples_recorded"),
+        "chance": (body.get("chance") or {}).get("level"),
+        "unconditional_lower": (body.get("unconditional") or {}).get("lower"),
+        "unconditional_upper": (body.get("unconditional") or {}).get("upper"),
+        "guarantee": body.get("guarantee"), "file": file,
     }
 
 

@@ -53,8 +53,10 @@ def summary_table(certificates: pd.DataFrame) -> pd.DataFrame:
 
 
 def spec_table(certificates: pd.DataFrame) -> pd.DataFrame:
-    """One row per certificate: spec, setting, model, run, k, n, bounds and outcome counts."""
-    columns = ["spec", "setting", "model", "run", "k", "n", "lower", "upper", "estimate",
+    """One row per certificate: spec, setting, model, run, seed, k, n, bounds, chance level
+    (1/options), the unconditional bounds and outcome counts."""
+    columns = ["spec", "setting", "model", "run", "seed", "k", "n", "lower", "upper",
+               "estimate", "chance", "unconditional_lower", "unconditional_upper",
                "confidence", "unparseable", "error", "skipped", "method"]
     return (certificates[columns].sort_values(["spec", "setting", "model", "run"])
             .reset_index(drop=True))

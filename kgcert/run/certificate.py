@@ -1,4 +1,19 @@
-"""Certificates: the bounds for one (spec, setting, model) with everything they rest on."""
+"""Certificates: the bounds for one (spec, setting, model) with everything they rest on.
+
+Three bounds on P(correct), all at the certificate's confidence:
+
+* headline: k = correct, n = answered (unparseable counted wrong); conditioned on the prompt
+  being built (fitting the budget) and on the model call succeeding;
+* `unparseable_excluded`: k = correct, n = parseable answers; also conditioned on parseable;
+* `unconditional`: k = correct, n = every prompt drawn (skipped prompts and failed calls
+  counted wrong), valid without any of those conditionings.
+
+A fixed-n certificate uses Clopper-Pearson for all three. A sequential one, or one whose n
+changed after it was first written (optional continuation), uses the anytime-valid mixture
+confidence sequence for all three, each over its own stream in index order: each stream's
+mixture martingale stays a martingale in the filtration of all records (a record outside the
+stream leaves it unchanged), so Ville's inequality holds at any data-dependent stop.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +24,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
+
 from kgcert import __version__
-from kgcert.stats import OutcomeCounts, outcome_bounds
+from kgcert.run.guarantee import guarantee_sentence
+from kgcert.stats import (
+    OutcomeCounts,
+    clopper_pearson,
+    mixture_cs_limits,
+    running_intersection,
+)
 
 LIBRARIES = ("neo4j", "numpy", "scipy", "torch", "transformers", "arcadedb-embedded", "httpx",
              "google-genai")
 SKIPPED = "skipped"
+ANSWERED = ("correct", "wrong", "unparseable")
+CLOPPER_PEARSON = "clopper-pearson (two-sided, n fixed in advance)"
+MIXTURE = "beta-binomial mixture confidence sequence (anytime-valid)"
+FEW_DISTRACTORS = 0.5  # warn when fewer than this share of "distractor" prompts hold one
 
 
 def library_versions() -> dict[str, str]:
@@ -35,37 +62,121 @@ def outcome_counts(records: Iterable[Mapping[str, Any]]) -> tuple[OutcomeCounts,
     return counts, tally[SKIPPED]
 
 
+def sequence_bounds(hits: Sequence[bool], delta: float) -> tuple[float, float]:
+    """The running-intersection mixture confidence sequence after the last of `hits`."""
+    if not hits:
+        return 0.0, 1.0
+    successes = np.cumsum(np.asarray(hits, dtype=np.int64))
+    lower, upper = running_intersection(
+        *mixture_cs_limits(successes, np.arange(1, len(hits) + 1), delta=delta))
+    return float(lower[-1]), float(upper[-1])
+
+
+def _bound(hits: Sequence[bool], confidence: float, anytime: bool) -> dict[str, Any]:
+    k, n = int(sum(hits)), len(hits)
+    if anytime:
+        lower, upper = sequence_bounds(hits, 1 - confidence)
+    else:
+        fixed = clopper_pearson(k, n, confidence)
+        lower, upper = fixed.lower, fixed.upper
+    return {"k": k, "n": n, "lower": lower, "upper": upper,
+            "estimate": k / n if n else None,  # null, never NaN: NaN is not JSON
+            "method": MIXTURE if anytime else CLOPPER_PEARSON}
+
+
+def _provenance(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    return record.get("prompt", {}).get("provenance", {}) or {}
+
+
+def _chance(records: Sequence[Mapping[str, Any]], context: Mapping[str, Any],
+            lower: float, upper: float) -> dict[str, Any] | None:
+    """Chance level 1/options and where the headline interval lies against it."""
+    shown = [len(r.get("prompt", {}).get("options", ())) for r in records]
+    options = int(context.get("options") or max(shown, default=0))
+    if options < 2:
+        return None
+    level = 1 / options
+    reading = ("above chance" if lower > level else "below chance" if upper < level
+               else "at chance (the interval contains it)")
+    return {"options": options, "level": level, "reading": reading}
+
+
+def _conditioning(records: Sequence[Mapping[str, Any]], context: Mapping[str, Any],
+                  counts: OutcomeCounts, skipped: int) -> dict[str, Any]:
+    """Every condition the headline bound rests on, with the counts behind it."""
+    drawn = len(records)
+    reasons = Counter(str(r.get("skip_reason")) for r in records if r["outcome"] == SKIPPED)
+    shown = [r for r in records if r["outcome"] != SKIPPED]
+    redraws = sum(int(_provenance(r).get("rejected_prompts") or 0) for r in records)
+    required = bool(context.get("distractors_required")) or redraws > 0
+    with_distractor = sum(1 for r in shown if _provenance(r).get("distractors"))
+    return {
+        "budget": context.get("budget"),
+        "drawn": drawn,
+        "skipped": skipped,
+        "skip_reasons": dict(reasons),
+        "distractors_required": ({"redraws": redraws,
+                                  "acceptance_rate": drawn / (drawn + redraws) if drawn else None}
+                                 if required else None),
+        "distractors_in_context": ({"prompts_with": with_distractor, "prompts_shown": len(shown)}
+                                   if context.get("setting") == "distractor" else None),
+        "errors_excluded": counts.error,
+        "unparseable_counted_wrong": counts.unparseable,
+    }
+
+
+def _warnings(body: Mapping[str, Any]) -> list[str]:
+    found = []
+    where = f"{body.get('spec')} / {body.get('setting')} / {body.get('model')}"
+    if body["n"] == 0:
+        found.append(f"{where}: no prompt was answered ({body['outcomes']['skipped']} skipped, "
+                     f"{body['outcomes']['error']} failed): the headline bound is vacuous")
+    shown = body["conditioning"]["distractors_in_context"]
+    if shown and shown["prompts_shown"] and (
+            shown["prompts_with"] < FEW_DISTRACTORS * shown["prompts_shown"]):
+        found.append(f"{where}: only {shown['prompts_with']} of {shown['prompts_shown']} "
+                     "prompts of the distractor setting hold a distractor in their context")
+    if body["conditioning"]["skipped"]:
+        found.append(f"{where}: {body['conditioning']['skipped']} of "
+                     f"{body['conditioning']['drawn']} prompts skipped; the headline is "
+                     "conditioned on the prompt being built")
+    return found
+
+
 def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
-                context: Mapping[str, Any],
-                sequential_bounds: tuple[float, float] | None = None) -> dict[str, Any]:
-    """The certificate JSON. Unparseable answers count as wrong in the headline bounds (a
-    second pair excludes them); failed calls never count as wrong; skipped prompts are
-    reported, not counted. Sequential runs report the anytime-valid mixture bounds, which
-    stay valid however the stopping time was chosen."""
+                context: Mapping[str, Any], anytime: bool = False,
+                validity: str | None = None) -> dict[str, Any]:
+    """The certificate JSON for `records` (every prompt drawn, in index order).
+
+    `anytime` gives every bound from the mixture confidence sequence (sequential runs, and
+    certificates extended after they were written); `validity` says why in the JSON."""
     counts, skipped = outcome_counts(records)
-    bounds = outcome_bounds(counts, confidence=confidence)
-    headline = bounds.headline
+    answered = [r for r in records if r["outcome"] in ANSWERED]
+    headline = _bound([r["outcome"] == "correct" for r in answered], confidence, anytime)
+    parseable = _bound([r["outcome"] == "correct" for r in answered
+                        if r["outcome"] != "unparseable"], confidence, anytime)
+    unconditional = _bound([r["outcome"] == "correct" for r in records], confidence, anytime)
     body: dict[str, Any] = {
         **context,
-        "k": headline.k,
-        "n": headline.n,
+        "k": headline["k"],
+        "n": headline["n"],
         "confidence": confidence,
-        "lower": headline.lower,
-        "upper": headline.upper,
-        "estimate": headline.estimate,
-        "method": "clopper-pearson (two-sided)",
+        "lower": headline["lower"],
+        "upper": headline["upper"],
+        "estimate": headline["estimate"],
+        "method": headline["method"],
+        "validity": validity or ("anytime-valid" if anytime else "fixed n"),
         "outcomes": {"correct": counts.correct, "wrong": counts.wrong,
                      "unparseable": counts.unparseable, "error": counts.error,
                      "skipped": skipped},
-        "unparseable_excluded": {"k": bounds.parseable_only.k, "n": bounds.parseable_only.n,
-                                 "lower": bounds.parseable_only.lower,
-                                 "upper": bounds.parseable_only.upper},
+        "unparseable_excluded": parseable,
+        "unconditional": unconditional,
+        "chance": _chance(records, context, headline["lower"], headline["upper"]),
+        "conditioning": _conditioning(records, context, counts, skipped),
         "libraries": library_versions(),
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    if sequential_bounds is not None:
-        lower, upper = sequential_bounds
-        body.update(lower=lower, upper=upper,
-                    method="beta-binomial mixture confidence sequence (anytime-valid)",
-                    clopper_pearson_fixed_n={"lower": headline.lower, "upper": headline.upper})
+    body["flags"] = ["no_answers"] if headline["n"] == 0 else []
+    body["warnings"] = _warnings(body)
+    body["guarantee"] = guarantee_sentence(body)
     return body

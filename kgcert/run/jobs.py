@@ -20,36 +20,46 @@ from kgcert.store.graph import GraphStore
 TEMPLATE_RESERVE = 64  # tokens for the chat template's wrapping around the prompt
 
 
-def prompt_budget(config: RunConfig, models: list[ModelSlot]) -> Budget:
-    """Algorithm 7's budget. When every model is local, prompts are measured with their real
-    tokenizers (the largest count) against the smallest context left after the answer;
-    otherwise, and for API models, with the run's character budget."""
-    local = []
-    for slot in models:
-        model = getattr(slot.model, "inner", slot.model)
-        tokenizer, limit = getattr(model, "tokenizer", None), getattr(model, "context_limit", None)
-        if tokenizer is None or not limit:
-            return Budget.characters(config.context_chars)
-        local.append((tokenizer, int(limit) - config.max_new_tokens - TEMPLATE_RESERVE))
-    if not local:
+BudgetGroup = tuple[Budget, tuple[str, ...] | None]  # a budget and the models it is for
+
+
+def prompt_budget(config: RunConfig, slot: ModelSlot) -> Budget:
+    """Algorithm 7's budget for one model: a local model's prompts are measured with its own
+    tokenizer against its context window less the answer (capped by `context_tokens`); API
+    models and models without a known tokenizer get the run's character budget. It depends
+    on this model and the run file only, never on the other models of the run."""
+    model = getattr(slot.model, "inner", slot.model)
+    tokenizer, limit = getattr(model, "tokenizer", None), getattr(model, "context_limit", None)
+    if tokenizer is None or not limit:
         return Budget.characters(config.context_chars)
-    tokenizers = [tokenizer for tokenizer, _ in local]
+    room = max(1, int(limit) - config.max_new_tokens - TEMPLATE_RESERVE)
+    if config.context_tokens is not None:
+        room = min(room, config.context_tokens)
+    name = str(getattr(tokenizer, "name_or_path", type(tokenizer).__name__))
 
     def count(text: str) -> int:
-        return max(len(t(text, add_special_tokens=False)["input_ids"]) for t in tokenizers)
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
-    names = ", ".join(str(getattr(t, "name_or_path", type(t).__name__)) for t in tokenizers)
-    limit = max(1, min(limit for _, limit in local))
-    if config.context_tokens is not None:
-        limit = min(limit, config.context_tokens)
-    return Budget.tokens(count, limit, f"tokens ({names})")
+    return Budget.tokens(count, room, f"tokens ({name})")
+
+
+def prompt_budgets(config: RunConfig, models: list[ModelSlot]) -> list[BudgetGroup]:
+    """Each model's budget; models with the same budget share their prompts. A single
+    group is for every model (None)."""
+    groups: dict[tuple[int, str], tuple[Budget, list[str]]] = {}
+    for slot in models:
+        budget = prompt_budget(config, slot)
+        groups.setdefault((budget.limit, budget.unit), (budget, []))[1].append(slot.spec_string)
+    if len(groups) <= 1:
+        return [(budget, None) for budget, _ in groups.values()]
+    return [(budget, tuple(names)) for budget, names in groups.values()]
 
 
 def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
-               cache_dir: Path | None, budget: Budget | None = None) -> list[Job]:
+               cache_dir: Path | None, budgets: list[BudgetGroup] | None = None) -> list[Job]:
     manifest = read_manifest(store)
     base = {"kg": config.kg, "kg_fingerprint": manifest.fingerprint if manifest else None}
-    budget = budget or Budget.characters(config.context_chars)
+    budgets = budgets or [(Budget.characters(config.context_chars), None)]
     graph = PromptGraph(store)  # one entity-edge cache for every builder of the run
     jobs: list[Job] = []
     for name in config.specs:
@@ -68,14 +78,17 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
         settings: list[tuple[str, int | None]] = [(s, None) for s in config.settings]
         if config.baseline:  # the paper's static set: fixed names, no noise, reported beside
             settings.append(("baseline", config.baseline))
-        for setting, count in settings:
-            builder = PromptBuilder(store, spec, sampler, seed=config.seed, setting=setting,
-                                    options=config.options, few_shot=config.few_shot,
-                                    budget=budget, graph=graph, cache_dir=cache_dir)
-            jobs.append(Job(spec.name, spec_hash(spec), setting, builder.build,
-                            {**context, "options": config.options,
-                             "few_shot": config.few_shot,
-                             "budget": f"{budget.limit} {budget.unit}"}, n=count))
+        for budget, names in budgets:
+            for setting, count in settings:
+                builder = PromptBuilder(store, spec, sampler, seed=config.seed, setting=setting,
+                                        options=config.options, few_shot=config.few_shot,
+                                        budget=budget, graph=graph, cache_dir=cache_dir)
+                jobs.append(Job(spec.name, spec_hash(spec), setting, builder.build,
+                                {**context, "options": config.options,
+                                 "few_shot": config.few_shot,
+                                 "budget": f"{budget.limit} {budget.unit}",
+                                 "distractors_required": builder.require_distractor},
+                                n=count, models=names))
     return jobs
 
 

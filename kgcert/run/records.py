@@ -43,8 +43,30 @@ def write_text(path: Path, text: str) -> None:
             os.unlink(temp)
 
 
-def write_json(path: Path, data: Any) -> None:
-    write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+def write_json(path: Path, data: Any, *, allow_nan: bool = True) -> None:
+    """`allow_nan=False` refuses NaN and infinities, which are not JSON (certificates)."""
+    write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str,
+                                allow_nan=allow_nan) + "\n")
+
+
+HISTORY = "certificate_history.json"  # certificate file -> every n it was written at
+
+
+def read_history(run_dir: Path) -> dict[str, list[int]]:
+    path = run_dir / HISTORY
+    if not path.exists():
+        return {}
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        raise InputError(f"{path} is not valid JSON; the file was edited or damaged") from None
+    if not isinstance(loaded, dict):
+        raise InputError(f"{path} must map certificate files to lists of n")
+    return {str(name): [int(n) for n in ns] for name, ns in loaded.items()}
+
+
+def write_history(run_dir: Path, history: dict[str, list[int]]) -> None:
+    write_json(run_dir / HISTORY, history)
 
 
 @dataclass

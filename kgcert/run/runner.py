@@ -24,7 +24,14 @@ from kgcert.models.base import GenerationConfig, Model, ModelRequest, ModelRespo
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import SKIPPED, certificate
 from kgcert.run.config import RunConfig
-from kgcert.run.records import SampleLog, slug, write_json, write_text
+from kgcert.run.records import (
+    SampleLog,
+    read_history,
+    slug,
+    write_history,
+    write_json,
+    write_text,
+)
 from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
 
 PromptSource = Callable[[int], Prompt]
@@ -47,6 +54,7 @@ class Job:
     context: dict[str, Any] = field(default_factory=dict)  # spec kind, KG fingerprint, ...
     scorer: Scorer | None = None  # default: the multiple-choice answer checker
     n: int | None = None  # samples for this job (default: the run's n), e.g. the baseline
+    models: tuple[str, ...] | None = None  # the models that answer it (default: every one)
 
 
 @dataclass
@@ -94,9 +102,14 @@ class Runner:
         self.jobs = jobs
         self.models = models
         self.progress = progress or Progress()
-        certificates = len(jobs) * len(models)
-        self.confidence = (bonferroni_confidence(config.confidence, certificates)
+        self.history = read_history(run_dir)  # every n each certificate was written at
+        self.certificates = sum(len(self.slots(job)) for job in jobs)
+        self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
                            if config.simultaneous else config.confidence)
+
+    def slots(self, job: Job) -> list[ModelSlot]:
+        """The models that answer `job`'s prompts (those whose prompt budget it was built for)."""
+        return [s for s in self.models if job.models is None or s.spec_string in job.models]
 
     def log(self, job: Job, slot: ModelSlot) -> SampleLog:
         return SampleLog(self.run_dir / "samples" / slug(job.spec) / slug(job.setting)
@@ -118,7 +131,8 @@ class Runner:
 
     def _run_job(self, job: Job) -> list[Path]:
         total = job.n or self.config.n
-        logs = {slot.spec_string: self.log(job, slot) for slot in self.models}
+        slots = self.slots(job)
+        logs = {slot.spec_string: self.log(job, slot) for slot in slots}
         done = {name: log.read() for name, log in logs.items()}
         for name, existing in done.items():
             stale = next((r for r in existing.values() if r.get("spec_hash") != job.spec_hash),
@@ -130,11 +144,11 @@ class Runner:
         sequential = job.setting != "baseline"  # the baseline is a fixed set, never stopped
         stopped = {name: sequential and self._cut(existing, total)[0] is not None
                    for name, existing in done.items()}
-        missing = sorted({i for slot in self.models if not stopped[slot.spec_string]
+        missing = sorted({i for slot in slots if not stopped[slot.spec_string]
                           for i in range(total) if i not in done[slot.spec_string]})
         for batch in _batches(missing, self.config.batch_size):
             prompts = {i: job.prompts(i) for i in batch}
-            for slot in self.models:
+            for slot in slots:
                 name = slot.spec_string
                 if stopped[name]:
                     continue
@@ -146,7 +160,7 @@ class Runner:
                 cut, bounds = self._cut(done[name], total) if sequential else (None, None)
                 stopped[name] = cut is not None
                 self._report(job, slot, done[name], total, bounds)
-        return [self._certify(job, slot, done[slot.spec_string], total) for slot in self.models]
+        return [self._certify(job, slot, done[slot.spec_string], total) for slot in slots]
 
     def _cut(self, records: dict[int, dict[str, Any]], total: int
              ) -> tuple[int | None, tuple[float, float] | None]:
@@ -215,28 +229,42 @@ class Runner:
 
     def _certify(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
                  total: int) -> Path:
-        cut, sequential_bounds = (None, None) if job.setting == "baseline" else self._cut(
-            records, total)
+        sequential = self.config.sequential is not None and job.setting != "baseline"
+        cut = self._cut(records, total)[0] if sequential else None
         last = cut if cut is not None else total - 1
         # A sequential certificate ends where its rule stopped; samples drawn after that in
         # the same batch stay in the file but not in the bounds.
         ordered = [records[i] for i in sorted(records) if i <= last]
+        path = self.certificate_path(job, slot)
+        # Optional continuation: a fixed-n certificate read at one n and then extended (or
+        # cut) to another is no longer fixed-n, so it switches to the anytime-valid sequence.
+        history = self.history.get(path.name, [])
+        written_at = history + [total] if not history or history[-1] != total else history
+        extended = len(set(written_at)) > 1
+        validity = ("anytime-valid: sequential stopping rule" if sequential else
+                    f"anytime-valid: n changed after the certificate was written (n = "
+                    f"{', '.join(str(n) for n in written_at)})" if extended else "fixed n")
         context = {
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
             "generation": slot.config.as_dict(), "seed": self.config.seed,
             "samples_requested": total, "samples_recorded": len(ordered),
+            "written_at_n": written_at,
             "sequential": (self.config.sequential.model_dump() | {"stopped_at_index": cut}
                            if self.config.sequential and job.setting != "baseline" else None),
             "simultaneous": ({"method": "bonferroni", "family_confidence": self.config.confidence,
-                              "certificates": len(self.jobs) * len(self.models)}
+                              "certificates": self.certificates,
+                              "covers": "the headline bound of every certificate of the run; "
+                                        "the unconditional and parseable-only bounds are each "
+                                        "a separate family of the same size and level"}
                              if self.config.simultaneous else None),
             "sample_file": str(self.log(job, slot).path.relative_to(self.run_dir)),
         }
         body = certificate(ordered, confidence=self.confidence, context=context,
-                           sequential_bounds=sequential_bounds)
-        path = self.certificate_path(job, slot)
-        write_json(path, body)
+                           anytime=sequential or extended, validity=validity)
+        write_json(path, body, allow_nan=False)
+        self.history[path.name] = written_at
+        write_history(self.run_dir, self.history)
         return path
 
 

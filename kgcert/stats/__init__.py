@@ -35,6 +35,7 @@ from kgcert.stats.paired import (
 from kgcert.stats.planning import (
     SamplePlan,
     plan_sample_size,
+    plan_sequential_size,
     planned_half_width,
     typical_count,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "mixture_cs_limits",
     "outcome_bounds",
     "plan_sample_size",
+    "plan_sequential_size",
     "planned_half_width",
     "running_intersection",
     "simultaneous_bounds",

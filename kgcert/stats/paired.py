@@ -196,7 +196,8 @@ class Hierarchy:
         raise KeyError((first, second))
 
 
-def hierarchy(results: Mapping[str, Outcomes], alpha: float = 0.05) -> Hierarchy:
+def hierarchy(results: Mapping[str, Outcomes], alpha: float = 0.05,
+              adjusted_p: Sequence[float] | None = None) -> Hierarchy:
     """Rank models by accuracy and group those not significantly different.
 
     Every pair gets an exact McNemar test; Holm's procedure over all K(K-1)/2 p-values keeps
@@ -211,6 +212,10 @@ def hierarchy(results: Mapping[str, Outcomes], alpha: float = 0.05) -> Hierarchy
     with A ~ B and B ~ C but A > C significant, it would put all three in one group, whereas
     this rule gives [A, B], [C]. Rejections are not transitive, so a model in a lower group
     need not be significantly worse than every model above it; the pairwise table says which.
+
+    ``adjusted_p``, when given, replaces the Holm adjustment within these pairs (one value per
+    pair, in the order of the ``comparisons`` this gives without it): Holm over a larger
+    family, e.g. every pair of every spec and setting of a run.
     """
     level = check_level(alpha, "alpha")
     if len(results) < 2:
@@ -229,7 +234,10 @@ def hierarchy(results: Mapping[str, Outcomes], alpha: float = 0.05) -> Hierarchy
         mcnemar(arrays[first], arrays[second], alpha=level, names=(first, second))
         for first, second in combinations(order, 2)
     ]
-    adjusted = holm_adjust([test.p_value for test in tests])
+    adjusted = (holm_adjust([test.p_value for test in tests]) if adjusted_p is None
+                else tuple(adjusted_p))
+    if len(adjusted) != len(tests):
+        raise ValueError(f"need {len(tests)} adjusted p-values, got {len(adjusted)}")
     comparisons = tuple(
         PairwiseComparison(test=test, adjusted_p=p, reject=p <= level)
         for test, p in zip(tests, adjusted, strict=True)

@@ -31,7 +31,8 @@ from numpy.typing import NDArray
 from kgcert.stats._checks import as_count, check_level
 from kgcert.stats.binomial import Bounds, clopper_pearson, cp_limits
 
-__all__ = ["SamplePlan", "plan_sample_size", "planned_half_width", "typical_count"]
+__all__ = ["SamplePlan", "plan_sample_size", "plan_sequential_size", "planned_half_width",
+           "typical_count"]
 
 _CHUNK = 1 << 18
 
@@ -91,4 +92,53 @@ def plan_sample_size(
     expected = clopper_pearson(typical_count(n, guess), n, level)
     if expected.half_width > width:  # the Hoeffding cap guarantees this cannot happen
         raise AssertionError(f"plan search failed at n={n}")
+    return SamplePlan(n=n, target_half_width=width, confidence=level, p=guess, expected=expected)
+
+
+def _sequence_cap(width: float, delta: float) -> int:
+    """The n from which every Beta(1, 1) mixture-sequence half-width is <= `width`.
+
+    Inside C_t, M_t(p) < 1/delta; since M_t(p) >= exp(t KL(k/t, p)) / (t + 1) and
+    KL >= 2 (k/t - p)^2 (Pinsker), both ends lie within sqrt(log((t + 1)/delta) / (2t)) of
+    k/t, a cap that decreases in t; doubling then bisection finds where it meets `width`.
+    """
+    def cap(t: int) -> float:
+        return math.sqrt(math.log((t + 1) / delta) / (2.0 * t))
+
+    high = 2
+    while cap(high) > width:
+        high *= 2
+    low = high // 2
+    while low + 1 < high:
+        middle = (low + high) // 2
+        if cap(middle) > width:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def plan_sequential_size(
+    target_half_width: float, confidence: float = 0.95, p: float = 0.5
+) -> SamplePlan:
+    """Smallest n from which on the Beta(1, 1) mixture confidence sequence (what sequential
+    runs report) has half-width <= ``target_half_width`` at k = floor(n p + 1/2): the most
+    samples a sequential run stopping at that half-width needs when the accuracy is near p."""
+    from kgcert.stats.sequential import MIXTURE_CS, mixture_cs_limits
+
+    width = float(target_half_width)
+    if not 0.0 < width < 0.5:
+        raise ValueError(f"target_half_width must be in (0, 0.5), got {target_half_width}")
+    level = check_level(confidence, "confidence")
+    guess = _check_p(p)
+    delta = 1.0 - level
+    ns = np.arange(1, _sequence_cap(width, delta) + 1, dtype=np.int64)
+    ks = np.floor(ns * guess + 0.5).astype(np.int64)
+    lower, upper = mixture_cs_limits(ks, ns, delta=delta)
+    failing = np.flatnonzero((upper - lower) / 2.0 > width)
+    n = int(ns[failing[-1]]) + 1 if failing.size else 1
+    k = typical_count(n, guess)
+    low, high = mixture_cs_limits(k, n, delta=delta)
+    expected = Bounds(k=k, n=n, confidence=level, lower=float(low), upper=float(high),
+                      method=MIXTURE_CS, sided="two-sided")
     return SamplePlan(n=n, target_half_width=width, confidence=level, p=guess, expected=expected)

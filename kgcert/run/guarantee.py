@@ -1,0 +1,99 @@
+"""The `guarantee` sentence of a certificate: what it certifies, true as written.
+
+It names the probability, the multiplicity family, the distribution (spec, KG, setting, seed)
+and every condition the headline bound rests on, with the counts, then the unconditional
+bound and the parseable-only pair. It is built from the certificate's own fields, so it can
+only say what the JSON says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def _interval(bound: Mapping[str, Any]) -> str:
+    return f"[{bound['lower']:.4f}, {bound['upper']:.4f}] (k = {bound['k']}, n = {bound['n']})"
+
+
+def _probability(body: Mapping[str, Any]) -> str:
+    family = body.get("simultaneous")
+    if family:
+        others = int(family["certificates"]) - 1
+        if not others:
+            return (f"With probability at least {family['family_confidence']:g} (Bonferroni "
+                    "over the run's one certificate),")
+        return (f"With probability at least {family['family_confidence']:g}, jointly with the "
+                f"other {others} headline bound{'s' if others != 1 else ''} of this run "
+                f"(Bonferroni: each at {body['confidence']:.6g}),")
+    return (f"With probability at least {body['confidence']:.6g} (this bound alone, no "
+            "correction for the run's other certificates),")
+
+
+def _distribution(body: Mapping[str, Any]) -> str:
+    kg = body.get("kg", "?")
+    fingerprint = body.get("kg_fingerprint")
+    return (f"P(correct) of model {body.get('model')} for prompts drawn from spec "
+            f"{body.get('spec')} (hash {body.get('spec_hash')}) on KG {kg}"
+            f"{f' (fingerprint {fingerprint})' if fingerprint else ''}, setting "
+            f"{body.get('setting')}, seed {body.get('seed')}")
+
+
+def _conditions(body: Mapping[str, Any]) -> list[str]:
+    facts = body["conditioning"]
+    found = []
+    if facts.get("budget") or facts["skipped"]:
+        budget = facts.get("budget")
+        fit = (f"the prompt fitting a budget of {budget} fixed for this model"
+               if budget else "the prompt being built")
+        found.append(f"{fit} ({facts['skipped']} of {facts['drawn']} drawn prompts skipped)")
+    required = facts.get("distractors_required")
+    if required:
+        rate = required["acceptance_rate"]
+        found.append("the sampled DAG having a Definition 2.3 distractor "
+                     f"({required['redraws']} draws refused and redrawn, acceptance rate "
+                     f"{rate:.3f})" if rate is not None else "the sampled DAG having a "
+                     "Definition 2.3 distractor")
+    found.append(f"the model call succeeding ({facts['errors_excluded']} failed calls excluded)")
+    return found
+
+
+def _method(body: Mapping[str, Any]) -> str:
+    if body["method"].startswith("clopper"):
+        return "Clopper-Pearson, n fixed in advance"
+    sequential = body.get("sequential") or {}
+    stop = sequential.get("stopped_at_index")
+    where = f", stopped after index {stop}" if stop is not None else ""
+    return f"anytime-valid confidence sequence: {body['validity']}{where}"
+
+
+def guarantee_sentence(body: Mapping[str, Any]) -> str:
+    facts = body["conditioning"]
+    conditions = _conditions(body)
+    joined = ", on ".join(conditions[:-1]) + (" and on " if len(conditions) > 1 else "")
+    joined += conditions[-1]
+    unparseable = facts["unparseable_counted_wrong"]
+    if body["n"]:
+        claim = f"lies in {_interval(body)} ({_method(body)})"
+    else:
+        claim = "is not bounded: no prompt was answered, so the interval is [0, 1] (no claim)"
+    parts = [f"{_probability(body)} {_distribution(body)}, conditioned on {joined}, with "
+             f"unparseable answers ({unparseable}) counted wrong, {claim}."]
+    shown = facts.get("distractors_in_context")
+    if shown:
+        parts.append(f"In this distractor setting {shown['prompts_with']} of "
+                     f"{shown['prompts_shown']} prompts shown held at least one distractor in "
+                     "their context; the others hold none.")
+    parts.append("Counting skipped prompts and failed calls as wrong (no conditioning on the "
+                 f"budget or on calls succeeding), P(correct) lies in "
+                 f"{_interval(body['unconditional'])}; among parseable answers it lies in "
+                 f"{_interval(body['unparseable_excluded'])}. Both hold at the same level as "
+                 "the headline and by the same method"
+                 + ("; the Bonferroni family covers the headline bounds only (each of these "
+                    "kinds is a family of the same size at the same level)."
+                    if body.get("simultaneous") else "."))
+    chance = body.get("chance")
+    if chance:
+        parts.append(f"Chance with {chance['options']} options is {chance['level']:.3f}: "
+                     f"{chance['reading']}.")
+    return " ".join(parts)
