@@ -4,7 +4,12 @@
 
 Measures, in one run on one embedded server: parsing kg.csv, writing with the embedded
 server's bulk API, and the baseline, batched UNWIND over Bolt (what a remote Neo4j gets),
-reported as edges/s and as a ratio. With KGCERT_NEO4J_URI set, also the Neo4j figure.
+reported as edges/s and as a ratio. With KGCERT_NEO4J_URI set (credentials from the
+environment), also Neo4j: the whole graph over Bolt (UNWIND batches); with --neo4j-admin HOME,
+the neo4j-admin route: kgcert's export files, then `neo4j-admin database import full` run
+offline by HOME/bin/neo4j-admin (it rebuilds HOME's `neo4j` database: use a scratch home).
+
+    ../shared/neo4j/with-neo4j.sh python benchmarks/bench_load.py --neo4j-admin /tmp/scratch-neo4j
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -37,6 +43,8 @@ def main() -> None:
     parser.add_argument("--baseline-edges", type=int, default=200_000,
                         help="size of the UNWIND baseline run (it is slow)")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/load.json"))
+    parser.add_argument("--neo4j-admin", type=Path, default=None, metavar="HOME",
+                        help="a scratch Neo4j home whose bin/neo4j-admin imports the export")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="kgcert-bench-"))
     results: dict[str, float | int | str] = {"edges_target": args.edges}
@@ -69,8 +77,24 @@ def main() -> None:
         from kgcert.store.neo4j_server import Neo4jServer
 
         neo4j = Neo4jServer(os.environ["KGCERT_NEO4J_URI"])
-        seconds = _timed_write(neo4j, "neo4j", small, manifest)
-        results["neo4j_unwind_edges_per_s"] = small.edge_count / seconds
+        seconds = _timed_write(neo4j, "bench_neo4j", data, manifest)
+        results["neo4j_unwind_s"] = seconds
+        results["neo4j_unwind_edges_per_s"] = data.edge_count / seconds
+        results["neo4j_unwind_vs_embedded_bulk"] = bulk_s / seconds
+        neo4j.close()
+    if args.neo4j_admin:
+        from kgcert.export import write_neo4j_admin
+
+        start = time.perf_counter()
+        files = write_neo4j_admin(data, manifest, work / "import", overwrite=True)
+        results["neo4j_admin_export_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        subprocess.run(["bash", str(files.script)], check=True, capture_output=True,
+                       env={**os.environ, "NEO4J_HOME": str(args.neo4j_admin),
+                            "NEO4J_ADMIN": str(args.neo4j_admin / "bin" / "neo4j-admin")})
+        results["neo4j_admin_import_s"] = time.perf_counter() - start
+        results["neo4j_admin_edges_per_s"] = data.edge_count / (
+            float(results["neo4j_admin_export_s"]) + float(results["neo4j_admin_import_s"]))
     results["kg_csv_rows"] = rows
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))

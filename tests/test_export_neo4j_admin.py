@@ -34,7 +34,7 @@ from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loading import load
 from kgcert.manifest import COMPLETE, Manifest
 from kgcert.store.bulk import SCHEMA_STATEMENTS
-from kgcert.store.cypher import named, statement
+from kgcert.store.cypher import kg_label, named, statement
 from kgcert.synth import SyntheticPrimeKG
 
 TRICKY_NAMES = ['Comma, "quoted" name', "semi;colon; alias", "two\nlines", "back\\slash 'x'"]
@@ -104,7 +104,7 @@ def check_files(files: ImportFiles, data: KGData, manifest: Manifest) -> set[str
             assert row[0] == original["id"] and row[1] == original["name"]
             assert row[2] == original["type"]
             assert row[3].split(delimiter) == original["aliases"]
-            assert row[-1].split(delimiter) == [label, "Entity"]
+            assert row[-1].split(delimiter) == [label, "Entity", kg_label(manifest.kg)]
             ids.add(row[0])
     assert len(ids) == data.node_count  # unique across files
     for rel_type, path in files.relationship_files.items():
@@ -124,11 +124,12 @@ def check_files(files: ImportFiles, data: KGData, manifest: Manifest) -> set[str
         header, rows = _rows(relation_files[0])
         assert header[0] == ":ID(KgcertRelation)" and header[-1] == ":LABEL"
         assert len(rows) == len(data.relations)
-        assert {r[-1] for r in rows} == {"KgcertRelation"}
+        assert {r[-1] for r in rows} == {f"KgcertRelation{delimiter}{kg_label(manifest.kg)}"}
     header, rows = _rows(manifest_file)
     assert header[0] == ":ID(KgcertManifest)" and len(rows) == 1
     written = dict(zip(header, rows[0], strict=True))
-    assert written[":LABEL"] == "KgcertManifest" and written["status"] == COMPLETE
+    assert written[":LABEL"] == f"KgcertManifest{delimiter}{kg_label(manifest.kg)}"
+    assert written["status"] == COMPLETE
     assert written["fingerprint"] == manifest.fingerprint
     assert json.loads(written["counts"]) == data.counts()
     assert json.loads(written["files"]) == manifest.files
@@ -235,7 +236,9 @@ def _parse(path: Path, delimiter: str) -> Iterator[tuple[dict[str, str], dict[st
 
 
 def _simulated_import(server, files: ImportFiles, kg: str):
-    """What neo4j-admin builds from the files, then schema.cypher, redone over Cypher."""
+    """What neo4j-admin builds from the files, then schema.cypher, redone over Cypher. Each KG
+    has its own database on the embedded server, so the KG label every row carries for a
+    shared Neo4j database is left out (tests/test_neo4j.py imports into a real Neo4j)."""
     store = server.create(kg)
     for name in SCHEMA_STATEMENTS:
         store.execute(statement("schema", name))
@@ -243,7 +246,8 @@ def _simulated_import(server, files: ImportFiles, kg: str):
     for path in files.all_node_files:
         by_labels: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         for roles, props in _parse(path, delimiter):
-            by_labels.setdefault(tuple(roles["LABEL"].split(delimiter)), []).append(props)
+            labels = [x for x in roles["LABEL"].split(delimiter) if x != kg_label(kg)]
+            by_labels.setdefault(tuple(labels), []).append(props)
         for labels, rows in by_labels.items():
             store.execute(f"UNWIND $rows AS row CREATE (n:{':'.join(labels)}) SET n = row",
                           rows=rows)
@@ -347,7 +351,7 @@ def test_import_script_names_every_file_and_runs_the_command(synthetic_csv, tmp_
     assert argv[:5] == ["database", "import", "full", "neo4j", "--overwrite-destination"]
     assert "--array-delimiter=;" in argv and "--multiline-fields=true" not in argv
     steps = _raw(files.next_steps)
-    assert "cypher-shell" in steps and "REQUIRE n.id IS UNIQUE" in steps
+    assert "cypher-shell" in steps and "FOR (n:`KgcertKG_neo4j`) ON (n.id)" in steps
     assert "kgcert_entity_name" in _raw(files.schema)
     assert all(line.endswith(";") for line in _raw(files.schema).splitlines()
                if line and not line.startswith("//"))
@@ -377,9 +381,10 @@ def test_column_types_missing_values_and_empty_strings(tmp_path):
     lines = _raw(files.node_files["Thing"]).splitlines()
     assert lines[0] == ("id:ID(Entity),name,type,aliases:string[],empty,flag:boolean,mixed,"
                         "n:long,nums:long[],x:double,:LABEL")
-    assert lines[1] == '"a","A","Thing","A;a","",true,"text",1,"1;2",1.5,"Thing;Entity"'
+    assert lines[1] == ('"a","A","Thing","A;a","",true,"text",1,"1;2",1.5,'
+                        '"Thing;Entity;KgcertKG_typed"')
     # An empty list and absent keys are missing (bare empty); "" stays an empty string.
-    assert lines[2] == '"b","B","Thing",,,false,"3",2,,2.0,"Thing;Entity"'
+    assert lines[2] == '"b","B","Thing",,,false,"3",2,,2.0,"Thing;Entity;KgcertKG_typed"'
     edge_lines = _raw(files.relationship_files["LINKS"]).splitlines()
     assert edge_lines == [":START_ID(Entity),:END_ID(Entity),:TYPE,sentences:string[],w:double",
                           '"a","b","LINKS","one;two",0.5', '"b","a","LINKS",,']

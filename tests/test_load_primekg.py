@@ -42,7 +42,7 @@ def test_counts_match_the_raw_file(alzheimer):
 def test_fact_is_queryable_in_both_directions_with_its_sentence(alzheimer):
     store, _ = alzheimer
     rows = store.query(
-        "MATCH (d:drug {name: $drug})-[r:indication]->(x:disease {name: $disease}) "
+        "MATCH (d:drug{{:kg}} {name: $drug})-[r:indication]->(x:disease{{:kg}} {name: $disease}) "
         "MATCH (x)-[back:indication]->(d) "
         "RETURN r.display AS display, back.display AS back_display",
         drug="Fosinopril", disease="hypertension",
@@ -51,7 +51,7 @@ def test_fact_is_queryable_in_both_directions_with_its_sentence(alzheimer):
     assert rows == [{"display": None, "back_display": None}]
     relations = {
         (r["source_type"], r["target_type"]): r
-        for r in store.query("MATCH (r:KgcertRelation {type: 'indication'}) "
+        for r in store.query("MATCH (r:KgcertRelation{{:kg}} {type: 'indication'}) "
                              "RETURN properties(r) AS r")
         for r in [r["r"]]
     }
@@ -70,7 +70,7 @@ def test_two_relations_between_one_pair_both_survive(alzheimer, shared_data):
     per_pair = rows.groupby(["x_index", "y_index"]).relation.nunique()
     x, y = per_pair[per_pair > 1].index[0]
     expected = sorted(rows[(rows.x_index == x) & (rows.y_index == y)].relation.unique())
-    found = store.query("MATCH (a:Entity {id: $x})-[r]->(b:Entity {id: $y}) "
+    found = store.query("MATCH (a:Entity{{:kg}} {id: $x})-[r]->(b:Entity{{:kg}} {id: $y}) "
                         "RETURN type(r) AS t ORDER BY t", x=x, y=y)
     assert sorted(r["t"] for r in found) == sorted(e.replace(" ", "_").replace("-", "_")
                                                    for e in expected)
@@ -79,9 +79,10 @@ def test_two_relations_between_one_pair_both_survive(alzheimer, shared_data):
 
 def test_aliases_carry_the_type(alzheimer):
     store, _ = alzheimer
-    row = store.query("MATCH (n:drug {name: 'Fosinopril'}) RETURN n.aliases AS a, n.type AS t")
+    row = store.query("MATCH (n:drug{{:kg}} {name: 'Fosinopril'}) "
+                      "RETURN n.aliases AS a, n.type AS t")
     assert row == [{"a": ["(drug) Fosinopril"], "t": "drug"}]
-    gene = store.query("MATCH (n:gene__protein) RETURN n.aliases AS a LIMIT 1")[0]["a"][0]
+    gene = store.query("MATCH (n:gene__protein{{:kg}}) RETURN n.aliases AS a LIMIT 1")[0]["a"][0]
     assert gene.startswith("(gene/protein) ")
 
 
@@ -107,10 +108,10 @@ def test_diabetes_export_with_descriptions(graph_server, shared_data):
     assert info["labels"] == nodes[":LABEL"].value_counts().to_dict()
     drugs = pd.read_csv(folder / "drug_features.csv", dtype=str)
     drug_id = next(i for i in drugs.node_index if i in set(nodes["node_index:ID"]))
-    text = store.value("MATCH (n:Entity {id: $id}) RETURN n.description", id=drug_id)
+    text = store.value("MATCH (n:Entity{{:kg}} {id: $id}) RETURN n.description", id=drug_id)
     assert text and text[:40] == drugs.set_index("node_index").description[drug_id][:40]
     # one-direction edges gain their reverse, with the target type in the relation name
-    names = {r["n"] for r in store.query("MATCH (r:KgcertRelation {type: 'drug_effect'}) "
+    names = {r["n"] for r in store.query("MATCH (r:KgcertRelation{{:kg}} {type: 'drug_effect'}) "
                                          "RETURN r.name AS n")}
     assert names == {"side effect (effect/phenotype)", "side effect (drug)"}
 
@@ -122,5 +123,6 @@ def test_drug_protein_extracts_load_together(graph_server, shared_data):
     info = kg_info(store)
     assert (info["nodes"], info["relationships"]) == (nodes, edges)
     displays = {r["d"] for r in store.query(
-        "MATCH (:drug)-[r:drug_protein]->(:gene__protein) RETURN DISTINCT r.display AS d")}
+        "MATCH (:drug{{:kg}})-[r:drug_protein]->(:gene__protein{{:kg}}) "
+        "RETURN DISTINCT r.display AS d")}
     assert displays == {"target", "enzyme", "carrier", "transporter"}

@@ -19,7 +19,7 @@ def test_countries_keeps_every_fact(graph_server, shared_data):
     info = kg_info(store)
     assert info["relationships"] == len(edges) == 63_313  # parallel edges and self-loops too
     assert info["nodes"] == len(referenced)
-    loops = store.value("MATCH (n:Entity)-[r]->(n) RETURN count(r)")
+    loops = store.value("MATCH (n:Entity{{:kg}})-[r]->(n) RETURN count(r)")
     assert loops == int((edges.headEntity == edges.tailEntity).sum())
 
 
@@ -34,7 +34,7 @@ def test_wikidata5m_countries_with_the_default_filter(graph_server, shared_data)
     assert info["nodes"] == len(set(kept.h) | set(kept.t))
     assert info["relationship_types"] == kept.r.value_counts().to_dict()
     assert any("no wikidata5m_text.txt" in note for note in result.manifest.notes)
-    country = store.query("MATCH (r:KgcertRelation {type: 'P17'}) RETURN r.name AS n")
+    country = store.query("MATCH (r:KgcertRelation{{:kg}} {type: 'P17'}) RETURN r.name AS n")
     assert country == [{"n": "country"}]
 
 
@@ -44,7 +44,7 @@ def test_wikidata5m_text_sample_attaches_split_texts(graph_server, shared_data):
     texts = pd.read_csv(folder / "wikidata5m_text.txt", sep="\t", header=None, quoting=3,
                         names=["qid", "text"], dtype=str).drop_duplicates("qid")
     assert kg_info(store)["nodes"] == len(texts) == 1000
-    row = store.query("MATCH (n:Entity {id: 'Q957142'}) "
+    row = store.query("MATCH (n:Entity{{:kg}} {id: 'Q957142'}) "
                       "RETURN n.name AS name, n.description AS d, n.sentences AS s")[0]
     assert row["name"] == "Mariana Pimentel"
     assert row["d"].startswith("Mariana Pimentel is a municipality")

@@ -43,7 +43,7 @@ def test_values_travel_as_parameters(graph_server, shared_data):
     store, _ = load_kg(graph_server, "primekg",
                        [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "alzheimer",
                        replace=False)
-    assert store.query("MATCH (n:Entity {name: $name}) RETURN n.id AS id",
+    assert store.query("MATCH (n:Entity{{:kg}} {name: $name}) RETURN n.id AS id",
                        name="x' OR 1=1 //") == []
 
 
@@ -59,7 +59,7 @@ def test_synthetic_graph_has_primekg_shape(graph_server, tmp_path):
     assert set(info["relationship_types"]) == {sanitize_identifier(r) for r in RELATIONS}
     # power-law degrees: the busiest gene has far more diseases than the median one
     degrees = Counter(r["id"] for r in store.query(
-        "MATCH (g:gene__protein)-[:disease_protein]->(:disease) RETURN g.id AS id"))
+        "MATCH (g:gene__protein{{:kg}})-[:disease_protein]->(:disease{{:kg}}) RETURN g.id AS id"))
     ordered = sorted(degrees.values())
     assert ordered[-1] >= 4 * ordered[len(ordered) // 2]
 
@@ -68,8 +68,8 @@ def test_kgs_are_separate_databases(embedded_server):
     first, second = kg_name(embedded_server, "sep_a"), kg_name(embedded_server, "sep_b")
     for name in (first, second):
         embedded_server.create(name)
-    embedded_server.create(first).execute("CREATE (:Entity {id: 'only-in-a'})")
-    assert embedded_server.open(second).value("MATCH (n:Entity) RETURN count(n)") == 0
+    embedded_server.create(first).execute("CREATE (:Entity{{:kg}} {id: 'only-in-a'})")
+    assert embedded_server.open(second).value("MATCH (n:Entity{{:kg}}) RETURN count(n)") == 0
     embedded_server.drop(first)
     assert first not in embedded_server.list_kgs()
     assert second in embedded_server.list_kgs()

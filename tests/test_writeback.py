@@ -27,7 +27,7 @@ from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.specs import RelationSpec, find_spec, prepare_sampler, spec_hash
-from kgcert.store.cypher import _statements, statement
+from kgcert.store.cypher import KG_SCOPE, _statements, statement
 from kgcert.store.graph import GraphStore
 from kgcert.store.neo4j_server import Neo4jServer
 from kgcert.writeback import (
@@ -135,10 +135,10 @@ def certificates(run: Path) -> list[dict[str, Any]]:
 def kg_counts(store: GraphStore) -> dict[str, int]:
     """What the KG itself holds, and everything in the database."""
     return {
-        "entities": store.value("MATCH (n:Entity) RETURN count(n)"),
-        "edges": store.value("MATCH (:Entity)-[r]->(:Entity) RETURN count(r)"),
-        "relations": store.value("MATCH (n:KgcertRelation) RETURN count(n)"),
-        "manifests": store.value("MATCH (n:KgcertManifest) RETURN count(n)"),
+        "entities": store.value("MATCH (n:Entity{{:kg}}) RETURN count(n)"),
+        "edges": store.value("MATCH (:Entity{{:kg}})-[r]->(:Entity{{:kg}}) RETURN count(r)"),
+        "relations": store.value("MATCH (n:KgcertRelation{{:kg}}) RETURN count(n)"),
+        "manifests": store.value("MATCH (n:KgcertManifest{{:kg}}) RETURN count(n)"),
         "all_nodes": store.value("MATCH (n) RETURN count(n)"),
         "all_relationships": store.value("MATCH ()-[r]->() RETURN count(r)"),
     }
@@ -192,7 +192,7 @@ def test_counts_equal_the_sample_files(alz, written):
     assert result.missing_entities == []
     assert result.warnings == []
     # Labels, counted without the write-back's indexes.
-    assert alz.value("MATCH (s:KgcertSample) WHERE s.run = $run RETURN count(s)",
+    assert alz.value("MATCH (s:KgcertSample{{:kg}}) WHERE s.run = $run RETURN count(s)",
                      run=data.id) == len(records)
     assert set(LINK_TYPES) <= set(alz.relationship_types())
 
@@ -200,7 +200,8 @@ def test_counts_equal_the_sample_files(alz, written):
 def test_certificate_nodes_hold_the_certificates(alz, written):
     data = written["data"]
     rows = {row["c"]["key"]: row["c"] for row in alz.query(
-        "MATCH (c:KgcertCertificate)-[:IN_RUN]->(r:KgcertRun {id: $run}) RETURN c", run=data.id)}
+        "MATCH (c:KgcertCertificate{{:kg}})-[:IN_RUN]->(r:KgcertRun{{:kg}} {id: $run}) "
+        "RETURN c", run=data.id)}
     assert len(rows) == len(written["certificates"]) == 2 * len(SETTINGS) * len(MODELS)
     for body in written["certificates"]:
         node = rows[certificate_key(data.id, body["spec"], body["setting"], body["model"])]
@@ -209,7 +210,7 @@ def test_certificate_nodes_hold_the_certificates(alz, written):
             assert node[name] == body[name], name
         for outcome, count in body["outcomes"].items():
             assert node[outcome] == count, outcome
-    run = alz.query("MATCH (r:KgcertRun {id: $run}) RETURN r", run=data.id)[0]["r"]
+    run = alz.query("MATCH (r:KgcertRun{{:kg}} {id: $run}) RETURN r", run=data.id)[0]["r"]
     assert run["kg"] == alz.kg and run["status"] == "complete" and run["created"]
     assert json.loads(run["config"])["specs"] == list(written["data"].config.specs)
     assert data.id.endswith("@" + data.config.fingerprint())
@@ -218,7 +219,9 @@ def test_certificate_nodes_hold_the_certificates(alz, written):
 def _links(store: GraphStore, run: str, rel_type: str, *extra: str) -> dict[str, list[tuple]]:
     fields = "".join(f", l.{name} AS {name}" for name in extra)
     found: dict[str, list[tuple]] = defaultdict(list)
-    for row in store.query(f"MATCH (s:KgcertSample {{run: $run}})-[l:{rel_type}]->(e:Entity) "
+    scope = KG_SCOPE
+    for row in store.query(f"MATCH (s:KgcertSample{scope} {{run: $run}})"
+                           f"-[l:{rel_type}]->(e:Entity{scope}) "
                            f"RETURN s.key AS key, e.id AS id{fields}", run=run):
         found[row["key"]].append((row["id"], *(row[name] for name in extra)))
     return {key: sorted(values) for key, values in found.items()}
@@ -231,7 +234,7 @@ def test_samples_link_to_the_entities_their_prompts_used(alz, written):
     distractor = _links(alz, run, "DISTRACTOR")
     option = _links(alz, run, "OPTION", "number", "role")
     nodes = {row["s"]["key"]: row["s"] for row in alz.query(
-        "MATCH (s:KgcertSample {run: $run})-[:OF_CERTIFICATE]->(c:KgcertCertificate) "
+        "MATCH (s:KgcertSample{{:kg}} {run: $run})-[:OF_CERTIFICATE]->(c:KgcertCertificate{{:kg}}) "
         "WHERE c.key = s.certificate RETURN s", run=run)}
     assert len(nodes) == len(records)
     for record in records:
@@ -340,7 +343,7 @@ def expect_entities_in_failures(ctx: dict[str, Any], rows: list[dict[str, Any]])
     assert len(rows) == min(25, len(table))
     assert [(r["id"], r["samples"], r["failed"], r["accuracy"]) for r in rows] == [
         (e, s, f, pytest.approx(a)) for e, s, f, a in table[:25]]
-    names = dict(ctx["store"].query("MATCH (e:Entity) WHERE e.id IN $ids "
+    names = dict(ctx["store"].query("MATCH (e:Entity{{:kg}}) WHERE e.id IN $ids "
                                     "RETURN collect([e.id, e.name]) AS pairs",
                                     ids=[r["id"] for r in rows])[0]["pairs"])
     assert all(r["name"] == names[r["id"]] for r in rows)
@@ -402,7 +405,7 @@ def expect_sample_subgraph(ctx: dict[str, Any], rows: list[dict[str, Any]]) -> N
     ids = sorted({*prov["nodes"].values(), prompt["answer_id"], record["chosen_id"],
                   *prov["distractors"], *prompt["option_ids"]})
     expected = sorted((row["a"], row["t"], row["b"]) for row in ctx["store"].query(
-        "MATCH (a:Entity)-[r]->(b:Entity) WHERE a.id IN $ids AND b.id IN $ids "
+        "MATCH (a:Entity{{:kg}})-[r]->(b:Entity{{:kg}}) WHERE a.id IN $ids AND b.id IN $ids "
         "RETURN a.id AS a, type(r) AS t, b.id AS b", ids=ids))
     got = [(r["source"], r["type"], r["target"]) for r in rows]
     assert got == expected
@@ -524,7 +527,7 @@ def test_unfinished_and_foreign_runs(alz, written, run_dir, tmp_path):
     expected = dict(written["result"].totals, USED=written["result"].totals["USED"] - 1)
     assert result.totals == expected
     key = certificate_key(result.run, pending["spec"], pending["setting"], pending["model"])
-    node = alz.query("MATCH (c:KgcertCertificate {key: $key}) RETURN c", key=key)[0]["c"]
+    node = alz.query("MATCH (c:KgcertCertificate{{:kg}} {key: $key}) RETURN c", key=key)[0]["c"]
     assert node["complete"] is False and "lower" not in node
     assert {o: node[o] for o in pending["outcomes"]} == pending["outcomes"]
     delete_run(alz, result.run)
