@@ -23,6 +23,7 @@ from kgcert.specs import (
     prepare_sampler,
     spec_hash,
 )
+from kgcert.specs.relation_sampler import MAX_ATTEMPTS
 from kgcert.specs.schema import KGSchema
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
@@ -95,8 +96,26 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
     store = ctx.server().open(kg_name) if kg_name else None
     for entry in entries:
         if store is not None and entry.spec.kind != "task":
-            prepare_sampler(entry.spec, store, _cache_dir(ctx))
+            sampler = prepare_sampler(entry.spec, store, _cache_dir(ctx))
+            if isinstance(sampler, RelationSampler):
+                _check_matches(sampler)
         console.print(f"ok  {entry.spec.name}", highlight=False)
+
+
+def _check_matches(sampler: RelationSampler) -> None:
+    """A spec whose matches are too rare to draw fails here rather than in a run. Exact
+    counts of zero fail while the sampler is built; an estimate of zero (no match among the
+    probe draws) is settled by drawing one sample, as a run would."""
+    count = sampler.count()
+    if count.matches is not None or count.estimated_matches > 0:
+        return
+    try:
+        sampler.sample(seed=0, index=0)
+    except InputError:
+        raise InputError(f"spec {sampler.compiled.spec.name}: 0 matches found in "
+                         f"{MAX_ATTEMPTS:,} draws among {count.tree_homomorphisms:,} "
+                         "tree-shaped candidates; a run could not sample it (matches are "
+                         "absent or too rare: loosen the pattern)") from None
 
 
 @specs_group.command("count")
