@@ -20,6 +20,7 @@ class _DuplicateKey(yaml.MarkedYAMLError):
     def __init__(self, key: Any, mark: yaml.Mark) -> None:
         super().__init__(problem=f"duplicate key {key!r}", problem_mark=mark)
         self.key = key
+        self.line = mark.line + 1
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -60,8 +61,7 @@ def read_yaml(path: Path, what: str) -> Any:
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as error:
-        line = error.problem_mark.line + 1 if error.problem_mark else "?"
-        raise InputError(f"{path}: key {error.key!r} is given twice (again at line {line}); "
+        raise InputError(f"{path}: key {error.key!r} is given twice (again at line {error.line}); "
                          "keep one") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
