@@ -21,7 +21,7 @@ def data_dir(override: str | Path | None = None) -> Path:
     """The kgcert data directory: flag, then $KGCERT_DATA_DIR, then the XDG user data dir."""
     chosen = override or os.environ.get(DATA_DIR_ENV) or user_data_dir("kgcert", appauthor=False)
     path = Path(chosen).expanduser().resolve()
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)  # its KGs and caches are private
     return path
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +20,19 @@ from kgcert.cli.common import Context, console
 from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
 from kgcert.errors import InputError
+from kgcert.output import output_to
 from kgcert.run.config import UNHASHED, RunConfig, load_run_config
 
+_locks: list[Any] = []  # run-directory locks, held until the process ends
 
-def _resolve_run_dir(config: RunConfig, out: Path | None) -> Path:
-    """The run directory, locked for this process; refuses one that holds another run."""
+
+@contextmanager
+def _run_dir(config: RunConfig, out: Path | None) -> Iterator[Path]:
+    """The run directory, locked for this process; refuses a file or a folder that holds
+    another run. A run that fails before writing anything leaves no empty folder behind."""
     run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InputError(f"--out {run_dir} is a file; name a folder for the run")
     saved = run_dir / "run.yaml"
     if saved.exists():
         previous = load_run_config(saved, {})
@@ -31,17 +41,44 @@ def _resolve_run_dir(config: RunConfig, out: Path | None) -> Path:
                              if previous.model_dump().get(k) != v and k not in UNHASHED)
             raise InputError(f"{run_dir} holds a different run (changed: {', '.join(changed)}); "
                              "choose another --out")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    lock = (run_dir / ".lock").open("w")
+    created = _topmost_missing(run_dir)
+    with output_to(run_dir):
+        run_dir.mkdir(parents=True, exist_ok=True)
+        lock = (run_dir / ".lock").open("w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        lock.close()
         raise InputError(f"another kgcert run is writing to {run_dir}") from None
-    _locks.append(lock)  # held until the process ends
-    return run_dir
+    _locks.append(lock)
+    try:
+        yield run_dir
+    except BaseException:
+        if created is not None:
+            _remove_unused(run_dir, created)
+        raise
 
 
-_locks: list[Any] = []
+def _topmost_missing(path: Path) -> Path | None:
+    """The first folder of `path` that does not exist yet (None when `path` exists)."""
+    missing = None
+    while not path.exists():
+        missing, path = path, path.parent
+    return missing
+
+
+def _remove_unused(run_dir: Path, created: Path) -> None:
+    """Remove the folders this run created (up to `created`) if they hold only its lock."""
+    if {p.name for p in run_dir.iterdir()} != {".lock"}:
+        return
+    with contextlib.suppress(OSError):
+        (run_dir / ".lock").unlink()
+        folder = run_dir
+        while True:
+            folder.rmdir()
+            if folder == created:
+                break
+            folder = folder.parent
 
 
 class _Display:
@@ -126,19 +163,20 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     if limit is not None:
         config = load_run_config(None, config.model_dump() | {
             "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
-    run_dir = _resolve_run_dir(config, out)
-    store = ctx.server().open(config.kg)
-    cache = data_dir(ctx.data_dir) / "cache"
-    models = build_models(config, cache / "responses")
-    jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
-                      prompt_budgets(config, models))
-    columns = [TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
-               "{task.total}"), TextColumn("{task.fields[info]}"), TimeRemainingColumn()]
-    with progress_display(*columns, console=console) as progress:
-        display = _Display(progress)
-        runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
-        _warn_unreachable(config, runner.confidence)
-        paths = runner.run()
+    with _run_dir(config, out) as run_dir:
+        store = ctx.server().open(config.kg)
+        cache = data_dir(ctx.data_dir) / "cache"
+        models = build_models(config, cache / "responses")
+        jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
+                          prompt_budgets(config, models))
+        columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
+            "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
+            TimeRemainingColumn()]
+        with progress_display(*columns, console=console) as progress:
+            display = _Display(progress)
+            runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
+            _warn_unreachable(config, runner.confidence)
+            paths = runner.run()
     _print_certificates(paths)
     console.print(Text(f"certificates and samples in {run_dir}"))
 

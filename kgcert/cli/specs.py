@@ -16,7 +16,7 @@ from kgcert.errors import InputError
 
 # Samplers, the compiler and the graph driver are imported in the commands that use them.
 if TYPE_CHECKING:
-    from kgcert.specs import EntitySampler, SpecEntry
+    from kgcert.specs import EntitySampler, RelationSampler, SpecEntry
     from kgcert.store.graph import GraphStore
 
 dirs_option = click.option("--specs-dir", "specs_dirs", multiple=True,
@@ -89,14 +89,34 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
 def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Path, ...],
                      kg_name: str | None) -> None:
     """Check spec files (all visible specs when none is named)."""
-    from kgcert.specs import catalog, find_spec, prepare_sampler
+    from kgcert.specs import RelationSampler, catalog, find_spec, prepare_sampler
 
     entries = [find_spec(s, specs_dirs) for s in specs] if specs else catalog(specs_dirs)
     store = ctx.server().open(kg_name) if kg_name else None
     for entry in entries:
         if store is not None and entry.spec.kind != "task":
-            prepare_sampler(entry.spec, store, _cache_dir(ctx))
+            sampler = prepare_sampler(entry.spec, store, _cache_dir(ctx))
+            if isinstance(sampler, RelationSampler):
+                _check_matches(sampler)
         console.print(f"ok  {entry.spec.name}", highlight=False)
+
+
+def _check_matches(sampler: RelationSampler) -> None:
+    """A spec whose matches are too rare to draw fails here rather than in a run. Exact
+    counts of zero fail while the sampler is built; an estimate of zero (no match among the
+    probe draws) is settled by drawing one sample, as a run would."""
+    from kgcert.specs.relation_sampler import MAX_ATTEMPTS
+
+    count = sampler.count()
+    if count.matches is not None or count.estimated_matches > 0:
+        return
+    try:
+        sampler.sample(seed=0, index=0)
+    except InputError:
+        raise InputError(f"spec {sampler.compiled.spec.name}: 0 matches found in "
+                         f"{MAX_ATTEMPTS:,} draws among {count.tree_homomorphisms:,} "
+                         "tree-shaped candidates; a run could not sample it (matches are "
+                         "absent or too rare: loosen the pattern)") from None
 
 
 @specs_group.command("count")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from kgcert.errors import InputError, KgcertError
+from kgcert.output import output_to
 from kgcert.report import plots
 from kgcert.report.compare import Comparison, compare
 from kgcert.report.load import RunSet, load_runs
@@ -111,6 +112,15 @@ def write_report(paths: Sequence[Path], out: Path | None = None, *, confidence: 
     """Build the report and write it under `out` (default `<first run>/report`)."""
     report = build_report(paths, confidence=confidence, alpha=alpha)
     out = out if out is not None else report.runs.runs[0].path / "report"
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} is a file; name a folder for the report")
+    with output_to(out):
+        _write_files(report, out, figures)
+    return report
+
+
+def _write_files(report: Report, out: Path, figures: bool) -> None:
+    """Every table, figure and the HTML page, under `out`."""
     out.mkdir(parents=True, exist_ok=True)
     report.out = out
     parquet = _parquet_available()
@@ -136,4 +146,3 @@ def write_report(paths: Sequence[Path], out: Path | None = None, *, confidence: 
     page = out / "report.html"
     page.write_text(render(report), encoding="utf-8")
     report.files.append(page)
-    return report

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from kgcert.errors import InputError
+from kgcert.yamlfile import read_yaml
 
 ANSWERED = ("correct", "wrong", "unparseable")  # outcomes that enter a certificate's bounds
 BASELINE = "baseline"  # the setting of the paper's static baseline prompts
@@ -89,10 +89,7 @@ def _read_config(path: Path) -> dict[str, Any]:
     saved = path / "run.yaml"
     if not saved.exists():
         return {}
-    try:
-        loaded = yaml.safe_load(saved.read_text(encoding="utf-8"))
-    except yaml.YAMLError:
-        raise InputError(f"{saved} is not valid YAML") from None
+    loaded = read_yaml(saved, "run file")
     return loaded if isinstance(loaded, dict) else {}
 
 
@@ -103,7 +100,50 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise InputError(f"{path} is not a certificate (not valid JSON)") from None
     if not isinstance(body, dict) or not {"spec", "setting", "model", "k", "n"} <= body.keys():
         raise InputError(f"{path} is not a certificate (spec, setting, model, k or n missing)")
+    _check_types(body, path)
     return body
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# field -> (test, what it must be, may be null); nested fields as "outer.inner"
+_FIELD_TYPES: dict[str, tuple[Any, str, bool]] = {
+    "spec": (lambda v: isinstance(v, str), "a string", False),
+    "setting": (lambda v: isinstance(v, str), "a string", False),
+    "model": (lambda v: isinstance(v, str), "a string", False),
+    "k": (_is_int, "a whole number", False),
+    "n": (_is_int, "a whole number", False),
+    "lower": (_is_number, "a number", False),
+    "upper": (_is_number, "a number", False),
+    "estimate": (_is_number, "a number", True),
+    "samples_requested": (_is_int, "a whole number", True),
+    "outcomes": (lambda v: isinstance(v, dict), "a mapping", True),
+    "unparseable_excluded": (lambda v: isinstance(v, dict), "a mapping", True),
+    "sequential": (lambda v: isinstance(v, dict), "a mapping", True),
+    **{f"outcomes.{name}": (_is_int, "a whole number", False)
+       for name in ("correct", "wrong", "unparseable", "error", "skipped")},
+    "sequential.stopped_at_index": (_is_int, "a whole number", True),
+}
+
+
+def _check_types(body: dict[str, Any], path: Path) -> None:
+    """A certificate edited by hand (or damaged) names its first wrongly typed field."""
+    for name, (test, expected, nullable) in _FIELD_TYPES.items():
+        outer, _, inner = name.partition(".")
+        holder = body.get(outer) if inner else body
+        key = inner or outer
+        if not isinstance(holder, dict) or key not in holder:
+            continue
+        value = holder[key]
+        if (value is None and not nullable) or (value is not None and not test(value)):
+            raise InputError(f"{path}: field {name} is {json.dumps(value)[:40]}, expected "
+                             f"{expected}; the certificate was edited or damaged")
 
 
 def iter_records(path: Path) -> Iterator[dict[str, Any]]:
@@ -119,6 +159,9 @@ def iter_records(path: Path) -> Iterator[dict[str, Any]]:
             raise InputError(f"{path}: line {number} is not a sample record") from None
         if not isinstance(record, dict) or "index" not in record or "outcome" not in record:
             raise InputError(f"{path}: line {number} is not a sample record")
+        if not _is_int(record["index"]):
+            raise InputError(f"{path}: line {number}: field index is "
+                             f"{json.dumps(record['index'])[:40]}, expected a whole number")
         yield record
 
 

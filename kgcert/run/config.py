@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
+from kgcert.yamlfile import read_yaml
 
 SETTINGS = ("vanilla", "distractor")
 UNHASHED = ("n", "batch_size", "cache")  # may change between a run and its resume
@@ -89,12 +89,7 @@ def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
     """The run file's settings with every given flag on top (None flags are not given)."""
     data: dict[str, Any] = {}
     if path is not None:
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"run file {path} does not exist") from None
-        except yaml.YAMLError:
-            raise InputError(f"run file {path} is not valid YAML") from None
+        loaded = read_yaml(path, "run file")
         if not isinstance(loaded, dict):
             raise InputError(f"run file {path} must be a YAML mapping")
         data.update(loaded)

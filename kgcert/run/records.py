@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
+from kgcert.output import output_to
 
 
 def slug(text: str) -> str:
@@ -29,18 +30,20 @@ def slug(text: str) -> str:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write then rename, so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+    """Write then rename, so a reader never sees half a file (nor loses the old one when the
+    disk is full)."""
+    with output_to(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temp, path)
+        finally:
+            if os.path.exists(temp):
+                os.unlink(temp)
 
 
 def write_json(path: Path, data: Any, *, allow_nan: bool = True) -> None:
@@ -98,9 +101,11 @@ class SampleLog:
         return records
 
     def append(self, records: list[dict[str, Any]]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as out:
-            for record in records:
-                out.write(json.dumps(record, sort_keys=True, default=str) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
+        """A write cut short (disk full) leaves at most a torn last line, which `read` drops."""
+        with output_to(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as out:
+                for record in records:
+                    out.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+                out.flush()
+                os.fsync(out.fileno())

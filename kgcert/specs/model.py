@@ -15,11 +15,11 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kgcert.errors import InputError
 from kgcert.specs.pattern import PatternEdge, PatternGraph, check_reference_dag, parse_pattern
+from kgcert.yamlfile import read_yaml
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -192,15 +192,7 @@ def parse_spec(data: Any, source: str) -> RelationSpec | EntitySpec | TaskSpec:
 
 
 def load_spec_file(path: Path) -> RelationSpec | EntitySpec | TaskSpec:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"spec file {path} does not exist") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise InputError(f"{path}: not valid YAML{where}") from None
-    return parse_spec(data, str(path))
+    return parse_spec(read_yaml(path, "spec file"), str(path))
 
 
 def spec_hash(spec: RelationSpec | EntitySpec | TaskSpec) -> str:

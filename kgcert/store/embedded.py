@@ -53,15 +53,43 @@ def _free_loopback_port() -> int:
 
 
 def _password(home: Path) -> str:
-    """A password generated once per data directory, readable by its owner only."""
+    """A password generated once per data directory, readable by its owner only. A new one
+    also resets the server's stored root user, whose old password is then lost (the KGs
+    are kept)."""
     path = home / "credentials.json"
     if path.exists():
-        return str(json.loads(path.read_text())["password"])
+        return _stored_password(path)
+    (home / "databases" / "config" / "server-users.jsonl").unlink(missing_ok=True)
     password = secrets.token_urlsafe(24)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:
         json.dump({"user": _USER, "password": password}, handle)
     return password
+
+
+def _stored_password(path: Path) -> str:
+    try:
+        password = json.loads(path.read_text(encoding="utf-8"))["password"]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+        password = None
+    if not isinstance(password, str) or not password:
+        raise StoreError(f"{path} is damaged (no password in it); delete it and kgcert makes a "
+                         "new one on the next start (the KGs are kept)")
+    return password
+
+
+def _owner_only(folder: Path) -> None:
+    """Folders 0700 and files 0600 under `folder`: the KGs must not be readable by other
+    local users. The JVM creates files with the process umask (usually 0644), so this runs
+    when the server starts and stops; in between the 0700 folder keeps them private."""
+    for root, _dirs, files in os.walk(folder):
+        with contextlib.suppress(FileNotFoundError):  # the server may delete files meanwhile
+            os.chmod(root, 0o700)
+        for name in files:
+            file = os.path.join(root, name)
+            with contextlib.suppress(FileNotFoundError):
+                if not os.path.islink(file):
+                    os.chmod(file, 0o600)
 
 
 def _start_jvm(home: Path) -> None:
@@ -97,13 +125,18 @@ class EmbeddedServer(GraphServer):
 
     def __init__(self, data_dir: Path) -> None:
         self.home = data_dir / "embedded"
-        self.home.mkdir(parents=True, exist_ok=True)
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.home, 0o700)
         self._lock_handle = self._take_lock()
+        try:
+            self._password = _password(self.home)  # a damaged file fails before the JVM starts
+        except BaseException:
+            self._release_lock()
+            raise
         _start_jvm(self.home)
         import arcadedb_embedded
 
         self.bolt_port = _free_loopback_port()
-        self._password = _password(self.home)
         self._server = arcadedb_embedded.create_server(
             str(self.home / "databases"),
             root_password=self._password,
@@ -119,6 +152,7 @@ class EmbeddedServer(GraphServer):
         except Exception as error:
             self._release_lock()
             raise StoreError(f"embedded graph server failed to start: {error}") from error
+        _owner_only(self.home)
         self.name = f"embedded server (bolt://127.0.0.1:{self.bolt_port})"
         self.driver = neo4j.GraphDatabase.driver(
             f"bolt://127.0.0.1:{self.bolt_port}", auth=(_USER, self._password)
@@ -186,6 +220,8 @@ class EmbeddedServer(GraphServer):
             try:
                 self._server.stop()
             finally:
+                with contextlib.suppress(OSError):
+                    _owner_only(self.home)
                 self._release_lock()
 
 

@@ -33,10 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kgcert.errors import InputError
 from kgcert.resources import data_folder
+from kgcert.yamlfile import read_yaml
 
 KIND = "task"
 _TOP_KEYS = {"kind", "name", "kg", "task", "description", "instances", "sampling", "options"}
@@ -180,13 +179,7 @@ def spec_path(name: str) -> Path:
 
 
 def _read(path: Path) -> TaskSpec:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not valid UTF-8") from None
-    except yaml.YAMLError as error:
-        raise InputError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
-    return TaskSpec.from_dict(raw, source=str(path))
+    return TaskSpec.from_dict(read_yaml(path, "task spec file"), source=str(path))
 
 
 def load_task_spec(name_or_path: str | Path) -> TaskSpec:
