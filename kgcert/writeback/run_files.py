@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
+from kgcert.yamlfile import read_yaml
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
 ANSWERED = ("correct", "wrong", "unparseable")  # the outcomes that enter a certificate's bounds
@@ -53,8 +53,8 @@ def read_config(run_dir: Path) -> RunConfig:
     if not path.is_file():
         raise InputError(f"{run_dir} is not a run directory (no run.yaml)")
     try:
-        return RunConfig.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (yaml.YAMLError, ValidationError) as error:
+        return RunConfig.model_validate(read_yaml(path, "run file"))
+    except ValidationError as error:
         raise InputError(f"{path}: not a valid run file ({type(error).__name__})") from None
 
 
