@@ -1,0 +1,92 @@
+"""What a field of a KG file may hold, checked while parsing so bad rows never reach a server.
+
+- Ids and names (`keys`, `names`) become indexed properties: the embedded server refuses
+  index keys much over a few kB ("Key size ... is too big") and Neo4j at about 8 kB, so they
+  are limited to MAX_KEY_BYTES of UTF-8. Keys must also be non-empty.
+- Types and relations (`types`) become labels and relationship types, and the embedded
+  server names files after them: at most MAX_TYPE_CHARS characters.
+- None of them may hold a control character (NUL, tab, escape, ...): such a field would be
+  stored, or sanitized into a junk label, silently. A line break in one means an unbalanced
+  quote swallowed the following lines.
+- Free text (descriptions, sentences) may be long and span lines.
+
+A row breaking a rule is malformed: counted with its line number and reason, or, with
+--strict, the end of the load.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+MAX_KEY_BYTES = 4096
+MAX_TYPE_CHARS = 100
+# A key no longer than this many characters is under MAX_KEY_BYTES whatever it holds.
+SURELY_SHORT = MAX_KEY_BYTES // 4
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# In a physical line: line ends are expected, and a tab is the delimiter of a TSV.
+_LINE_CONTROL = {
+    "\t": re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"),
+    "": re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]"),
+}
+
+
+def line_has_control(line: str, delimiter: str) -> bool:
+    """Whether a physical line holds a control character other than its line end (and tab,
+    the delimiter of a TSV)."""
+    return _LINE_CONTROL["\t" if delimiter == "\t" else ""].search(line) is not None
+
+
+def value_problem(column: str, value: str, *, required: bool = False,
+                  is_type: bool = False) -> str | None:
+    """Why one id, name or type value is unusable, or None."""
+    if required and (not value or value.isspace()):
+        return f"empty {column}"
+    bad = _CONTROL.search(value)
+    if bad is not None:
+        return f"control character U+{ord(bad.group()):04X} in {column}"
+    if is_type and len(value) > MAX_TYPE_CHARS:
+        return f"{column} is {len(value):,} characters, over the limit of {MAX_TYPE_CHARS}"
+    if len(value) > SURELY_SHORT:
+        size = len(value.encode("utf-8", errors="surrogatepass"))
+        if size > MAX_KEY_BYTES:
+            return f"{column} is {size:,} bytes, over the limit of {MAX_KEY_BYTES:,}"
+    return None
+
+
+@dataclass(frozen=True)
+class FieldRules:
+    """The columns of a delimited file that are ids, names and types (see the module doc)."""
+
+    keys: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    multiline: tuple[str, ...] = ()  # may hold line breaks (quoted free text)
+
+    def problem(self, row: Mapping[str, str], *, spans_lines: bool, long: bool,
+                control: bool) -> str | None:
+        """Why the row is malformed, or None. The flags say what the raw lines showed
+        (several lines, over SURELY_SHORT characters, a control character) so that the
+        common clean row costs a few length checks."""
+        for column in self.keys:
+            value = row.get(column)
+            if value is not None and (not value or value.isspace()):
+                return f"empty {column}"
+        for column in self.types:
+            value = row.get(column)
+            if value is not None and len(value) > MAX_TYPE_CHARS:
+                return value_problem(column, value, is_type=True)
+        if spans_lines:
+            for column, value in row.items():
+                if column not in self.multiline and ("\n" in value or "\r" in value):
+                    return (f"line break in {column}: an unbalanced quote joined the "
+                            "following lines")
+        if long or control:
+            for group, is_type in ((self.keys, False), (self.names, False), (self.types, True)):
+                for column in group:
+                    value = row.get(column)
+                    found = value_problem(column, value, is_type=is_type) if value else None
+                    if found:
+                        return found
+        return None
