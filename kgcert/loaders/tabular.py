@@ -90,8 +90,11 @@ def read_rows(
                 header = next(reader, None)
                 if header is None:
                     raise InputError(f"{path}: empty file, expected a header row")
+                if len(taken) > 1:
+                    raise InputError(f"{path}:1: the header runs over {len(taken)} lines "
+                                     "(an unbalanced quote?)")
                 header = [h.strip().lstrip("\ufeff") for h in header]
-                done, taken[:] = len(taken), []
+                done, taken[:] = 1, []
             else:
                 header = list(columns or [])
             missing = [c for c in required if c not in header]
@@ -120,8 +123,10 @@ def read_rows(
                         row = dict(zip(header, fields, strict=True))
                         size = sum(map(len, taken))
                         control = any(line_has_control(line, delimiter) for line in taken)
-                        reason = rules.problem(row, spans_lines=spans > 1, long=size > SURELY_SHORT,
-                                               control=control)
+                        # A quote left open on the last line holds its line end.
+                        broken = spans > 1 or fields[-1].endswith(("\n", "\r"))
+                        reason = rules.problem(row, spans_lines=broken,
+                                               long=size > SURELY_SHORT, control=control)
                         if reason is not None:
                             malformed(reason)
                             if spans > 1:
