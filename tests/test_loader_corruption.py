@@ -16,8 +16,12 @@ characters. Reading lines one by one is what a loader must do after an unbalance
 from __future__ import annotations
 
 import csv
+import json
+import os
 import random
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +35,11 @@ from kgcert.loaders import LoadOptions, get_loader
 SLICE = 300
 SEEDS = 100  # per case
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+csv.field_size_limit(64 * 2**20)  # the limit the loaders document
+
+
+KG_COLUMNS = ("relation", "display_relation", "x_index", "x_id", "x_type", "x_name",
+              "x_source", "y_index", "y_id", "y_type", "y_name", "y_source")
 
 
 class Refused(Exception):
@@ -93,8 +102,7 @@ def primekg_kg_csv(files: list[Path]) -> Counts:
         split_header = handle.readline().decode("utf-8", "replace").rstrip("\r\n").split(",")
     if not {"x_index", "y_index", "x_type"} <= {h.strip().lstrip("\ufeff") for h in split_header}:
         raise Refused("not a kg.csv")
-    columns = ("relation", "display_relation", "x_index", "x_id", "x_type", "x_name",
-               "x_source", "y_index", "y_id", "y_type", "y_name", "y_source")
+    columns = KG_COLUMNS
     _, rows = csv_rows(kg, columns)
     nodes: set[str] = set()
     facts: set[tuple[str, str, str, str]] = set()
@@ -446,3 +454,68 @@ def test_random_corruptions(cases: list[Case], index: int, tmp_path: Path) -> No
         for path, data in originals.items():
             path.write_bytes(data)
     assert outcomes.get("loaded", 0) >= SEEDS // 4, outcomes  # most faults leave rows to load
+
+
+# --- the real `kgcert load` on the embedded server -------------------------------------------
+
+def cli(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KGCERT_NEO4J")}
+    return subprocess.run([sys.executable, "-m", "kgcert", *args], capture_output=True,
+                          text=True, timeout=400, env={**env, "KGCERT_DATA_DIR": str(data_dir)})
+
+
+def copied(case: Case, folder: Path) -> Case:
+    folder.mkdir()
+    files = [folder / path.name for path in case.files]
+    for source, target in zip(case.files, files, strict=True):
+        target.write_bytes(source.read_bytes())
+    return Case(case.name, case.fmt, files, case.expected, case.settings)
+
+
+def first_seed(case: Case, refused: bool) -> None:
+    """Corrupt the case's files with the first seed whose fault is refused (or loads)."""
+    originals = {path: path.read_bytes() for path in case.files}
+    for seed in range(SEEDS):
+        for path, data in originals.items():
+            path.write_bytes(data)
+        corrupt_case(case, random.Random(f"{case.name}:{seed}"))
+        if (independent(case) == "refused") == refused:
+            return
+    raise AssertionError(f"no seed of {case.name} is {'refused' if refused else 'loaded'}")
+
+
+def test_kgcert_load_on_corrupt_files(cases: list[Case], tmp_path: Path) -> None:
+    rows = cases[0].files[0].read_text(encoding="utf-8").splitlines(keepends=True)
+    plain = [i for i, row in enumerate(rows) if i and '"' not in row]
+    faults = {  # column -> a bad value, each in its own row
+        "x_source": '"DrugBank',  # a quote that never closes
+        "x_type": "dr\x00ug", "x_name": "n" * 10_000_000, "y_type": "d" * 100}
+    for index, (column, value) in zip(plain[10::10], faults.items(), strict=False):
+        fields = rows[index].rstrip("\n").split(",")
+        fields[KG_COLUMNS.index(column)] = value
+        rows[index] = ",".join(fields) + "\n"
+    crafted = Case("crafted", "primekg", [tmp_path / "kg.csv"], primekg_kg_csv)
+    crafted.files[0].write_text("".join(rows), encoding="utf-8")
+    refused, loaded = (copied(case, tmp_path / name)
+                       for case, name in ((cases[3], "refused"), (cases[4], "loaded")))
+    first_seed(refused, refused=True)
+    first_seed(loaded, refused=False)
+    data_dir = tmp_path / "data"
+    outcomes: dict[str, Counts | str] = {}
+    for name, case in (("crafted", crafted), ("refused", refused), ("loaded", loaded)):
+        settings = [f"--set={k}={v}" for k, v in (case.settings or {}).items()]
+        done = cli("load", case.fmt, *map(str, case.files), "--kg", name, *settings,
+                   data_dir=data_dir)
+        outcomes[name] = independent(case)
+        if outcomes[name] == "refused":
+            lines = [line for line in done.stderr.splitlines() if line.strip()]
+            assert done.returncode != 0 and len(lines) == 1, done.stderr
+            assert lines[0].startswith("error: ") and "Traceback" not in done.stderr
+        else:
+            assert done.returncode == 0, done.stderr
+    assert outcomes["crafted"] != "refused" and outcomes["refused"] == "refused"
+    done = cli("info", "--json", data_dir=data_dir)
+    assert done.returncode == 0, done.stderr
+    found = {report["kg"]: (report["nodes"], report["relationships"])
+             for report in json.loads(done.stdout)}
+    assert found == {name: counts for name, counts in outcomes.items() if counts != "refused"}
