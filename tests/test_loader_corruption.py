@@ -9,7 +9,8 @@ exception fails. A KG with no entities counts as a refusal (`kgcert load` refuse
 The independent parse reads each physical line on its own with the csv module (or plain
 splitting for the headerless Wikidata5m files) and keeps a row under the rules documented in
 kgcert/loaders/fields.py: the right number of fields, ids non-empty, no control character or
-line break in an id, name or type, ids and names at most 4,096 bytes, types at most 100
+line break in an id, name or type (a name may span lines only inside a quoted field, which
+a line read alone cannot show), ids and names at most 4,096 bytes, types at most 100
 characters. Reading lines one by one is what a loader must do after an unbalanced quote.
 """
 

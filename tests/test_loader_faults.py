@@ -173,3 +173,14 @@ def test_an_overlong_name_is_a_malformed_row(tmp_path: Path) -> None:
     data = read("triples", long_type)
     assert data.problems.examples == ["t.tsv:2 (relation is 101 characters, over the limit of "
                                       "100)"]
+
+
+def test_a_quoted_name_may_span_lines_but_not_swallow_rows(tmp_path: Path) -> None:
+    two_line = kg_row(3, 4, x_name='"Line\nbreak"')
+    swallowing = kg_row(5, 6, x_name='"Open') + kg_row(7, 8) + kg_row(9, 10, x_name='x"')
+    data = read("primekg", write(tmp_path / "kg.csv",
+                                 KG_HEADER + kg_row(1, 2) + two_line + swallowing))
+    names = {row["id"]: row["name"] for row in data.nodes["drug"].rows}
+    assert names["3"] == "Line\nbreak"
+    assert [e.split(" (")[0] for e in data.problems.examples] == ["kg.csv:5"]
+    assert set(names) == {"1", "3", "7", "9"}

@@ -6,8 +6,10 @@
 - Types and relations (`types`) become labels and relationship types, and the embedded
   server names files after them: at most MAX_TYPE_CHARS characters.
 - None of them may hold a control character (NUL, tab, escape, ...): such a field would be
-  stored, or sanitized into a junk label, silently. A line break in one means an unbalanced
-  quote swallowed the following lines.
+  stored, or sanitized into a junk label, silently. A line break in an id or type means an
+  unbalanced quote swallowed the following lines; a quoted name may span lines (CSV allows
+  it) unless it ends with the line break (a quote left open) or holds a whole row of the
+  file (a quote that swallowed rows).
 - Free text (descriptions, sentences) may be long and span lines.
 
 A row breaking a rule is malformed: counted with its line number and reason, or, with
@@ -25,6 +27,8 @@ MAX_TYPE_CHARS = 100
 # A key no longer than this many characters is under MAX_KEY_BYTES whatever it holds.
 SURELY_SHORT = MAX_KEY_BYTES // 4
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_BREAK = re.compile(r"\r\n|\r|\n")
+_CONTROL_NOT_BREAK = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # In a physical line: line ends are expected, and a tab is the delimiter of a TSV.
 _LINE_CONTROL = {
     "\t": re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"),
@@ -39,11 +43,12 @@ def line_has_control(line: str, delimiter: str) -> bool:
 
 
 def value_problem(column: str, value: str, *, required: bool = False,
-                  is_type: bool = False) -> str | None:
-    """Why one id, name or type value is unusable, or None."""
+                  is_type: bool = False, breaks: bool = False) -> str | None:
+    """Why one id, name or type value is unusable, or None. `breaks`: line breaks allowed
+    (checked by FieldRules)."""
     if required and (not value or value.isspace()):
         return f"empty {column}"
-    bad = _CONTROL.search(value)
+    bad = (_CONTROL_NOT_BREAK if breaks else _CONTROL).search(value)
     if bad is not None:
         return f"control character U+{ord(bad.group()):04X} in {column}"
     if is_type and len(value) > MAX_TYPE_CHARS:
@@ -65,10 +70,10 @@ class FieldRules:
     multiline: tuple[str, ...] = ()  # may hold line breaks (quoted free text)
 
     def problem(self, row: Mapping[str, str], *, spans_lines: bool, long: bool,
-                control: bool) -> str | None:
+                control: bool, delimiter: str = ",") -> str | None:
         """Why the row is malformed, or None. The flags say what the raw lines showed
-        (several lines, over SURELY_SHORT characters, a control character) so that the
-        common clean row costs a few length checks."""
+        (several lines or a quote open at the end, over SURELY_SHORT characters, a control
+        character) so that the common clean row costs a few length checks."""
         for column in self.keys:
             value = row.get(column)
             if value is not None and (not value or value.isspace()):
@@ -79,14 +84,25 @@ class FieldRules:
                 return value_problem(column, value, is_type=True)
         if spans_lines:
             for column, value in row.items():
-                if column not in self.multiline and ("\n" in value or "\r" in value):
-                    return (f"line break in {column}: an unbalanced quote joined the "
-                            "following lines")
+                if column in self.multiline or not ("\n" in value or "\r" in value):
+                    continue
+                if column in self.names and not _swallowed(value, delimiter, len(row)):
+                    continue
+                return (f"line break in {column}: an unbalanced quote joined the "
+                        "following lines")
         if long or control:
-            for group, is_type in ((self.keys, False), (self.names, False), (self.types, True)):
+            for group, kind in ((self.keys, "key"), (self.names, "name"), (self.types, "type")):
                 for column in group:
                     value = row.get(column)
-                    found = value_problem(column, value, is_type=is_type) if value else None
+                    found = value_problem(column, value, is_type=kind == "type",
+                                          breaks=kind == "name") if value else None
                     if found:
                         return found
         return None
+
+
+def _swallowed(value: str, delimiter: str, width: int) -> bool:
+    """Whether a multi-line value shows an unbalanced quote: it ends with its line break
+    (the quote was left open) or one of its lines holds a whole row."""
+    return value.endswith(("\n", "\r")) or any(
+        line.count(delimiter) >= width - 1 for line in _BREAK.split(value))

@@ -126,7 +126,8 @@ def read_rows(
                         # A quote left open on the last line holds its line end.
                         broken = spans > 1 or fields[-1].endswith(("\n", "\r"))
                         reason = rules.problem(row, spans_lines=broken,
-                                               long=size > SURELY_SHORT, control=control)
+                                               long=size > SURELY_SHORT, control=control,
+                                               delimiter=delimiter)
                         if reason is not None:
                             malformed(reason)
                             if spans > 1:
