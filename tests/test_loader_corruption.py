@@ -132,7 +132,7 @@ def _import_rows(path: Path, roles: tuple[str, ...]) -> tuple[dict[str, str], li
 
 def import_nodes(path: Path) -> list[str]:
     found, rows = _import_rows(path, ("ID",))
-    label = (found.get("LABEL"),) if "LABEL" in found else ()
+    label = (found["LABEL"],) if "LABEL" in found else ()
     ids = []
     for row in rows:
         others = tuple(c for c in row["_header"] if c not in (found["ID"], *label))

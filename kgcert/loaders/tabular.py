@@ -125,11 +125,11 @@ def read_rows(
                         control = any(line_has_control(line, delimiter) for line in taken)
                         # A quote left open on the last line holds its line end.
                         broken = spans > 1 or fields[-1].endswith(("\n", "\r"))
-                        reason = rules.problem(row, spans_lines=broken,
-                                               long=size > SURELY_SHORT, control=control,
-                                               delimiter=delimiter)
-                        if reason is not None:
-                            malformed(reason)
+                        problem = rules.problem(row, spans_lines=broken,
+                                                long=size > SURELY_SHORT, control=control,
+                                                delimiter=delimiter)
+                        if problem is not None:
+                            malformed(problem)
                             if spans > 1:
                                 reread_swallowed()
                                 break

@@ -72,9 +72,10 @@ class WikiDataSetsLoader(Loader):
 
     def read(self, files: Sequence[Path]) -> KGData:
         check_settings(self.options.settings, SETTINGS, self.format)
-        core = str(self.options.settings.get("core_label", "Country"))
+        written = str(self.options.settings.get("core_label", "Country"))
         try:
-            core_label = distinct_identifiers([core], taken=RESERVED_LABELS | {OTHER_LABEL})[core]
+            core_label = distinct_identifiers(
+                [written], taken=RESERVED_LABELS | {OTHER_LABEL})[written]
         except ValueError as error:
             raise InputError(f"core_label: {error}") from None
         by_name = {f.name: f for f in files}
