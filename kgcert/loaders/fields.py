@@ -19,8 +19,9 @@ A row breaking a rule is malformed: counted with its line number and reason, or,
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 MAX_KEY_BYTES = 4096
 MAX_TYPE_CHARS = 100
@@ -29,17 +30,6 @@ SURELY_SHORT = MAX_KEY_BYTES // 4
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _BREAK = re.compile(r"\r\n|\r|\n")
 _CONTROL_NOT_BREAK = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-# In a physical line: line ends are expected, and a tab is the delimiter of a TSV.
-_LINE_CONTROL = {
-    "\t": re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"),
-    "": re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]"),
-}
-
-
-def line_has_control(line: str, delimiter: str) -> bool:
-    """Whether a physical line holds a control character other than its line end (and tab,
-    the delimiter of a TSV)."""
-    return _LINE_CONTROL["\t" if delimiter == "\t" else ""].search(line) is not None
 
 
 def value_problem(column: str, value: str, *, required: bool = False,
@@ -69,11 +59,24 @@ class FieldRules:
     types: tuple[str, ...] = ()
     multiline: tuple[str, ...] = ()  # may hold line breaks (quoted free text)
 
+    def quick_check(self, header: Sequence[str]) -> Callable[[Sequence[str]], bool]:
+        """A test for the fields of a row whose lines look clean: an empty key or an overlong
+        type (the rest needs a line to show a control character, a break or a long text).
+        Built from C-level pieces: it runs on every row of a file."""
+        keys = _picker([header.index(c) for c in self.keys if c in header])
+        types = _picker([header.index(c) for c in self.types if c in header])
+
+        def suspect(fields: Sequence[str]) -> bool:
+            return (not all(map(str.strip, keys(fields)))
+                    or max(map(len, types(fields)), default=0) > MAX_TYPE_CHARS)
+
+        return suspect
+
     def problem(self, row: Mapping[str, str], *, spans_lines: bool, long: bool,
                 control: bool, delimiter: str = ",") -> str | None:
         """Why the row is malformed, or None. The flags say what the raw lines showed
-        (several lines or a quote open at the end, over SURELY_SHORT characters, a control
-        character) so that the common clean row costs a few length checks."""
+        (several lines or a quote open at the end, over SURELY_SHORT characters, a field
+        that is not all printable) so that the common clean row costs a few length checks."""
         for column in self.keys:
             value = row.get(column)
             if value is not None and (not value or value.isspace()):
@@ -106,3 +109,12 @@ def _swallowed(value: str, delimiter: str, width: int) -> bool:
     (the quote was left open) or one of its lines holds a whole row."""
     return value.endswith(("\n", "\r")) or any(
         line.count(delimiter) >= width - 1 for line in _BREAK.split(value))
+
+
+def _picker(indexes: list[int]) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    """The fields at `indexes`, always as a tuple (itemgetter of one index gives the item)."""
+    if len(indexes) == 1:
+        index = indexes[0]
+        return lambda fields: (fields[index],)
+    getter = itemgetter(*indexes) if indexes else (lambda fields: ())
+    return getter  # type: ignore[return-value]

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from kgcert.errors import InputError
-from kgcert.loaders.fields import SURELY_SHORT, FieldRules, line_has_control
+from kgcert.loaders.fields import SURELY_SHORT, FieldRules
 from kgcert.loaders.records import Problems
 
 NO_RULES = FieldRules()
@@ -103,6 +103,7 @@ def read_rows(
                     f"{path}: missing column(s) {', '.join(missing)}; found {', '.join(header)}"
                 )
             width = len(header)
+            quick_problem = rules.quick_check(header)
             while True:
                 try:
                     for fields in reader:
@@ -121,22 +122,28 @@ def read_rows(
                             done, taken[:] = done + 1, []
                             continue
                         row = dict(zip(header, fields, strict=True))
-                        size = sum(map(len, taken))
-                        control = any(line_has_control(line, delimiter) for line in taken)
+                        text = taken[0] if spans == 1 else "".join(taken)
                         # A quote left open on the last line holds its line end.
-                        broken = spans > 1 or fields[-1].endswith(("\n", "\r"))
-                        problem = rules.problem(row, spans_lines=broken,
-                                                long=size > SURELY_SHORT, control=control,
-                                                delimiter=delimiter)
-                        if problem is not None:
-                            malformed(problem)
-                            if spans > 1:
-                                reread_swallowed()
-                                break
-                            done, taken[:] = done + 1, []
-                            continue
+                        broken = spans > 1 or fields[-1][-1:] in ("\n", "\r")
+                        # isprintable() is false for every control character (and a few rare
+                        # spaces, which the exact check then lets pass); a regex over each
+                        # line cost more than the csv parse.
+                        control = not "".join(fields).isprintable()
+                        long = len(text) > SURELY_SHORT
+                        if quick_problem(fields) or broken or control or long:
+                            problem = rules.problem(row, spans_lines=broken, long=long,
+                                                    control=control, delimiter=delimiter)
+                            if problem is not None:
+                                malformed(problem)
+                                if spans > 1:
+                                    reread_swallowed()
+                                    break
+                                done = done + 1
+                                taken.clear()
+                                continue
                         line = done + 1
-                        done, taken[:] = done + spans, []
+                        done += spans
+                        taken.clear()
                         yield line, row
                     else:
                         return

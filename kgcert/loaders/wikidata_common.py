@@ -20,7 +20,7 @@ from typing import Any
 from sentencex import segment
 
 from kgcert.errors import InputError
-from kgcert.loaders.fields import MAX_TYPE_CHARS, SURELY_SHORT, line_has_control, value_problem
+from kgcert.loaders.fields import MAX_TYPE_CHARS, SURELY_SHORT, value_problem
 from kgcert.loaders.records import Problems
 from kgcert.loaders.tabular import require_file
 
@@ -96,8 +96,8 @@ def read_tab_lines(
 def _field_problem(fields: Sequence[str], columns: Sequence[str], kinds: Sequence[str],
                    line: str) -> str | None:
     """Why a line's fields break their kinds' rules; cheap for the common clean line."""
-    suspect = (len(line) > SURELY_SHORT or line_has_control(line, "\t")
-               or "\t" in fields[-1])  # a last column keeps further tabs
+    # Not printable: a control character, or a tab kept in the last column.
+    suspect = len(line) > SURELY_SHORT or not "".join(fields).isprintable()
     for index, value in enumerate(fields):
         kind = kinds[index] if index < len(kinds) else "name"
         column = columns[index] if index < len(columns) else columns[-1]
