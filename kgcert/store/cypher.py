@@ -52,7 +52,7 @@ def sanitize_identifier(raw: str) -> str:
 
 
 def hashed_identifier(raw: str, digits: int = 6) -> str:
-    """The sanitized name with a short stable hash of the original: `likes_x_3fa2b1`."""
+    """The sanitized name with a short stable hash of the original: `likes_x_1654ae`."""
     return f"{sanitize_identifier(raw)}_{hashlib.sha256(raw.encode()).hexdigest()[:digits]}"
 
 
