@@ -116,5 +116,4 @@ def _picker(indexes: list[int]) -> Callable[[Sequence[str]], tuple[str, ...]]:
     if len(indexes) == 1:
         index = indexes[0]
         return lambda fields: (fields[index],)
-    getter = itemgetter(*indexes) if indexes else (lambda fields: ())
-    return getter  # type: ignore[return-value]
+    return itemgetter(*indexes) if indexes else (lambda fields: ())
