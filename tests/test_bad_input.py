@@ -49,7 +49,8 @@ def test_malformed_rows_are_counted_with_line_numbers(tmp_path):
                   + GOOD_ROW.replace("1,DB1", "3,DB3") + "x,y\n")
     data = get_loader("primekg").read([path])
     assert data.problems.count == 2
-    assert data.problems.examples == ["kg.csv:3", "kg.csv:5"]
+    assert data.problems.examples == ["kg.csv:3 (3 fields, expected 12)",
+                                      "kg.csv:5 (2 fields, expected 12)"]
     assert data.node_count == 3
     with pytest.raises(InputError, match=r"kg.csv:3: malformed row \(3 fields, expected 12\)"):
         get_loader("primekg", LoadOptions(strict=True)).read([path])

@@ -145,7 +145,8 @@ def test_triples_bad_input(tmp_path: Path) -> None:
     data = load(bad)
     assert triples(data) == [("a", "r", "b"), ("c", "r", "a")]
     assert data.problems.count == 3
-    assert data.problems.examples == ["bad.csv:3", "bad.csv:4 (empty head)", "bad.csv:5"]
+    assert data.problems.examples == ["bad.csv:3 (2 fields, expected 3)", "bad.csv:4 (empty head)",
+                                      "bad.csv:5 (4 fields, expected 3)"]
     with pytest.raises(InputError, match=r"bad.csv:3: malformed row"):
         load(bad, strict=True)
     latin = tmp_path / "latin.csv"

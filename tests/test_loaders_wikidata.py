@@ -399,7 +399,7 @@ def test_wikidatasets_bad_input(tmp_path: Path) -> None:
     data = load("wikidatasets", folder)
     assert sorted(edge_triples(data)) == [("Q1", "P9", "Q2"), ("Q3", "P9", "Q3")]
     assert data.problems.count == 3
-    assert data.problems.examples[0] == "edges.tsv:3"
+    assert data.problems.examples[0] == "edges.tsv:3 (2 fields, expected 3)"
     assert "edges.tsv:5 (entity 7 not in entities.tsv)" in data.problems.examples[1]
     assert "relation 5 not in relations.tsv" in data.problems.examples[2]
     assert {r["name"] for r in all_rows(data).values()} == {"One", "Two"}

@@ -12,9 +12,10 @@ from pathlib import Path
 from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist, find_file
+from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.records import KGData, Problems, RelationInfo
 from kgcert.loaders.tabular import read_rows
-from kgcert.store.cypher import sanitize_identifier
+from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 
 NODE_FILES = ("nodes.csv",)
 EDGE_FILES = ("edges.csv", "relationships.csv")
@@ -59,7 +60,10 @@ def _role_columns(path: Path, roles: Sequence[str]) -> dict[str, str]:
 def read_import_nodes(path: Path, problems: Problems, strict: bool) -> Iterator[ImportNode]:
     roles = _role_columns(path, ["ID"])
     id_column, label_column = roles["ID"], roles.get("LABEL")
-    for _, row in read_rows(path, [id_column], problems, strict=strict):
+    others = tuple(c for c in _header(path) if c not in (id_column, label_column))
+    rules = FieldRules(keys=(id_column,), names=others,
+                       types=(label_column,) if label_column else ())
+    for _, row in read_rows(path, [id_column], problems, strict=strict, rules=rules):
         labels = tuple(x for x in row.pop(label_column, "").split(";") if x) if label_column else ()
         node_id = row.pop(id_column).strip()
         props = {_field(k)[0] or k: v for k, v in row.items() if v != ""}
@@ -72,7 +76,9 @@ def read_import_nodes(path: Path, problems: Problems, strict: bool) -> Iterator[
 def read_import_edges(path: Path, problems: Problems, strict: bool) -> Iterator[ImportEdge]:
     roles = _role_columns(path, ["START_ID", "END_ID", "TYPE"])
     start, end, kind = roles["START_ID"], roles["END_ID"], roles["TYPE"]
-    for line, row in read_rows(path, [start, end, kind], problems, strict=strict):
+    others = tuple(c for c in _header(path) if c not in (start, end, kind))
+    rules = FieldRules(keys=(start, end, kind), names=others, types=(kind,))
+    for line, row in read_rows(path, [start, end, kind], problems, strict=strict, rules=rules):
         source, target, rel = row.pop(start).strip(), row.pop(end).strip(), row.pop(kind).strip()
         props = {_field(k)[0] or k: v for k, v in row.items() if v != ""}
         yield ImportEdge(line, source, target, rel, props)
@@ -103,18 +109,26 @@ class Neo4jImportLoader(Loader):
         nodes_file, edges_file = files
         data = KGData()
         strict = self.options.strict
-        label_of: dict[str, str] = {}
+        kinds: dict[str, str] = {}  # node id -> its first label as written
+        rows: list[tuple[str, dict[str, object]]] = []
         for node in read_import_nodes(nodes_file, data.problems, strict):
-            label = sanitize_identifier(node.labels[0]) if node.labels else "Thing"
-            label_of[node.id] = label
+            kind = node.labels[0] if node.labels else "Thing"
+            kinds[node.id] = kind
             name = node.properties.get("name") or next(
                 (v for k, v in node.properties.items() if k.endswith("name")), node.id
             )
-            row = {**node.properties, "id": node.id, "name": name, "type": label,
-                   "aliases": [self.options.fold(name)]}
-            data.node_table(label).rows.append(row)
+            rows.append((kind, {**node.properties, "id": node.id, "name": name,
+                                "aliases": [self.options.fold(name)]}))
+        labels = distinct_identifiers(set(kinds.values()), taken=RESERVED_LABELS)
+        label_of = {node_id: labels[kind] for node_id, kind in kinds.items()}
+        for kind, row in rows:
+            row["type"] = labels[kind]
+            data.node_table(labels[kind]).rows.append(row)
+        edges = list(read_import_edges(edges_file, data.problems, strict))
+        rel_types = distinct_identifiers({edge.type for edge in edges},
+                                         taken=RESERVED_LABELS | set(labels.values()))
         seen: set[tuple[str, str, str]] = set()
-        for edge in read_import_edges(edges_file, data.problems, strict):
+        for edge in edges:
             if edge.source not in label_of or edge.target not in label_of:
                 missing = edge.source if edge.source not in label_of else edge.target
                 where = (f"{edges_file.name}:{edge.line} "
@@ -123,7 +137,7 @@ class Neo4jImportLoader(Loader):
                     raise InputError(f"{where}: edge endpoint absent from the node file")
                 data.problems.add(where)
                 continue
-            rel_type = sanitize_identifier(edge.type)
+            rel_type = rel_types[edge.type]
             table = data.edge_table(rel_type, with_properties=True)
             table.sources.append(edge.source)
             table.targets.append(edge.target)
@@ -136,5 +150,6 @@ class Neo4jImportLoader(Loader):
                 data.relations.append(RelationInfo(
                     type=rel_type, source_type=key[1], target_type=key[2], display=display,
                     name=display, template="{source} " + display + " {target}.",
+                    original=edge.type,
                 ))
         return data

@@ -21,6 +21,7 @@ from pathlib import Path
 from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
+from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.neo4j_import import (
     is_import_edges,
     is_import_nodes,
@@ -30,13 +31,22 @@ from kgcert.loaders.neo4j_import import (
 from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.tabular import read_rows
 from kgcert.loaders.templates import template_book
-from kgcert.store.cypher import sanitize_identifier
+from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 
 KG_COLUMNS = ("relation", "display_relation", "x_index", "x_id", "x_type", "x_name", "x_source",
               "y_index", "y_id", "y_type", "y_name", "y_source")
 NODE_COLUMNS = ("node_index", "node_id", "node_type", "node_name", "node_source")
 EDGE_COLUMNS = ("relation", "display_relation", "x_index", "y_index")
 FEATURE_FILES = ("drug_features.csv", "disease_features.csv")
+# What each column may hold (fields.py); the feature files' texts may span lines.
+KG_RULES = FieldRules(keys=("x_index", "y_index", "x_type", "y_type", "relation"),
+                      names=("x_id", "x_name", "x_source", "y_id", "y_name", "y_source",
+                             "display_relation"),
+                      types=("x_type", "y_type", "relation"))
+NODE_RULES = FieldRules(keys=("node_index", "node_type"),
+                        names=("node_id", "node_name", "node_source"), types=("node_type",))
+EDGE_RULES = FieldRules(keys=("x_index", "y_index", "relation"), names=("display_relation",),
+                        types=("relation",))
 # The first non-empty of these becomes a node's description.
 DESCRIPTION_COLUMNS = ("description", "mondo_definition", "umls_description",
                        "orphanet_definition", "mayo_symptoms")
@@ -44,11 +54,15 @@ DESCRIPTION_COLUMNS = ("description", "mondo_definition", "umls_description",
 Fact = tuple[str, str, str, str]  # (source id, relation, display relation, target id)
 
 
-def _header(path: Path) -> set[str]:
+def _header_list(path: Path) -> list[str]:
     # Decode leniently: the row reader reports bad bytes with their line number.
     with path.open("rb") as handle:
         first = handle.readline().decode("utf-8", errors="replace")
-    return {h.strip().lstrip("\ufeff") for h in first.rstrip("\r\n").split(",")}
+    return [h.strip().lstrip("\ufeff") for h in first.rstrip("\r\n").split(",")]
+
+
+def _header(path: Path) -> set[str]:
+    return set(_header_list(path))
 
 
 def _kind(path: Path) -> str:
@@ -101,7 +115,8 @@ class PrimeKGLoader(Loader):
         strict = self.options.strict
         for path, kind in kinds.items():
             if kind == "kg":
-                for _, row in read_rows(path, KG_COLUMNS, data.problems, strict=strict):
+                for _, row in read_rows(path, KG_COLUMNS, data.problems, strict=strict,
+                                        rules=KG_RULES):
                     for side in ("x", "y"):
                         if row[f"{side}_index"] not in nodes:
                             nodes[row[f"{side}_index"]] = {
@@ -111,13 +126,15 @@ class PrimeKGLoader(Loader):
                     facts.add((row["x_index"], row["relation"], row["display_relation"],
                                row["y_index"]))
             elif kind == "nodes":
-                for _, row in read_rows(path, NODE_COLUMNS, data.problems, strict=strict):
+                for _, row in read_rows(path, NODE_COLUMNS, data.problems, strict=strict,
+                                        rules=NODE_RULES):
                     nodes.setdefault(row["node_index"], {
                         "type": row["node_type"], "name": row["node_name"],
                         "source": row["node_source"], "source_id": row["node_id"],
                     })
             elif kind == "edges":
-                for line, row in read_rows(path, EDGE_COLUMNS, data.problems, strict=strict):
+                for line, row in read_rows(path, EDGE_COLUMNS, data.problems, strict=strict,
+                                              rules=EDGE_RULES):
                     pending.append((path, line, (row["x_index"], row["relation"],
                                                  row["display_relation"], row["y_index"])))
             elif kind == "import_nodes":
@@ -150,7 +167,9 @@ class PrimeKGLoader(Loader):
     def _descriptions(self, paths: list[Path], data: KGData) -> dict[str, str]:
         found: dict[str, str] = {}
         for path in paths:
-            rows = read_rows(path, ["node_index"], data.problems, strict=self.options.strict)
+            rows = read_rows(path, ["node_index"], data.problems, strict=self.options.strict,
+                             rules=FieldRules(keys=("node_index",),
+                                              multiline=tuple(_header_list(path))))
             for _, row in rows:
                 text = next(
                     (row[c].strip() for c in DESCRIPTION_COLUMNS if row.get(c, "").strip()), "")
@@ -162,8 +181,10 @@ class PrimeKGLoader(Loader):
                descriptions: dict[str, str]) -> None:
         book = template_book("primekg")
         fold = self.options.fold
+        labels = distinct_identifiers({node["type"] for node in nodes.values()},
+                                      taken=RESERVED_LABELS)
         for node_id, node in nodes.items():
-            label = sanitize_identifier(node["type"])
+            label = labels[node["type"]]
             row: dict[str, object] = {
                 "id": node_id, "name": node["name"], "type": node["type"],
                 "source": node["source"], "source_id": node["source_id"],
@@ -183,7 +204,8 @@ class PrimeKGLoader(Loader):
             displays[(rel, nodes[x]["type"], nodes[y]["type"])].add(display)
         ambiguous = {rel for (rel, _, _), shown in displays.items() if len(shown) > 1}
         relations: dict[tuple[str, str, str, str], RelationInfo] = {}
-        rel_types = {rel: sanitize_identifier(rel) for rel in {fact[1] for fact in directed}}
+        rel_types = distinct_identifiers({fact[1] for fact in directed},
+                                         taken=RESERVED_LABELS | set(labels.values()))
         # Edge order does not matter to the graph (every reader sorts by ids), so the facts
         # are not sorted here: sorting a million tuples cost a quarter of the parse.
         for x, rel, display, y in directed:
@@ -199,10 +221,10 @@ class PrimeKGLoader(Loader):
                     template = book.template(*key)
                     data.notes.append(f"no sentence template for {key}; used the generic one")
                 relations[key] = RelationInfo(
-                    type=rel_types[rel], source_type=sanitize_identifier(key[2]),
-                    target_type=sanitize_identifier(key[3]), display=display,
+                    type=rel_types[rel], source_type=labels[key[2]],
+                    target_type=labels[key[3]], display=display,
                     name=book.relation_name.format(display=display, target_type=key[3]),
-                    template=template,
+                    template=template, original=rel,
                 )
         data.relations = [relations[key] for key in sorted(relations)]
         data.notes.sort()

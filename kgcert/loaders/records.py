@@ -12,6 +12,8 @@ class RelationInfo:
 
     `name` states the target type where the KG has types (PrimeKG: "indication (disease)").
     `template` uses {source} and {target}; it is empty when edges carry their own sentences.
+    `original` is the relation as the source files name it (`type` is that name made a safe,
+    distinct identifier).
     """
 
     type: str
@@ -21,6 +23,7 @@ class RelationInfo:
     name: str
     aliases: tuple[str, ...] = ()
     template: str = ""
+    original: str = ""
 
     def as_row(self) -> dict[str, Any]:
         return {
@@ -31,6 +34,7 @@ class RelationInfo:
             "name": self.name,
             "aliases": list(self.aliases or (self.name,)),
             "template": self.template,
+            "original": self.original or self.type,
         }
 
     def sentence(self, source_name: str, target_name: str) -> str:

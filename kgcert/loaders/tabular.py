@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import csv
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from kgcert.errors import InputError
+from kgcert.loaders.fields import SURELY_SHORT, FieldRules
 from kgcert.loaders.records import Problems
 
-csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # PrimeKG feature files hold long texts
+NO_RULES = FieldRules()
+
+# PrimeKG feature files hold long texts; a field over this is malformed (and bounds what an
+# unbalanced quote can swallow).
+csv.field_size_limit(64 * 2**20)
 
 
 def require_file(path: Path) -> Path:
@@ -41,22 +45,56 @@ def read_rows(
     strict: bool = False,
     has_header: bool = True,
     columns: Sequence[str] | None = None,
+    rules: FieldRules = NO_RULES,
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) for each well-formed row.
 
-    Rows with the wrong number of fields are counted in `problems` (with `strict`, the
-    first one is an error). A missing required column or bytes that are not UTF-8 stop
-    the load with a one-line message.
+    Malformed rows are counted in `problems` with their line number and reason (with
+    `strict`, the first one is an error): a wrong number of fields, a field breaking `rules`
+    (fields.py), or a record that runs over several lines where the file has no multi-line
+    fields. The last is an unbalanced quote: it is reported at the line of the quote and the
+    lines it swallowed are read again as rows of their own. A missing required column or
+    bytes that are not UTF-8 stop the load with a one-line message.
     """
     require_file(path)
     with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter=delimiter)
+        lines = iter(handle)
+        again: list[str] = []  # swallowed lines to read again, the next one last
+        taken: list[str] = []  # the physical lines of the record being read
+        done = 0  # lines before the record being read
+
+        def feed() -> Iterator[str]:
+            while True:
+                line = again.pop() if again else next(lines, None)
+                if line is None:
+                    return
+                taken.append(line)
+                yield line
+
+        def malformed(reason: str) -> None:
+            where = f"{path.name}:{done + 1}"
+            if strict:
+                raise InputError(f"{where}: malformed row ({reason})")
+            problems.add(f"{where} ({reason})")
+
+        def reread_swallowed() -> None:
+            """Count the record read so far as its first line alone; read the rest again."""
+            nonlocal done
+            again.extend(reversed(taken[1:]))
+            taken.clear()
+            done += 1
+
         try:
+            reader = csv.reader(feed(), delimiter=delimiter)
             if has_header:
                 header = next(reader, None)
                 if header is None:
                     raise InputError(f"{path}: empty file, expected a header row")
+                if len(taken) > 1:
+                    raise InputError(f"{path}:1: the header runs over {len(taken)} lines "
+                                     "(an unbalanced quote?)")
                 header = [h.strip().lstrip("\ufeff") for h in header]
+                done, taken[:] = 1, []
             else:
                 header = list(columns or [])
             missing = [c for c in required if c not in header]
@@ -65,18 +103,55 @@ def read_rows(
                     f"{path}: missing column(s) {', '.join(missing)}; found {', '.join(header)}"
                 )
             width = len(header)
-            for fields in reader:
-                if not fields or (len(fields) == 1 and not fields[0].strip()):
-                    continue
-                if len(fields) != width:
-                    where = f"{path.name}:{reader.line_num}"
-                    if strict:
-                        raise InputError(
-                            f"{where}: malformed row ({len(fields)} fields, expected {width})"
-                        )
-                    problems.add(where)
-                    continue
-                yield reader.line_num, dict(zip(header, fields, strict=True))
+            quick_problem = rules.quick_check(header)
+            while True:
+                try:
+                    for fields in reader:
+                        spans = len(taken)
+                        if not fields or (len(fields) == 1 and not fields[0].strip()):
+                            done, taken[:] = done + spans, []
+                            continue
+                        if len(fields) != width:
+                            reason = f"{len(fields)} fields, expected {width}"
+                            if spans > 1:
+                                malformed(f"{reason}: an unbalanced quote joined lines "
+                                          f"{done + 1}-{done + spans}")
+                                reread_swallowed()
+                                break
+                            malformed(reason)
+                            done, taken[:] = done + 1, []
+                            continue
+                        row = dict(zip(header, fields, strict=True))
+                        text = taken[0] if spans == 1 else "".join(taken)
+                        # A quote left open on the last line holds its line end.
+                        broken = spans > 1 or fields[-1][-1:] in ("\n", "\r")
+                        # isprintable() is false for every control character (and a few rare
+                        # spaces, which the exact check then lets pass); a regex over each
+                        # line cost more than the csv parse.
+                        control = not "".join(fields).isprintable()
+                        long = len(text) > SURELY_SHORT
+                        if quick_problem(fields) or broken or control or long:
+                            problem = rules.problem(row, spans_lines=broken, long=long,
+                                                    control=control, delimiter=delimiter)
+                            if problem is not None:
+                                malformed(problem)
+                                if spans > 1:
+                                    reread_swallowed()
+                                    break
+                                done = done + 1
+                                taken.clear()
+                                continue
+                        line = done + 1
+                        done += spans
+                        taken.clear()
+                        yield line, row
+                    else:
+                        return
+                except csv.Error as error:
+                    # A field over the size limit, say: skip the record's first line.
+                    malformed(f"unreadable ({error})")
+                    reread_swallowed()
+                reader = csv.reader(feed(), delimiter=delimiter)
         except UnicodeDecodeError:
             line, byte = _first_bad_utf8(path)
             raise InputError(
@@ -84,4 +159,4 @@ def read_rows(
                 "re-encode the file as UTF-8"
             ) from None
         except csv.Error as error:
-            raise InputError(f"{path}:{reader.line_num}: unreadable row ({error})") from None
+            raise InputError(f"{path}:{done + 1}: unreadable header ({error})") from None

@@ -7,7 +7,8 @@ to it. Settings (--set KEY=VALUE) override the YAML:
 - head, relation, tail: column names. Default: the columns named head/relation/tail,
   subject/predicate/object or source/relation/target (any case).
 - head_type, tail_type: columns holding the entity types; types become node labels
-  (made safe by sanitize_identifier), untyped nodes get `default_type` (Thing). Columns
+  (made safe and distinct by distinct_identifiers), untyped nodes get `default_type`
+  (Thing). Columns
   named head_type/tail_type or subject_type/object_type are used without being named.
 - head_name, tail_name: columns holding display names (default: the id is the name).
 - sentence: a column holding the edge's own sentence, stored as the edge's `sentences`.
@@ -35,10 +36,11 @@ import yaml
 from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
+from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.tabular import read_rows, require_file
 from kgcert.loaders.wikidata_common import check_settings
-from kgcert.store.cypher import sanitize_identifier
+from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt")
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -121,6 +123,16 @@ def _header(path: Path, delimiter: str) -> list[str]:
                          ) from None
     first = next(csv.reader([line], delimiter=delimiter), [])
     return [h.strip().lstrip("\ufeff") for h in first]
+
+
+def _rules(roles: dict[str, str]) -> FieldRules:
+    """What the mapped columns may hold (fields.py); only sentences may span lines."""
+    def columns(*names: str) -> tuple[str, ...]:
+        return tuple(roles[n] for n in names if n in roles)
+
+    return FieldRules(keys=columns(*ROLES), names=columns("head_name", "tail_name"),
+                      types=columns("relation", "head_type", "tail_type"),
+                      multiline=columns("sentence"))
 
 
 @register
@@ -236,7 +248,8 @@ class TriplesLoader(Loader):
             delimiter = _delimiter(require_file(path), mapping.delimiter)
             columns, roles = self._columns(path, mapping, delimiter)
             rows = read_rows(path, list(roles.values()), data.problems, delimiter=delimiter,
-                             strict=strict, has_header=mapping.header, columns=columns)
+                             strict=strict, has_header=mapping.header, columns=columns,
+                             rules=_rules(roles))
             for line, row in rows:
                 value = {role: row[column].strip() for role, column in roles.items()}
                 empty = [role for role in ROLES if not value[role]]
@@ -272,12 +285,18 @@ class TriplesLoader(Loader):
 
     def _build(self, data: KGData, mapping: Mapping, types: dict[str, str],
                names: dict[str, str], facts: dict[tuple[str, str, str], str]) -> None:
-        default_label = sanitize_identifier(mapping.default_type)
+        try:
+            labels = distinct_identifiers({*types.values(), mapping.default_type},
+                                          taken=RESERVED_LABELS)
+        except ValueError as error:
+            raise InputError(f"default_type: {error}") from None
+        rel_types = distinct_identifiers({rel for _, rel, _ in facts},
+                                         taken=RESERVED_LABELS | set(labels.values()))
         label_of: dict[str, str] = {}
         fold = self.options.fold
         for node, name in names.items():
             kind = types.get(node, "")
-            label = sanitize_identifier(kind) if kind else default_label
+            label = labels[kind or mapping.default_type]
             label_of[node] = label
             shown = name or fold(node)
             data.node_table(label).rows.append({
@@ -286,7 +305,7 @@ class TriplesLoader(Loader):
         with_sentences = any(facts.values())
         seen: set[tuple[str, str, str]] = set()
         for (head, rel, tail), sentence in facts.items():
-            rel_type = sanitize_identifier(rel)
+            rel_type = rel_types[rel]
             table = data.edge_table(rel_type, with_properties=with_sentences)
             table.sources.append(head)
             table.targets.append(tail)
@@ -300,5 +319,5 @@ class TriplesLoader(Loader):
                 template = mapping.templates.get(rel) or "{source} " + name + " {target}."
                 data.relations.append(RelationInfo(
                     type=rel_type, source_type=key[1], target_type=key[2], display=name,
-                    name=name, aliases=(name,), template=fold(template),
+                    name=name, aliases=(name,), template=fold(template), original=rel,
                 ))

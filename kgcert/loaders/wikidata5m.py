@@ -47,7 +47,7 @@ from kgcert.loaders.wikidata_common import (
     word_key,
     words,
 )
-from kgcert.store.cypher import sanitize_identifier
+from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 
 LABEL = "WikidataEntity"
 ALL_TRIPLES = "wikidata5m_all_triplet.txt"
@@ -61,6 +61,7 @@ TEXT_FILE = "wikidata5m_text.txt"
 DEFAULT_DROP = ("P31", "P279", "P361", "P2184", "P2633")
 SETTINGS = ("drop_relations", "unsupported_edges", "max_sentences")
 TRIPLE_COLUMNS = ("head entity", "relation", "tail entity")
+TRIPLE_KINDS = ("key", "type", "key")
 
 Triple = tuple[str, str, str]
 
@@ -171,7 +172,7 @@ class Wikidata5mLoader(Loader):
         duplicates = 0
         for path in triple_files:
             for _, (head, rel, tail) in read_tab_lines(path, TRIPLE_COLUMNS, data.problems,
-                                                       strict=strict):
+                                                       strict=strict, kinds=TRIPLE_KINDS):
                 if rel in drop:
                     dropped[rel] += 1
                 elif (head, rel, tail) in facts:
@@ -228,7 +229,8 @@ class Wikidata5mLoader(Loader):
         found: dict[str, list[str]] = {}
         fold = self.options.fold
         for _, fields in read_tab_lines(path, columns, data.problems,
-                                        strict=self.options.strict, open_ended=True):
+                                        strict=self.options.strict, open_ended=True,
+                                        kinds=("key", "name")):
             if fields[0] not in wanted:
                 continue
             aliases = found.setdefault(fields[0], [])
@@ -241,7 +243,8 @@ class Wikidata5mLoader(Loader):
     def _texts(self, path: Path, wanted: set[str] | None, data: KGData) -> dict[str, str]:
         found: dict[str, str] = {}
         for _, (qid, text) in read_tab_lines(path, ("entity", "text"), data.problems,
-                                             strict=self.options.strict):
+                                             strict=self.options.strict,
+                                             kinds=("key", "text")):
             if (wanted is None or qid in wanted) and qid not in found:
                 found[qid] = self.options.fold(text)
         return found
@@ -324,8 +327,10 @@ class Wikidata5mLoader(Loader):
             table.rows.append(row)
 
         with_sentences = texts is not None
+        rel_types = distinct_identifiers({rel for _, rel, _ in kept},
+                                         taken=RESERVED_LABELS | {LABEL})
         for (head, rel, tail), found in sorted(kept.items(), key=lambda item: item[0][1]):
-            edges = data.edge_table(sanitize_identifier(rel), with_properties=with_sentences)
+            edges = data.edge_table(rel_types[rel], with_properties=with_sentences)
             edges.sources.append(head)
             edges.targets.append(tail)
             if edges.properties is not None:
@@ -337,7 +342,7 @@ class Wikidata5mLoader(Loader):
             if rel not in relation_aliases:
                 unnamed.append(rel)
             data.relations.append(RelationInfo(
-                type=sanitize_identifier(rel), source_type=LABEL, target_type=LABEL,
+                type=rel_types[rel], source_type=LABEL, target_type=LABEL, original=rel,
                 display=aliases[0], name=aliases[0], aliases=tuple(aliases),
                 template=generic_template(aliases[0]) if templates else "",
             ))

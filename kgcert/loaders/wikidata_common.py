@@ -20,6 +20,7 @@ from typing import Any
 from sentencex import segment
 
 from kgcert.errors import InputError
+from kgcert.loaders.fields import MAX_TYPE_CHARS, SURELY_SHORT, value_problem
 from kgcert.loaders.records import Problems
 from kgcert.loaders.tabular import require_file
 
@@ -35,6 +36,7 @@ def read_tab_lines(
     *,
     strict: bool = False,
     open_ended: bool = False,
+    kinds: Sequence[str] = (),
 ) -> Iterator[tuple[int, list[str]]]:
     """Yield (line number, fields) of a headerless tab-separated file.
 
@@ -43,6 +45,10 @@ def read_tab_lines(
     the first line does not have the columns, the file is not in this layout: that stops the
     load with a message naming them. Later bad lines are counted in `problems` (or raise
     with `strict`). Bytes that are not UTF-8 stop the load.
+
+    `kinds` says what each column holds (fields.py): "key" (an id: non-empty), "type" (a
+    relation id: non-empty and short), "name" (the further fields of open-ended lines too)
+    or "text" (free). A field breaking its kind's rule makes the line malformed.
     """
     require_file(path)
     width = len(columns)
@@ -76,8 +82,31 @@ def read_tab_lines(
                     raise InputError(f"{where}: malformed line, expected {expected}")
                 problems.add(where)
                 continue
+            reason = _field_problem(fields, columns, kinds, line) if kinds else None
+            if reason is not None:
+                where = f"{path.name}:{number}"
+                if strict:
+                    raise InputError(f"{where}: malformed line ({reason})")
+                problems.add(f"{where} ({reason})")
+                continue
             first = False
             yield number, fields
+
+
+def _field_problem(fields: Sequence[str], columns: Sequence[str], kinds: Sequence[str],
+                   line: str) -> str | None:
+    """Why a line's fields break their kinds' rules; cheap for the common clean line."""
+    # Not printable: a control character, or a tab kept in the last column.
+    suspect = len(line) > SURELY_SHORT or not "".join(fields).isprintable()
+    for index, value in enumerate(fields):
+        kind = kinds[index] if index < len(kinds) else "name"
+        column = columns[index] if index < len(columns) else columns[-1]
+        if kind == "text" or not (suspect or (kind == "type" and len(value) > MAX_TYPE_CHARS)):
+            continue
+        found = value_problem(column, value, required=kind != "name", is_type=kind == "type")
+        if found:
+            return found
+    return None
 
 
 def setting_list(value: Any, name: str) -> list[str]:

@@ -28,15 +28,21 @@ from typing import Any
 from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist, find_file
+from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.tabular import read_rows
 from kgcert.loaders.wikidata_common import check_settings, generic_template
-from kgcert.store.cypher import sanitize_identifier
+from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 
 OTHER_LABEL = "WikidataEntity"
 ENTITY_COLUMNS = ("entityID", "wikidataID", "label")
 RELATION_COLUMNS = ("relationID", "wikidataID", "label")
 FACT_COLUMNS = ("headEntity", "tailEntity", "relation")
+ENTITY_RULES = FieldRules(keys=("entityID",), names=("wikidataID", "label"))
+# A relation's Wikidata id (else its relationID) becomes a relationship type.
+RELATION_RULES = FieldRules(keys=("relationID",), names=("label",),
+                            types=("relationID", "wikidataID"))
+FACT_RULES = FieldRules(keys=FACT_COLUMNS)
 SETTINGS = ("include_attributes", "core_label")
 FILES = ("entities.tsv", "relations.tsv", "edges.tsv", "attributes.tsv", "nodes.tsv")
 
@@ -66,7 +72,12 @@ class WikiDataSetsLoader(Loader):
 
     def read(self, files: Sequence[Path]) -> KGData:
         check_settings(self.options.settings, SETTINGS, self.format)
-        core_label = sanitize_identifier(str(self.options.settings.get("core_label", "Country")))
+        written = str(self.options.settings.get("core_label", "Country"))
+        try:
+            core_label = distinct_identifiers(
+                [written], taken=RESERVED_LABELS | {OTHER_LABEL})[written]
+        except ValueError as error:
+            raise InputError(f"core_label: {error}") from None
         by_name = {f.name: f for f in files}
         data = KGData()
         strict, fold = self.options.strict, self.options.fold
@@ -76,7 +87,7 @@ class WikiDataSetsLoader(Loader):
         merged = 0
         path = by_name["entities.tsv"]
         for _, row in read_rows(path, ENTITY_COLUMNS, data.problems, delimiter="\t",
-                                strict=strict):
+                                strict=strict, rules=ENTITY_RULES):
             entity_id = row["entityID"].strip()
             node_id = row["wikidataID"].strip() or entity_id
             if not entity_id:
@@ -90,12 +101,12 @@ class WikiDataSetsLoader(Loader):
             data.notes.append(f"{merged} entity rows share a Wikidata id with an earlier row; "
                               "they are one node")
 
-        relations: dict[str, tuple[str, str]] = {}  # relationID -> (type, label)
+        relations: dict[str, tuple[str, str]] = {}  # relationID -> (Wikidata id, label)
         for _, row in read_rows(by_name["relations.tsv"], RELATION_COLUMNS, data.problems,
-                                delimiter="\t", strict=strict):
+                                delimiter="\t", strict=strict, rules=RELATION_RULES):
             rel_id = row["wikidataID"].strip() or row["relationID"].strip()
             label = fold(row["label"].strip()) or rel_id
-            relations.setdefault(row["relationID"].strip(), (sanitize_identifier(rel_id), label))
+            relations.setdefault(row["relationID"].strip(), (rel_id, label))
 
         fact_files = [by_name["edges.tsv"]]
         if self._include_attributes():
@@ -109,7 +120,7 @@ class WikiDataSetsLoader(Loader):
         core: set[str] = set()
         for path in fact_files:
             for line, row in read_rows(path, FACT_COLUMNS, data.problems, delimiter="\t",
-                                       strict=strict):
+                                       strict=strict, rules=FACT_RULES):
                 head, tail, rel = (row[c].strip() for c in FACT_COLUMNS)
                 absent = next((e for e in (head, tail) if e not in entities), None)
                 if absent is not None:
@@ -134,7 +145,7 @@ class WikiDataSetsLoader(Loader):
         if "nodes.tsv" in by_name:
             core = set()
             for _, row in read_rows(by_name["nodes.tsv"], ("entityID",), data.problems,
-                                    delimiter="\t", strict=strict):
+                                    delimiter="\t", strict=strict, rules=ENTITY_RULES):
                 entity = entities.get(row["entityID"].strip())
                 if entity is not None:
                     core.add(entity[0])
@@ -165,16 +176,19 @@ class WikiDataSetsLoader(Loader):
                                    "aliases": [names[node_id]], "type": label}
             data.node_table(label).rows.append(row)
         rel_label = dict(relations.values())
+        rel_types = distinct_identifiers({rel for _, rel, _ in facts},
+                                         taken=RESERVED_LABELS | {core_label, OTHER_LABEL})
         seen: set[tuple[str, str, str]] = set()
         for head, rel, tail in sorted(facts, key=lambda fact: fact[1]):
-            table = data.edge_table(rel)
+            table = data.edge_table(rel_types[rel])
             table.sources.append(head)
             table.targets.append(tail)
-            key = (rel, label_of[head], label_of[tail])
+            key = (rel_types[rel], label_of[head], label_of[tail])
             if key not in seen:
                 seen.add(key)
                 label = rel_label[rel]
                 data.relations.append(RelationInfo(
-                    type=rel, source_type=key[1], target_type=key[2], display=label,
+                    type=key[0], source_type=key[1], target_type=key[2], display=label,
                     name=label, aliases=(label,), template=generic_template(label),
+                    original=rel,
                 ))

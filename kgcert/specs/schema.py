@@ -1,6 +1,7 @@
 """The loaded KG's schema as specs see it: labels, relationship types and which labels each
 relationship type joins. Names in a spec are matched after the loaders' own sanitizing
-(`gene/protein` -> `gene__protein`), and a miss suggests the closest names."""
+(`gene/protein` -> `gene__protein`, or the hashed form that keeps colliding names apart),
+and a miss suggests the closest names."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 
 from kgcert.errors import InputError
-from kgcert.store.cypher import is_kgcert_label, named, sanitize_identifier
+from kgcert.store.cypher import hashed_identifier, is_kgcert_label, named, sanitize_identifier
 from kgcert.store.graph import GraphStore
 
 ENTITY = "Entity"
@@ -44,13 +45,13 @@ class KGSchema:
         """The KG label for a label written in a spec; None (no label) means any entity."""
         if written is None or written == ENTITY:
             return ENTITY
-        name = _sanitized(written, where)
+        name = _resolve(written, self.labels, where)
         if name not in self.labels:
             raise InputError(f"{where}: unknown label {written!r}{_suggest(name, self.labels)}")
         return name
 
     def rel_type(self, written: str, where: str) -> str:
-        name = _sanitized(written, where)
+        name = _resolve(written, self.rel_types, where)
         if name not in self.rel_types:
             raise InputError(f"{where}: unknown relationship type {written!r}"
                              f"{_suggest(name, self.rel_types)}")
@@ -68,11 +69,17 @@ class KGSchema:
                          f"({rel_type} joins {joins})")
 
 
-def _sanitized(written: str, where: str) -> str:
+def _resolve(written: str, known: list[str], where: str) -> str:
+    """The KG identifier a spec's name means: itself, its sanitized form, or (where the
+    loader had to keep two names apart, `likes-x` and `likes x`) its hashed form."""
+    if written in known:
+        return written
     try:
-        return sanitize_identifier(written)
+        name = sanitize_identifier(written)
+        hashed = hashed_identifier(written)
     except ValueError:
         raise InputError(f"{where}: {written!r} is not a label or relationship type") from None
+    return hashed if hashed in known else name
 
 
 def _fits(wanted: str, actual: str) -> bool:

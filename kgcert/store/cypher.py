@@ -14,7 +14,10 @@ syntax error, never a query that silently matches another KG.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import defaultdict
+from collections.abc import Iterable
 from functools import cache
 
 from kgcert.resources import data_folder
@@ -22,6 +25,10 @@ from kgcert.resources import data_folder
 _NAME_LINE = re.compile(r"^//\s*name:\s*(\S+)\s*$")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _SAFE_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# kgcert's own labels: a KG type of one of these names gets a hashed identifier.
+RESERVED_LABELS = frozenset({"Entity", "KgcertRelation", "KgcertManifest", "KgcertRun",
+                             "KgcertSample", "KgcertCertificate"})
 
 KG_SCOPE = "{{:kg}}"
 KG_LABEL_PREFIX = "KgcertKG_"
@@ -53,7 +60,12 @@ def sanitize_identifier(raw: str) -> str:
     """Map a KG's type or relation name to a label both servers accept (letters, digits, _).
 
     `/` becomes `__` as in PrimeKG's own neo4j-admin exports (gene/protein -> gene__protein).
+    Several names can map to one identifier (`likes-x`, `likes x`): a KG's names go through
+    :func:`distinct_identifiers`, which keeps them apart. Control characters are refused:
+    they mean a corrupt file, not a name.
     """
+    if _CONTROL.search(raw):
+        raise ValueError(f"control character in identifier {raw!r}")
     text = raw.strip().replace("/", "__")
     text = re.sub(r"[^A-Za-z0-9_]", "_", text)
     if not text:
@@ -61,6 +73,38 @@ def sanitize_identifier(raw: str) -> str:
     if text[0].isdigit():
         text = "_" + text
     return text
+
+
+def hashed_identifier(raw: str, digits: int = 6) -> str:
+    """The sanitized name with a short stable hash of the original: `likes_x_1654ae`."""
+    return f"{sanitize_identifier(raw)}_{hashlib.sha256(raw.encode()).hexdigest()[:digits]}"
+
+
+def distinct_identifiers(names: Iterable[str], taken: Iterable[str] = ()) -> dict[str, str]:
+    """One identifier per name, no two alike and none in `taken` (kgcert's own labels, the
+    KG's labels when naming its relationship types: the embedded server keeps both in one
+    namespace).
+
+    A name keeps its plain sanitized form unless that collides: with another name of the
+    set (`likes-x`, `likes x`) or with `taken`. Then each colliding name whose form changed
+    gets the hash suffix of :func:`hashed_identifier`, so the mapping depends only on the set
+    of names, not on their order.
+    """
+    taken = set(taken)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for name in set(names):
+        groups[sanitize_identifier(name)].append(name)
+    for digits in (6, 16):
+        found: dict[str, str] = {}
+        for base, members in groups.items():
+            clash = len(members) > 1 or base in taken
+            for name in members:
+                keep = not clash or (name == base and base not in taken)
+                found[name] = base if keep else hashed_identifier(name, digits)
+        values = list(found.values())
+        if len(set(values)) == len(values) and not taken & set(values):
+            return found
+    raise ValueError(f"cannot give distinct identifiers to {sorted(set(names))!r}")
 
 
 def is_safe_identifier(name: str) -> bool:
