@@ -75,7 +75,7 @@ def measure(repo: Path, data_dir: Path, args: list[str], runs: int, *,
 def row(label: str, times: list[float], baseline: list[float] | None,
         cold: list[float] | None = None) -> str:
     median = statistics.median(times)
-    line = f"{label:34} {median:8.2f} {min(times):7.2f} {max(times):7.2f}"
+    line = f"{label:44} {median:8.2f} {min(times):7.2f} {max(times):7.2f}"
     if baseline:
         before = statistics.median(baseline)
         line += f" {before:10.2f} {median / before:7.2f}"
@@ -119,7 +119,7 @@ def main() -> None:
                   "(set KGCERT_SHARED_DATA)", file=sys.stderr)
         else:
             commands |= GRAPH
-    header = f"{'command':34} {'median s':>8} {'min':>7} {'max':>7}"
+    header = f"{'command':44} {'median s':>8} {'min':>7} {'max':>7}"
     if options.baseline:
         header += f" {'baseline s':>10} {'ratio':>7}"
     print(f"{options.runs} runs per command, {os.cpu_count()} CPUs, load average "
