@@ -15,6 +15,7 @@ NEO4J_PASSWORD_ENV = "KGCERT_NEO4J_PASSWORD"
 NEO4J_DATABASE_ENV = "KGCERT_NEO4J_DATABASE"
 NEO4J_DEFAULT_DATABASE = "neo4j"  # Community's only user database
 EMBEDDED = "embedded"
+NO_SERVER_ENV = "KGCERT_NO_SERVER"  # 1: the embedded server runs in-process, no warm server
 
 
 def data_dir(override: str | Path | None = None) -> Path:
@@ -31,12 +32,20 @@ class StoreTarget:
 
     uri: str = EMBEDDED
     data_dir: Path | None = None
+    warm: bool = False  # embedded: reach it through the warm background server
+
 
     @property
     def is_embedded(self) -> bool:
         return self.uri == EMBEDDED
 
     @classmethod
-    def resolve(cls, db: str | None, data: str | Path | None = None) -> StoreTarget:
+    def resolve(cls, db: str | None, data: str | Path | None = None, *,
+                no_server: bool = False) -> StoreTarget:
         uri = db or os.environ.get(NEO4J_URI_ENV) or EMBEDDED
-        return cls(uri=uri, data_dir=data_dir(data))
+        return cls(uri=uri, data_dir=data_dir(data),
+                   warm=not (no_server or no_server_from_env()))
+
+
+def no_server_from_env() -> bool:
+    return os.environ.get(NO_SERVER_ENV, "").strip().lower() not in ("", "0", "false", "no")

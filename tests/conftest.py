@@ -11,6 +11,9 @@ import pytest
 from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Tests run the embedded server in-process (and so do the `python -m kgcert` they start), never
+# a warm background server; tests/test_warm_server.py removes this for its own commands.
+os.environ["KGCERT_NO_SERVER"] = "1"
 
 # A Neo4j named in the environment is for the Neo4j runs only: every other test (and every
 # `python -m kgcert` a test starts) uses the embedded server, whatever the shell exports.

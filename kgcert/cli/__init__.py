@@ -45,6 +45,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("kgcert.cli.report:compare_command",
                 "Paired exact McNemar tests and a Holm-corrected hierarchy of the models that "
                 "answered the same prompts (aligned by sample index), per spec and setting."),
+    "server": ("kgcert.cli.server:server_group",
+               "The warm embedded graph server: start, stop, status."),
     "writeback": ("kgcert.cli.writeback:writeback_command",
                   "Write a run into its KG's database (again: nothing new is created), or "
                   "--delete it."),
@@ -86,10 +88,13 @@ class LazyGroup(click.Group):
 @click.option("--data-dir", envvar="KGCERT_DATA_DIR", default=None, metavar="DIR",
               help="Where kgcert keeps its data (default: the user data dir, e.g. "
                    "~/.local/share/kgcert).")
+@click.option("--no-server", is_flag=True, envvar="KGCERT_NO_SERVER",
+              help="Run the embedded graph server in this process instead of the warm "
+                   "background server (env KGCERT_NO_SERVER=1).")
 @click.pass_context
-def cli(ctx: click.Context, db: str | None, data_dir: str | None) -> None:
+def cli(ctx: click.Context, db: str | None, data_dir: str | None, no_server: bool) -> None:
     """Certify LLM reading comprehension over knowledge graphs."""
-    ctx.obj = Context(db=db, data_dir=data_dir)
+    ctx.obj = Context(db=db, data_dir=data_dir, no_server=no_server)
 
 
 def main() -> None:

@@ -27,8 +27,11 @@ def fail(message: str, code: int = 1) -> NoReturn:
 class Context:
     db: str | None
     data_dir: str | None
+    no_server: bool = False
 
-    def server(self) -> GraphServer:
+    def server(self, *, in_process: bool = False) -> GraphServer:
+        """The graph server; `in_process` for loads (see kgcert.store.connect)."""
         from kgcert.store import connect  # the graph driver loads only for graph commands
 
-        return connect(StoreTarget.resolve(self.db, self.data_dir))
+        return connect(StoreTarget.resolve(self.db, self.data_dir, no_server=self.no_server),
+                       in_process=in_process)

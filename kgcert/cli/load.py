@@ -49,7 +49,8 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # Bad input is reported before a server starts, and leaves nothing behind.
     source = read_source(loader, list(paths), kg,
                          report=lambda m: errors.print(m, highlight=False))
-    server = ctx.server()
+    # In-process: the bulk writer needs the Java database object (an idle warm server stops).
+    server = ctx.server(in_process=True)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     with progress_display(*columns, console=errors, transient=True) as bar:

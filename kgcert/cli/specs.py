@@ -180,32 +180,34 @@ def _count_paths(sampler: EntitySampler, entry: SpecEntry) -> None:
 def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
                    count: int, seed: int, start: int) -> None:
     """Draw samples i = start .. start+n-1 and print them with entity names."""
-    from kgcert.specs import RelationSampler, find_spec, prepare_sampler
+    from kgcert.specs import DagSample, RelationSampler, find_spec, prepare_sampler
 
     if count < 1 or seed < 0 or start < 0:
         raise InputError("--n must be positive, --seed and --start non-negative")
     entry = find_spec(spec, specs_dirs)
     store = ctx.server().open(kg_name)
     sampler = prepare_sampler(entry.spec, store, _cache_dir(ctx))
-    for index in range(start, start + count):
-        if isinstance(sampler, RelationSampler):
-            dag = sampler.sample(seed, index)
-            names = _names(store, list(dag.nodes.values()))
+    samples = [sampler.sample(seed, index) for index in range(start, start + count)]
+    # One names query for all samples: a round trip per sample cost more than the sampling.
+    ids = {node for sample in samples
+           for node in (sample.nodes.values() if isinstance(sample, DagSample) else sample.nodes)}
+    names = _names(store, sorted(ids))
+    for index, sample in enumerate(samples, start):
+        if isinstance(sample, DagSample):
+            assert isinstance(sampler, RelationSampler)
             compiled = sampler.compiled
             edges = "; ".join(
-                f"{names.get(dag.nodes[e.source], '?')} -[{e.rel_type}]-> "
-                f"{names.get(dag.nodes[e.target], '?')}" for e in compiled.edges)
-            answer_id = dag.nodes[compiled.answer]
+                f"{names.get(sample.nodes[e.source], '?')} -[{e.rel_type}]-> "
+                f"{names.get(sample.nodes[e.target], '?')}" for e in compiled.edges)
+            answer_id = sample.nodes[compiled.answer]
             console.print(Text(f"#{index} answer {compiled.answer} = {names.get(answer_id)} "
                                f"({answer_id})"))
             console.print(Text(f"    {edges}"))
         else:
-            path = sampler.sample(seed, index)
-            names = _names(store, list(path.nodes))
             hops = "".join(f" -[{rel}]-> {names.get(node, node)}"
-                           for rel, node in zip(path.relations, path.nodes[1:], strict=True))
-            console.print(Text(f"#{index} {path.hops} hops"))
-            console.print(Text(f"    {names.get(path.pivot, path.pivot)}{hops}"))
+                           for rel, node in zip(sample.relations, sample.nodes[1:], strict=True))
+            console.print(Text(f"#{index} {sample.hops} hops"))
+            console.print(Text(f"    {names.get(sample.pivot, sample.pivot)}{hops}"))
 
 
 @specs_group.command("generate")
