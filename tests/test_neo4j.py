@@ -248,7 +248,7 @@ def test_cli_session_on_neo4j_prints_no_notifications_and_certifies_as_embedded(
     steps = [["load", "primekg", str(shared_data / ALZ), "--kg", "quiet_alz"],
              ["specs", "count", "primekg.dual_indication", "--kg", "quiet_alz"],
              [*run, "--out", str(tmp_path / "neo4j-run")],
-             ["specs", "validate", "--kg", "quiet_alz"],
+             ["specs", "validate", "primekg.dual_indication", "--kg", "quiet_alz"],
              ["prompts", "--kg", "quiet_alz", "--spec", "primekg.exposure_drug", "--n", "2"],
              ["writeback", str(tmp_path / "neo4j-run")],
              ["writeback", str(tmp_path / "neo4j-run"), "--delete"],
@@ -303,12 +303,10 @@ def test_neo4j_admin_import_equals_a_direct_load(neo4j_env, embedded_server, sha
         server = Neo4jServer(env["KGCERT_NEO4J_URI"],
                              auth=(env["KGCERT_NEO4J_USER"], env["KGCERT_NEO4J_PASSWORD"]))
         whole = _whole(server)
-        script = (out / "schema.cypher").read_text()
-        for statement in script.split(";"):
-            body = "\n".join(line for line in statement.splitlines()
-                             if not line.strip().startswith("//")).strip()
-            if body:
-                whole.execute(body)
+        script = "\n".join(line for line in (out / "schema.cypher").read_text().splitlines()
+                           if not line.strip().startswith("//"))
+        for statement in filter(None, (part.strip() for part in script.split(";"))):
+            whole.execute(statement)
         direct = _load(embedded_server, shared_data, "admin_alz", replace=False)
         assert server.list_kgs() == ["admin_alz"]
         assert _comparable(kg_info(server.open("admin_alz"))) == \
