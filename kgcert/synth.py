@@ -59,6 +59,9 @@ FULL_ROWS = sum(r[3] for r in RELATIONS.values())
 # Zipf exponents: hub-dominated relations get a steeper law (the default is ZIPF).
 ZIPF = 0.8
 HUB_ZIPF = {"drug_drug": 1.0, "anatomy_protein_present": 1.0}
+# Per node type, the relation that gives each of its nodes an edge (its largest one).
+COVER = {node_type: max((r for r, v in RELATIONS.items() if node_type in v[1:3]),
+                        key=lambda r: RELATIONS[r][3]) for node_type in NODE_COUNTS}
 KG_HEADER = ["relation", "display_relation", "x_index", "x_id", "x_type", "x_name", "x_source",
              "y_index", "y_id", "y_type", "y_name", "y_source"]
 SYLLABLES = ["ra", "zo", "mi", "te", "lu", "ka", "vo", "ne", "si", "dor", "fen", "xa", "bri",
@@ -98,20 +101,23 @@ def zipf_weights(count: int, exponent: float, wanted: int, partners: int) -> np.
 
 
 def distinct_pairs(rng: np.random.Generator, n_x: int, n_y: int, wanted: int, exponent: float,
-                   symmetric: bool) -> tuple[np.ndarray, np.ndarray]:
+                   symmetric: bool, cover: tuple[bool, bool] = (False, False),
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """`wanted` distinct (x, y) position pairs (x != y when `symmetric`, one per unordered
     pair), endpoints Zipf-weighted with hubs at random positions; the count is exact unless
-    fewer pairs exist."""
+    fewer pairs exist. `cover`: every x (every y) gets at least one pair, as every PrimeKG
+    node has an edge."""
     possible = n_x * (n_x - 1) // 2 if symmetric else n_x * n_y
     wanted = min(wanted, possible)
     partners = n_x - 1 if symmetric else n_y
     weight_x = zipf_weights(n_x, exponent, wanted, partners)[rng.permutation(n_x)]
     weight_y = weight_x if symmetric else zipf_weights(n_y, exponent, wanted, n_x)[
         rng.permutation(n_y)]
+    covered = _covering(rng, n_x, n_y, weight_x, weight_y, symmetric, cover)[:wanted]
     if possible <= DENSE_PAIRS or wanted * 3 >= possible:
-        keys = _weighted_among_all(rng, n_x, n_y, weight_x, weight_y, wanted, symmetric)
+        keys = _weighted_among_all(rng, n_x, n_y, weight_x, weight_y, wanted, symmetric, covered)
     else:
-        keys = _weighted_by_rounds(rng, n_x, n_y, weight_x, weight_y, wanted, symmetric)
+        keys = _weighted_by_rounds(rng, n_x, n_y, weight_x, weight_y, wanted, symmetric, covered)
     keys = np.sort(keys)
     xs, ys = keys // n_y, keys % n_y
     if symmetric:  # either orientation is the fact's x side
@@ -120,26 +126,52 @@ def distinct_pairs(rng: np.random.Generator, n_x: int, n_y: int, wanted: int, ex
     return xs, ys
 
 
+def _covering(rng: np.random.Generator, n_x: int, n_y: int, weight_x: np.ndarray,
+              weight_y: np.ndarray, symmetric: bool, cover: tuple[bool, bool]) -> np.ndarray:
+    """Pair keys giving each x (and/or y) one Zipf-drawn partner."""
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    if cover[0]:
+        parts.append((np.arange(n_x), _draw(rng, weight_y, n_x)))
+    if cover[1]:
+        parts.append((_draw(rng, weight_x, n_y), np.arange(n_y)))
+    keys = [np.empty(0, dtype=np.int64)]
+    for xs, ys in parts:
+        if symmetric:
+            ys = np.where(ys == xs, (ys + 1) % n_y, ys)
+            xs, ys = np.minimum(xs, ys), np.maximum(xs, ys)
+        keys.append(xs.astype(np.int64) * n_y + ys)
+    return rng.permutation(np.unique(np.concatenate(keys)))
+
+
+def _draw(rng: np.random.Generator, weights: np.ndarray, size: int) -> np.ndarray:
+    cumulative = np.cumsum(weights)
+    return np.minimum(np.searchsorted(cumulative, rng.random(size) * cumulative[-1], "right"),
+                      len(weights) - 1)
+
+
 def _weighted_among_all(rng: np.random.Generator, n_x: int, n_y: int, weight_x: np.ndarray,
-                        weight_y: np.ndarray, wanted: int, symmetric: bool) -> np.ndarray:
+                        weight_y: np.ndarray, wanted: int, symmetric: bool,
+                        covered: np.ndarray) -> np.ndarray:
     """Weighted sampling without replacement among every pair (Efraimidis-Spirakis: the
-    `wanted` largest log(u) / weight)."""
+    `wanted` largest log(u) / weight), the covering pairs first."""
     xs, ys = np.divmod(np.arange(n_x * n_y, dtype=np.int64), n_y)
     if symmetric:
         upper = xs < ys
         xs, ys = xs[upper], ys[upper]
     score = np.log(rng.random(len(xs))) / (weight_x[xs] * weight_y[ys])
+    score[np.isin(xs * n_y + ys, covered)] = np.inf
     chosen = np.argpartition(-score, wanted - 1)[:wanted] if wanted < len(xs) else \
         np.arange(len(xs))
     return xs[chosen] * n_y + ys[chosen]
 
 
 def _weighted_by_rounds(rng: np.random.Generator, n_x: int, n_y: int, weight_x: np.ndarray,
-                        weight_y: np.ndarray, wanted: int, symmetric: bool) -> np.ndarray:
+                        weight_y: np.ndarray, wanted: int, symmetric: bool,
+                        covered: np.ndarray) -> np.ndarray:
     """Sparse case: draw endpoint pairs independently, keep the new distinct ones, repeat
     for what duplicates took away (capped weights keep that short)."""
     cumulative_x, cumulative_y = np.cumsum(weight_x), np.cumsum(weight_y)
-    keys = np.empty(0, dtype=np.int64)
+    keys = np.sort(covered)
     while len(keys) < wanted:
         size = int((wanted - len(keys)) * 1.2) + 16
         xs = np.searchsorted(cumulative_x, rng.random(size) * cumulative_x[-1], "right")
@@ -151,7 +183,7 @@ def _weighted_by_rounds(rng: np.random.Generator, n_x: int, n_y: int, weight_x: 
             xs, ys = xs[keep], ys[keep]
         fresh = np.setdiff1d(np.unique(xs.astype(np.int64) * n_y + ys), keys,
                              assume_unique=True)
-        keys = np.concatenate([keys, rng.permutation(fresh)[:wanted - len(keys)]])
+        keys = np.union1d(keys, rng.permutation(fresh)[:wanted - len(keys)])
     return keys
 
 
@@ -181,7 +213,9 @@ class SyntheticPrimeKG:
             wanted = max(1, round(rows * self.scale / 2))
             exponent = HUB_ZIPF.get(relation, self.zipf)
             xs, ys = distinct_pairs(rng, len(x_nodes), len(y_nodes), wanted, exponent,
-                                    symmetric=x_type == y_type)
+                                    symmetric=x_type == y_type,
+                                    cover=(COVER.get(x_type) == relation,
+                                           COVER.get(y_type) == relation))
             yield relation, display, x_type, y_type, x_nodes[xs], y_nodes[ys]
 
     def write_kg_csv(self, path: Path) -> int:

@@ -74,7 +74,7 @@ def synthetic(graph_server, tmp_path_factory):
 ])
 def test_paged_pull_equals_the_distinct_query(synthetic, source, rel, target):
     expected = _distinct(synthetic, source, rel, target)
-    assert len(expected) > 50  # several pages below
+    assert len(expected) > 20  # several pages of 7 sources below
     for page in (7, 100_000):
         table = _pull(synthetic, source, rel, target, page=page)
         assert _as_set(table) == expected
