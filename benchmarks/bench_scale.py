@@ -91,7 +91,7 @@ def main() -> None:
             print(f"{spec.name}: {error}")
             continue
         print(f"{spec.name}: prepare {row['prepare_cold_s']:.1f} s cold, "
-              f"{row['prepare_cached_s']:.2f} s cached; {row['matches']:,} matches; "
+              f"{row['prepare_cached_s']:.2f} s cached; {row['matches']:,.0f} matches; "
               f"{row['samples_per_s']:,.0f} samples/s")
     results["specs"] = per_spec
     results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
