@@ -7,9 +7,22 @@
 MATCH (r:KgcertRelation{{:kg}})
 RETURN r.type AS type, r.source_type AS source_type, r.target_type AS target_type
 
+// name: source_ids
+// The ids of one pattern edge's source label, to cut its pairs into pages.
+MATCH (s:{{source}}{{:kg}})
+RETURN s.id AS id
+
 // name: edge_pairs
-// One pattern edge's candidate pairs; DISTINCT because a match is an assignment of
-// entities to variables, so parallel edges of one type must not count twice.
+// One pattern edge's pairs for the sources with ids in [$low, $high]. No DISTINCT: a match
+// is an assignment of entities to variables, so parallel edges must not count twice, but
+// one DISTINCT over millions of rows exceeds the embedded server's in-heap limit (2,097,152
+// elements); kgcert/specs/tables.py removes the repeats in numpy.
+MATCH (s:{{source}}{{:kg}})-[:{{rel}}]->(t:{{target}}{{:kg}})
+WHERE s.id >= $low AND s.id <= $high
+RETURN s.id AS s, t.id AS t
+
+// name: edge_pairs_distinct
+// The same pairs in one DISTINCT query: the reference the paged pull is tested against.
 MATCH (s:{{source}}{{:kg}})-[:{{rel}}]->(t:{{target}}{{:kg}})
 RETURN DISTINCT s.id AS s, t.id AS t
 

@@ -258,7 +258,11 @@ def test_pivot_not_in_the_kg(countries):
     message = _message(_entity(pivots=["Q30", "Q99999999999"]), countries)
     assert message == "spec e: pivot 'Q99999999999' is not in the KG"
     message = _message(_entity(pivots=["Q30", "Q99999999999", "Qnope"]), countries)
-    assert message == "spec e: pivot 'Q99999999999' is not in the KG (and 1 more)"
+    assert message == "spec e: pivots 'Q99999999999', 'Qnope' are not in the KG"
+    many = [f"Q9{i:010d}" for i in range(7)]
+    message = _message(_entity(pivots=["Q30", *many]), countries)
+    assert message == ("spec e: pivots " + ", ".join(repr(p) for p in many[:5])
+                       + " and 2 more are not in the KG")
 
 
 def test_unknown_relation_in_the_filter_suggests(countries):

@@ -28,7 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "Node and relationship counts per loaded KG, per label and type, with the "
              "manifest."),
     "synth": ("kgcert.cli.synth:synth_command",
-              "Write a PrimeKG-shaped kg.csv with fake names and power-law degrees."),
+              "Write a synthetic PrimeKG- or Wikidata5m-shaped KG with power-law degrees."),
     "export": ("kgcert.cli.export:export_group",
                "Write a KG as files for other tools (no graph server needed)."),
     "specs": ("kgcert.cli.specs:specs_group",

@@ -88,17 +88,48 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
 @click.pass_obj
 def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Path, ...],
                      kg_name: str | None) -> None:
-    """Check spec files (all visible specs when none is named)."""
-    from kgcert.specs import RelationSampler, catalog, find_spec, prepare_sampler
+    """Check spec files (all visible specs when none is named; `'wikidata5m.*'` names a
+    family). Against a KG every spec is checked and each misfit reported."""
+    from kgcert.specs import RelationSampler, prepare_sampler
 
-    entries = [find_spec(s, specs_dirs) for s in specs] if specs else catalog(specs_dirs)
+    entries = _selected(specs, specs_dirs)
     store = ctx.server().open(kg_name) if kg_name else None
+    misfits: list[str] = []
     for entry in entries:
         if store is not None and entry.spec.kind != "task":
-            sampler = prepare_sampler(entry.spec, store, _cache_dir(ctx))
-            if isinstance(sampler, RelationSampler):
-                _check_matches(sampler)
+            try:
+                sampler = prepare_sampler(entry.spec, store, _cache_dir(ctx))
+                if isinstance(sampler, RelationSampler):
+                    _check_matches(sampler)
+            except InputError as error:  # go on: one misfit must not hide the next
+                misfits.append(str(error))
+                console.print(Text(f"no  {error}"))
+                continue
         console.print(f"ok  {entry.spec.name}", highlight=False)
+    if misfits:
+        raise InputError(f"{len(misfits)} of {len(entries)} specs do not fit KG {kg_name}; "
+                         f"first: {misfits[0]}")
+
+
+def _selected(specs: tuple[str, ...], specs_dirs: tuple[Path, ...]) -> list[SpecEntry]:
+    """Specs by name, path or name pattern (`*`, `?`); every visible spec when none is given."""
+    from fnmatch import fnmatchcase
+
+    from kgcert.specs import catalog, find_spec
+
+    if not specs:
+        return catalog(specs_dirs)
+    chosen: list[SpecEntry] = []
+    for wanted in specs:
+        if any(c in wanted for c in "*?[") and not Path(wanted).exists():
+            matched = [e for e in catalog(specs_dirs) if fnmatchcase(e.spec.name, wanted)]
+            if not matched:
+                raise InputError(f"no spec name matches {wanted!r}; `kgcert specs list` "
+                                 "shows them")
+            chosen += matched
+        else:
+            chosen.append(find_spec(wanted, specs_dirs))
+    return chosen
 
 
 def _check_matches(sampler: RelationSampler) -> None:

@@ -57,6 +57,12 @@ class KGSchema:
                              f"{_suggest(name, self.rel_types)}")
         return name
 
+    def has_rel_type(self, written: str) -> bool:
+        try:
+            return sanitize_identifier(written) in self.rel_types
+        except ValueError:
+            return False
+
     def check_endpoints(self, source: str, rel_type: str, target: str, where: str) -> None:
         """Refuse an edge whose labels the relationship type never joins in this KG."""
         known = self.endpoints.get(rel_type)

@@ -34,19 +34,45 @@ class PairTable:
         return len(self.sources)
 
 
-def _pull(store: GraphStore, source: str, rel_type: str, target: str) -> PairTable:
+PAGE_SOURCES = 20_000  # sources per page: bounds each query's rows on the server
+
+
+def _source_pages(store: GraphStore, source: str, page: int) -> list[tuple[str, str]]:
+    """[low, high] id ranges covering every source entity, `page` sources each.
+
+    Ranges rely on the server ordering ids as numpy does: true for ids within the Basic
+    Multilingual Plane below U+E000 (Java compares UTF-16 units, numpy code points); any
+    other id puts every source in one page."""
+    rows = store.stream(named("specs", "source_ids", source=source))
+    ids = np.unique(np.array([str(row["id"]) for row in rows], dtype=str))
+    if not len(ids):
+        return []
+    if np.ascontiguousarray(ids).view(np.uint32).max() >= 0xE000:  # UCS-4 code points
+        return [(str(ids[0]), str(ids[-1]))]
+    return [(str(ids[start]), str(ids[min(start + page, len(ids)) - 1]))
+            for start in range(0, len(ids), page)]
+
+
+def _pull(store: GraphStore, source: str, rel_type: str, target: str,
+          page: int = PAGE_SOURCES) -> PairTable:
     left: list[str] = []
     right: list[str] = []
     cypher = named("specs", "edge_pairs", source=source, rel=rel_type, target=target)
-    for row in store.stream(cypher):
-        left.append(str(row["s"]))
-        right.append(str(row["t"]))
+    for low, high in _source_pages(store, source, page):
+        for row in store.stream(cypher, low=low, high=high):
+            left.append(str(row["s"]))
+            right.append(str(row["t"]))
+    return _distinct_pairs(left, right)
+
+
+def _distinct_pairs(left: list[str], right: list[str]) -> PairTable:
+    """Pairs as positions into their sorted ids, each pair once, in (source, target) order,
+    never the server's row order, so samples never depend on it."""
     ids, inverse = np.unique(np.array(left + right, dtype=str), return_inverse=True)
     inverse = inverse.astype(np.int64)
-    sources, targets = inverse[:len(left)], inverse[len(left):]
-    # Pairs in id order, not the server's row order, so samples never depend on it.
-    order = np.lexsort((targets, sources))
-    return PairTable(ids, sources[order], targets[order])
+    # One int64 key per pair: sorted and distinct in one np.unique (ids < 3e9 fit).
+    keys = np.unique(inverse[:len(left)] * len(ids) + inverse[len(left):])
+    return PairTable(ids, keys // max(len(ids), 1), keys % max(len(ids), 1))
 
 
 class TableCache:
