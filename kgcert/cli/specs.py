@@ -106,6 +106,8 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
                 console.print(Text(f"no  {error}"))
                 continue
         console.print(f"ok  {entry.spec.name}", highlight=False)
+    if len(entries) == 1 and misfits:
+        raise InputError(misfits[0])
     if misfits:
         raise InputError(f"{len(misfits)} of {len(entries)} specs do not fit KG {kg_name}; "
                          f"first: {misfits[0]}")
