@@ -13,7 +13,7 @@ from kgcert import __version__
 from kgcert.stats import OutcomeCounts, outcome_bounds
 
 LIBRARIES = ("neo4j", "numpy", "scipy", "torch", "transformers", "arcadedb-embedded", "httpx",
-             "google-genai")
+             "google-genai", "anthropic")
 SKIPPED = "skipped"
 
 
