@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,7 +12,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from kgcert.cli.common import Context, console
+from kgcert.cli.common import Context, console, errors
 from kgcert.config import data_dir
 from kgcert.errors import InputError
 
@@ -23,6 +25,8 @@ dirs_option = click.option("--specs-dir", "specs_dirs", multiple=True,
                            type=click.Path(path_type=Path),
                            help="Also read specs from this folder (repeatable).")
 kg_option = click.option("--kg", "kg_name", required=True, help="The loaded KG to use.")
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="One JSON object per line instead of text.")
 
 
 def _cache_dir(ctx: Context) -> Path:
@@ -85,18 +89,29 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
 @dirs_option
 @click.option("--kg", "kg_name", default=None,
               help="Also check labels, relation types, pivots and matches against this KG.")
+@json_option
 @click.pass_obj
 def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Path, ...],
-                     kg_name: str | None) -> None:
-    """Check spec files (all visible specs when none is named)."""
-    from kgcert.specs import catalog, find_spec, prepare_sampler
+                     kg_name: str | None, as_json: bool) -> None:
+    """Check spec files (all visible specs when none is named), each on its own: one line per
+    spec, ok with its match count or why not; exits non-zero if any failed."""
+    from kgcert.specs.validate import check_specs
 
-    entries = [find_spec(s, specs_dirs) for s in specs] if specs else catalog(specs_dirs)
     store = ctx.server().open(kg_name) if kg_name else None
-    for entry in entries:
-        if store is not None and entry.spec.kind != "task":
-            prepare_sampler(entry.spec, store, _cache_dir(ctx))
-        console.print(f"ok  {entry.spec.name}", highlight=False)
+    results = check_specs(specs, specs_dirs, store, _cache_dir(ctx))
+    for result in results:
+        if as_json:
+            click.echo(json.dumps(result.as_dict(), ensure_ascii=False))
+        elif result.ok:
+            console.print(Text(f"ok  {result.name}" + (f": {result.detail}"
+                                                       if result.detail else "")))
+        else:
+            errors.print(Text(f"error: {result.error}"), soft_wrap=True)
+    failed = sum(not result.ok for result in results)
+    if failed:
+        if len(results) > 1 and not as_json:
+            errors.print(Text(f"error: {failed} of {len(results)} specs failed"))
+        sys.exit(InputError.exit_code)
 
 
 @specs_group.command("count")
@@ -105,9 +120,10 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
 @kg_option
 @click.option("--cypher", "with_cypher", is_flag=True,
               help="Also count on the server with the compiled Cypher (slow on big KGs).")
+@json_option
 @click.pass_obj
 def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
-                  with_cypher: bool) -> None:
+                  with_cypher: bool, as_json: bool) -> None:
     """How many DAGs (or paths) the spec's distribution ranges over in a KG."""
     from kgcert.specs import (
         KGSchema,
@@ -125,28 +141,39 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
     prepared = time.monotonic() - started
     if isinstance(sampler, RelationSampler):
         count = sampler.count()
+        server_count = None
+        if with_cypher:
+            assert isinstance(entry.spec, RelationSpec)
+            compiled = compile_relation_spec(entry.spec, KGSchema.read(store))
+            server_count = int(store.value(compiled.count_cypher()))
+        if as_json:
+            click.echo(json.dumps({
+                "spec": entry.spec.name, "kind": entry.spec.kind, "matches": count.matches,
+                "estimated_matches": count.estimated_matches, "method": count.method,
+                "tree_candidates": count.tree_homomorphisms, "acceptance": count.acceptance,
+                "cypher_count": server_count, "prepared_s": round(prepared, 3)}))
+            return
         exact = f"{count.matches:,}" if count.matches is not None else (
             f"about {count.estimated_matches:,.0f}")
         console.print(f"{entry.spec.name}: {exact} matches ({count.method}); "
                       f"{count.tree_homomorphisms:,} tree-shaped candidates, acceptance "
                       f"{count.acceptance:.3f}; prepared in {prepared:.1f} s", highlight=False)
-        if with_cypher:
-            assert isinstance(entry.spec, RelationSpec)
-            compiled = compile_relation_spec(entry.spec, KGSchema.read(store))
-            console.print(f"server-side Cypher count: {store.value(compiled.count_cypher()):,}",
-                          highlight=False)
+        if server_count is not None:
+            console.print(f"server-side Cypher count: {server_count:,}", highlight=False)
     else:
-        _count_paths(sampler, entry)
+        _count_paths(sampler, entry, as_json)
 
 
-def _count_paths(sampler: EntitySampler, entry: SpecEntry) -> None:
+def _count_paths(sampler: EntitySampler, entry: SpecEntry, as_json: bool) -> None:
     for pivot in sampler.pivots:
-        counts = []
-        for hops in sampler.lengths:
-            paths = sampler.valid_paths(pivot, hops, limit=1_000_000)
-            counts.append(f"{hops} hops: {len(paths):,}")
-        console.print(f"{entry.spec.name} pivot {pivot}: {'; '.join(counts)} valid paths",
-                      highlight=False)
+        counts = {hops: len(sampler.valid_paths(pivot, hops, limit=1_000_000))
+                  for hops in sampler.lengths}
+        if as_json:
+            click.echo(json.dumps({"spec": entry.spec.name, "kind": entry.spec.kind,
+                                   "pivot": pivot, "valid_paths": counts}))
+            continue
+        shown = "; ".join(f"{hops} hops: {n:,}" for hops, n in counts.items())
+        console.print(f"{entry.spec.name} pivot {pivot}: {shown} valid paths", highlight=False)
 
 
 @specs_group.command("sample")
@@ -156,9 +183,10 @@ def _count_paths(sampler: EntitySampler, entry: SpecEntry) -> None:
 @click.option("--n", "count", default=5, show_default=True, help="How many samples.")
 @click.option("--seed", default=0, show_default=True, help="Run seed.")
 @click.option("--start", default=0, show_default=True, help="Index of the first sample.")
+@json_option
 @click.pass_obj
 def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
-                   count: int, seed: int, start: int) -> None:
+                   count: int, seed: int, start: int, as_json: bool) -> None:
     """Draw samples i = start .. start+n-1 and print them with entity names."""
     from kgcert.specs import RelationSampler, find_spec, prepare_sampler
 
@@ -176,12 +204,28 @@ def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_nam
                 f"{names.get(dag.nodes[e.source], '?')} -[{e.rel_type}]-> "
                 f"{names.get(dag.nodes[e.target], '?')}" for e in compiled.edges)
             answer_id = dag.nodes[compiled.answer]
+            if as_json:
+                click.echo(json.dumps({
+                    "spec": entry.spec.name, "index": index, "seed": seed,
+                    "answer": {"variable": compiled.answer, "id": answer_id,
+                               "name": names.get(answer_id)},
+                    "nodes": {var: {"id": node, "name": names.get(node)}
+                              for var, node in dag.nodes.items()},
+                    "edges": [{"source": e.source, "type": e.rel_type, "target": e.target}
+                              for e in compiled.edges]}, ensure_ascii=False))
+                continue
             console.print(Text(f"#{index} answer {compiled.answer} = {names.get(answer_id)} "
                                f"({answer_id})"))
             console.print(Text(f"    {edges}"))
         else:
             path = sampler.sample(seed, index)
             names = _names(store, list(path.nodes))
+            if as_json:
+                click.echo(json.dumps({
+                    "spec": entry.spec.name, "index": index, "seed": seed, "hops": path.hops,
+                    "nodes": [{"id": node, "name": names.get(node)} for node in path.nodes],
+                    "relations": list(path.relations)}, ensure_ascii=False))
+                continue
             hops = "".join(f" -[{rel}]-> {names.get(node, node)}"
                            for rel, node in zip(path.relations, path.nodes[1:], strict=True))
             console.print(Text(f"#{index} {path.hops} hops"))

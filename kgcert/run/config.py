@@ -10,6 +10,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
 
@@ -38,14 +39,15 @@ class RunConfig(BaseModel):
     formats: tuple[str, ...] = ("list",)  # textualizations for task specs
     n: int = Field(default=250, ge=1)
     confidence: float = Field(default=0.95, gt=0, lt=1)
-    seed: int = Field(default=0, ge=0)
-    options: int = Field(default=4, ge=2, le=10)
-    few_shot: int = Field(default=3, ge=0, le=5)
+    seed: int = Field(default=defaults.SEED, ge=0)
+    options: int = Field(default=defaults.OPTIONS, ge=2, le=10)
+    few_shot: int = Field(default=defaults.FEW_SHOT, ge=0, le=5)
     batch_size: int = Field(default=16, ge=1)
     max_new_tokens: int = Field(default=128, ge=1)
     temperature: float = Field(default=0.0, ge=0)
     mode: Literal["generate", "choice"] = "generate"
-    context_chars: int = Field(default=12_000, ge=200)  # budget without a known tokenizer
+    # the budget when no tokenizer measures prompts
+    context_chars: int = Field(default=defaults.CONTEXT_CHARS, ge=200)
     context_tokens: int | None = Field(default=None, ge=100)  # cap on a tokenizer budget
     sequential: SequentialConfig | None = None
     simultaneous: bool = False  # Bonferroni over all certificates of the run
