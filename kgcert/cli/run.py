@@ -18,7 +18,7 @@ from kgcert.cli.common import Context, console, errors
 from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
 from kgcert.errors import InputError
-from kgcert.run.config import UNHASHED, RunConfig, load_run_config
+from kgcert.run.config import UNHASHED, RunConfig, load_run_config, with_quantization
 
 
 def _resolve_run_dir(config: RunConfig, out: Path | None) -> Path:
@@ -114,13 +114,16 @@ class _Display:
 @click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Run directory (default runs/<kg>-<config hash>); rerun to resume.")
+@click.option("--quant", type=click.Choice(["4bit", "8bit"]), default=None,
+              help="Load hf: models with 4- or 8-bit weights (bitsandbytes, CUDA only); "
+                   "recorded in the certificates' model identity.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print each certificate as one JSON line (progress goes to stderr).")
 @click.pass_obj
 def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
-                specs_dirs: tuple[Path, ...], out: Path | None, as_json: bool,
-                **flags: Any) -> None:
+                specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
+                as_json: bool, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.jobs import build_jobs, build_models, prompt_budget
     from kgcert.run.runner import Progress as RunProgress
@@ -129,6 +132,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     if half_width is not None or threshold is not None:
         flags["sequential"] = {"half_width": half_width, "threshold": threshold}
     config = load_run_config(config_file, flags)
+    if quant is not None:
+        config = with_quantization(config, quant)
     if limit is not None:
         config = load_run_config(None, config.model_dump() | {
             "n": min(config.n, limit), "baseline": min(config.baseline, limit)})

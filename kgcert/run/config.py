@@ -81,6 +81,40 @@ class RunConfig(BaseModel):
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
+QUANT_OPTIONS = {"4bit": "load_in_4bit", "8bit": "load_in_8bit"}  # hf: model options
+
+
+def with_quantization(config: RunConfig, quant: str) -> RunConfig:
+    """The run with every hf: model loaded in 4 or 8 bits (bitsandbytes), as model options:
+    run.yaml keeps them, the certificates' model identity records them, and the run's
+    fingerprint tells it from the full-precision run."""
+    if quant not in QUANT_OPTIONS:
+        raise InputError(f"--quant must be one of {', '.join(QUANT_OPTIONS)}, got {quant!r}")
+    local = [m for m in config.models if m.strip().lower().startswith("hf:")]
+    if not local:
+        raise InputError(f"--quant {quant} applies to hf: models, and the run has none")
+    _check_cuda(quant)
+    options = {model: dict(values) for model, values in config.model_options.items()}
+    for model in local:
+        chosen = options.setdefault(model, {})
+        for key in QUANT_OPTIONS.values():
+            chosen.pop(key, None)
+        chosen[QUANT_OPTIONS[quant]] = True
+    return RunConfig.model_validate(config.model_dump() | {"model_options": options})
+
+
+def _check_cuda(quant: str) -> None:
+    """Refuse before anything starts: bitsandbytes quantizes on CUDA only."""
+    try:
+        import torch
+    except ImportError:
+        raise InputError(f"--quant {quant} needs torch with CUDA; install it with: "
+                         "pip install 'kgcert[hf,quant]'") from None
+    if not torch.cuda.is_available():
+        raise InputError(f"--quant {quant} uses bitsandbytes, which needs a CUDA GPU; none is "
+                         "available")
+
+
 def _first_error(error: ValidationError, source: str) -> InputError:
     first = error.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "(top level)"

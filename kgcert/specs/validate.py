@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from difflib import get_close_matches
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,15 +47,29 @@ class SpecCheck:
 
 def _entries(names: Sequence[str], spec_dirs: Iterable[Path]
              ) -> list[tuple[str, SpecEntry | KgcertError]]:
-    """Each named spec (or every visible spec file) read on its own."""
+    """Each named spec (or every visible spec file) read on its own: a broken file stands
+    for itself and does not hide the others."""
+    if not names:
+        return _every_file(spec_dirs)
+    by_name = {entry.spec.name: entry for _, entry in _every_file(spec_dirs)
+               if isinstance(entry, SpecEntry)}
     found: list[tuple[str, SpecEntry | KgcertError]] = []
-    if names:
-        for name in names:
-            try:
-                found.append((name, find_spec(name, spec_dirs)))
-            except KgcertError as error:
-                found.append((name, error))
-        return found
+    for name in names:
+        if name in by_name:
+            found.append((name, by_name[name]))
+            continue
+        try:
+            found.append((name, find_spec(name, spec_dirs)))  # a file path, or why not
+        except KgcertError as error:
+            close = get_close_matches(name, list(by_name), n=3, cutoff=0.4)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            found.append((name, error if Path(name).suffix in (".yaml", ".yml") else
+                          KgcertError(f"no spec named {name!r}{hint}")))
+    return found
+
+
+def _every_file(spec_dirs: Iterable[Path]) -> list[tuple[str, SpecEntry | KgcertError]]:
+    found: list[tuple[str, SpecEntry | KgcertError]] = []
     seen: dict[str, Path] = {}
     for path in spec_files(spec_dirs):
         try:
