@@ -11,6 +11,7 @@ rule below that must match something.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -73,12 +74,17 @@ def test_every_readme_example_runs_on_the_demo_kg(shared_data: Path, tmp_path: P
     work = tmp_path / "work"
     work.mkdir()
     ran = []
+    run_example: list[str] = []
+
+    def kgcert(args: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kgcert", *args[1:]], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=600)
+
     for command in readme_commands():
         if any(re.search(pattern, command) for pattern, _ in NOT_HERE):
             continue
         args = runnable(command, demo_csv).split()
-        done = subprocess.run([sys.executable, "-m", "kgcert", *args[1:]], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=600)
+        done = kgcert(args)
         shown = f"`{command}` -> exit {done.returncode}\n{done.stdout[-2000:]}{done.stderr}"
         assert "Traceback" not in done.stderr, shown
         code, named = EXPECTED_FAILURES.get(command, (0, ()))
@@ -93,5 +99,24 @@ def test_every_readme_example_runs_on_the_demo_kg(shared_data: Path, tmp_path: P
             assert "MATCH" in done.stdout, shown  # the compiled Cypher was printed
         if args[1] == "show":
             assert "--- prompt" in done.stdout and "correct answer:" in done.stdout, shown
+        if "--json" in args:
+            assert all(json.loads(line) for line in done.stdout.splitlines()), shown
+        if args[1] == "run" and "runs/example" in args:
+            run_example = args
     assert len(ran) >= 20, ran
-    assert (work / "runs" / "example" / "report" / "report.html").is_file()
+    example = work / "runs" / "example"
+    assert (example / "report" / "report.html").is_file()
+
+    # The same run again with --json: it resumes (nothing new to ask) and prints its
+    # certificates as JSON lines, and nothing else on stdout.
+    again = kgcert([*run_example, "--json"])
+    assert again.returncode == 0, again.stderr
+    printed = [json.loads(line) for line in again.stdout.splitlines()]
+    written = {p.name: json.loads(p.read_text()) for p in (example / "certificates").iterdir()}
+    assert len(printed) == len(written) == 2 * 3 * 2  # specs x (2 settings + baseline) x models
+    for body in printed:
+        assert {k: v for k, v in body.items() if k != "file"} == written[Path(body["file"]).name]
+    count = kgcert(["kgcert", "specs", "count", "primekg.dual_indication", "--kg", "primekg",
+                    "--json"])
+    [counted] = [json.loads(line) for line in count.stdout.splitlines()]
+    assert counted["matches"] == 90 and counted["method"] == "enumerated", count.stderr
