@@ -179,7 +179,7 @@ class Wikidata5mLoader(Loader):
                 else:
                     facts[(head, rel, tail)] = None
         if dropped:
-            shown = ", ".join(f"{rel} {n}" for rel, n in sorted(dropped.items()))
+            shown = ", ".join(f"{rel} {n:,}" for rel, n in sorted(dropped.items()))
             data.notes.append(f"left out {sum(dropped.values()):,} triples of the relations in "
                               f"drop_relations ({shown})")
         if duplicates:
