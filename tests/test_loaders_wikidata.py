@@ -82,7 +82,7 @@ def test_wikidata5m_countries_names_and_template_fallback(
                for r in data.relations)
     assert all(table.properties is None for table in data.edges.values())
     assert any("no wikidata5m_text.txt" in note for note in data.notes)
-    assert any("5969" in note and "P31" in note for note in data.notes)
+    assert any("5,969" in note and "P31" in note for note in data.notes)
     relation = {r.type: r for r in data.relations}
     assert relation["P36"].name == "capital"
     assert relation["P36"].sentence("Belgium", "Brussels") == "Belgium has Brussels as capital."
@@ -232,8 +232,8 @@ def test_supporting_sentences_end_to_end(synthetic_w5m: Any) -> None:
     assert podpulfrca is not None and "Skofja Loka" in podpulfrca[0]["sentences"][0]
     assert "Q957142" not in rows  # its edges were unsupported or filtered
     assert all(r.template == "" for r in data.relations)
-    assert any("2 edges have no supporting sentence" in n and "dropped" in n
-               for n in data.notes)
+    assert any(n.startswith("dropped 2 of 5 edges with no supporting sentence") and
+               n.endswith("(unsupported_edges=drop; =template keeps them)") for n in data.notes)
     assert any("collapsed 1 exact duplicate" in n for n in data.notes)
 
 
@@ -251,7 +251,8 @@ def test_unsupported_edges_template_and_no_folding(synthetic_w5m: Any) -> None:
     assert relation["P17"].sentence("A", "B") == "A has B as country."
     p264 = data.edges["P264"].properties
     assert p264 is not None and len(p264[0]["sentences"]) == 3
-    assert any("kept with their template sentence" in n for n in data.notes)
+    assert any(n.startswith("kept 2 of 5 edges with no supporting sentence") and
+               "read through their relation's template sentence" in n for n in data.notes)
 
 
 # --- wikidata5m bad input ---------------------------------------------------------------------

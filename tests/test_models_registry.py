@@ -18,10 +18,10 @@ OPTIONS = ("paris", "rome", "berlin", "madrid")
 
 def test_unknown_provider_lists_known() -> None:
     with pytest.raises(InputError) as info:
-        get_model("anthropic:claude")
+        get_model("mistral:large")
     message = str(info.value)
-    assert "unknown model provider 'anthropic'" in message
-    for name in ("hf", "openai", "gemini", "bernoulli", "oracle", "smollm2"):
+    assert "unknown model provider 'mistral'" in message
+    for name in ("hf", "openai", "gemini", "anthropic", "bernoulli", "oracle", "smollm2"):
         assert name in message
     assert "\n" not in message
 
@@ -48,6 +48,7 @@ def test_model_args() -> None:
         ("hf:x/y", "transformers", "kgcert[hf]"),
         ("openai:gpt", "httpx", "kgcert[openai]"),
         ("gemini:gemini-2.0-flash", "google.genai", "kgcert[gemini]"),
+        ("anthropic:claude-haiku", "anthropic", "kgcert[anthropic]"),
     ],
 )
 def test_missing_dependency_names_the_extra(

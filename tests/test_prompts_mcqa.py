@@ -326,7 +326,9 @@ def test_token_budget_with_a_real_tokenizer(alz, samplers, alz_graph):
     tokenizer = build_tiny_tokenizer()
     budget = Budget.from_hf_tokenizer(tokenizer, 1500)
     sampler = samplers["exposure_drug"]
-    builder = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph, budget=budget)
+    # two worked examples leave room for the context in 1,500 tokens of this tokenizer
+    builder = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph, budget=budget,
+                            few_shot=2)
     for index in range(3):
         prompt = builder.build(index)
         assert prompt.skipped is None

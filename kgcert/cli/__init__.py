@@ -45,6 +45,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("kgcert.cli.report:compare_command",
                 "Paired exact McNemar tests and a Holm-corrected hierarchy of the models that "
                 "answered the same prompts (aligned by sample index), per spec and setting."),
+    "runs": ("kgcert.cli.runs:runs_command",
+             "List run directories (default ./runs) with their certificates."),
+    "show": ("kgcert.cli.runs:show_command",
+             "Print one sample of a run: prompt, response, answer, outcome and provenance."),
     "server": ("kgcert.cli.server:server_group",
                "The warm embedded graph server: start, stop, status."),
     "writeback": ("kgcert.cli.writeback:writeback_command",

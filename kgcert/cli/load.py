@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 import yaml
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
 from kgcert.cli.progress import progress_display
@@ -66,6 +67,9 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     verb = "unchanged" if result.skipped else "loaded"
     console.print(f"{verb} KG [bold]{kg}[/] on {server.name}: {counts.get('nodes', 0):,} "
                   f"entities, {counts.get('edges', 0):,} relationships", highlight=False)
+    # What preprocessing dropped or changed (also kept in the manifest; `kgcert info` shows it)
+    for note in result.manifest.notes:
+        console.print(Text(f"  {note}"))
 
 
 @click.command("formats")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kgcert import defaults
 from kgcert.cli.common import Context
 from kgcert.config import data_dir
 from kgcert.errors import InputError
@@ -46,15 +47,16 @@ def _show(prompt: Prompt) -> str:
               help="Also read specs from this folder (repeatable).")
 @click.option("--n", "count", default=3, show_default=True, help="How many prompts.")
 @click.option("--start", default=0, show_default=True, help="Index of the first prompt.")
-@click.option("--seed", default=0, show_default=True, help="Run seed.")
+@click.option("--seed", default=defaults.SEED, show_default=True, help="Run seed.")
 @click.option("--setting", type=click.Choice(SETTINGS), default="vanilla", show_default=True,
               help="Multiple-choice setting: no distractors, or Definition 2.3 distractors.")
-@click.option("--options", "options_count", default=4, show_default=True,
+@click.option("--options", "options_count", default=defaults.OPTIONS, show_default=True,
               help="Answer options per question.")
-@click.option("--few-shot", default=2, show_default=True, help="Worked examples shown (0-5).")
+@click.option("--few-shot", default=defaults.FEW_SHOT, show_default=True,
+              help="Worked examples shown (0-5), as `kgcert run` shows them.")
 @click.option("--no-shuffle", is_flag=True, help="Keep the context in priority order.")
 @click.option("--max-chars", type=int, default=None,
-              help="Character budget for a whole prompt (default 12,000).")
+              help=f"Character budget for a whole prompt (default {defaults.CONTEXT_CHARS:,}).")
 @click.option("--weighting", type=click.Choice(WEIGHTINGS), default="tail", show_default=True,
               help="Entity-centric distractors: position weights (LLMCert-C Algorithm 6).")
 @click.option("--format", "textualization", type=click.Choice(FORMATS), default="list",

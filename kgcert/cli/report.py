@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -158,8 +159,10 @@ def _print_comparison(item: Comparison) -> None:
               help="Holm family: each (spec, setting) apart, or all pairs of the runs at once.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Folder for compare.json (default: <first run>/report).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print each comparison as one JSON line instead of tables.")
 def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | None,
-                    alpha: float, family: str, out: Path | None) -> None:
+                    alpha: float, family: str, out: Path | None, as_json: bool) -> None:
     """Paired exact McNemar tests and a Holm-corrected hierarchy of the models that answered
     the same prompts (aligned by sample index), per spec and setting."""
     from kgcert.report import compare, compare_json, load_runs
@@ -169,13 +172,18 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
     loaded = load_runs(list(runs))
     comparisons = compare(loaded.samples, alpha=alpha, spec=spec, setting=setting,
                           family=family)
+    body = compare_json(comparisons, alpha=alpha, family=family,
+                        runs=[str(run.path) for run in loaded.runs])
+    folder = out if out is not None else loaded.runs[0].path / "report"
+    target = folder / "compare.json"
+    write_json(target, body)
+    if as_json:  # the same records as compare.json, one line each
+        for record in body["comparisons"]:
+            click.echo(json.dumps(record, ensure_ascii=False, default=str))
+        return
     for item in comparisons:
         _print_comparison(item)
     console.print(Text(f"multiplicity: {family_statement(family, comparisons)}"))
-    folder = out if out is not None else loaded.runs[0].path / "report"
-    target = folder / "compare.json"
-    write_json(target, compare_json(comparisons, alpha=alpha, family=family,
-                                    runs=[str(run.path) for run in loaded.runs]))
     console.print(Text(f"comparisons written to {target}"))
 
 

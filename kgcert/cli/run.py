@@ -16,12 +16,13 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 from rich.text import Text
 
-from kgcert.cli.common import Context, console
+from kgcert import defaults
+from kgcert.cli.common import Context, console, errors
 from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
 from kgcert.errors import InputError
 from kgcert.output import output_to
-from kgcert.run.config import UNHASHED, RunConfig, load_run_config
+from kgcert.run.config import UNHASHED, RunConfig, load_run_config, with_quantization
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
 
@@ -126,8 +127,10 @@ class _Display:
 @click.option("--max-new-tokens", type=int, default=None)
 @click.option("--mode", type=click.Choice(["generate", "choice"]), default=None,
               help="choice: local models score the option numbers (never unparseable).")
-@click.option("--options", type=int, default=None, help="Options per question (default 4).")
-@click.option("--few-shot", type=int, default=None, help="Worked examples, 0-5 (default 3).")
+@click.option("--options", type=int, default=None,
+              help=f"Options per question (default {defaults.OPTIONS}).")
+@click.option("--few-shot", type=int, default=None,
+              help=f"Worked examples, 0-5 (default {defaults.FEW_SHOT}).")
 @click.option("--context-chars", type=int, default=None,
               help="Prompt budget in characters when a model's tokenizer is unknown (default "
                    "12000); prompts whose essential sentences do not fit are skipped, counted.")
@@ -148,10 +151,16 @@ class _Display:
 @click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Run directory (default runs/<kg>-<config hash>); rerun to resume.")
+@click.option("--quant", type=click.Choice(["4bit", "8bit"]), default=None,
+              help="Load hf: models with 4- or 8-bit weights (bitsandbytes, CUDA only); "
+                   "recorded in the certificates' model identity.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print each certificate as one JSON line (progress goes to stderr).")
 @click.pass_obj
 def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
-                specs_dirs: tuple[Path, ...], out: Path | None, **flags: Any) -> None:
+                specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
+                as_json: bool, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.runner import Progress as RunProgress
@@ -160,6 +169,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     if half_width is not None or threshold is not None:
         flags["sequential"] = {"half_width": half_width, "threshold": threshold}
     config = load_run_config(config_file, flags)
+    if quant is not None:
+        config = with_quantization(config, quant)
     if limit is not None:
         config = load_run_config(None, config.model_dump() | {
             "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
@@ -172,11 +183,16 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
             TimeRemainingColumn()]
-        with progress_display(*columns, console=console) as progress:
+        with progress_display(*columns, console=errors if as_json else console) as progress:
             display = _Display(progress)
             runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
             _warn_unreachable(config, runner.confidence)
             paths = runner.run()
+    if as_json:
+        for path in paths:
+            body = json.loads(path.read_text(encoding="utf-8"))
+            click.echo(json.dumps({**body, "file": str(path)}, ensure_ascii=False))
+        return
     _print_certificates(paths)
     console.print(Text(f"certificates and samples in {run_dir}"))
 

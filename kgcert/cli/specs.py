@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,19 +12,21 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from kgcert.cli.common import Context, console
+from kgcert.cli.common import Context, console, errors
 from kgcert.config import data_dir
 from kgcert.errors import InputError
 
 # Samplers, the compiler and the graph driver are imported in the commands that use them.
 if TYPE_CHECKING:
-    from kgcert.specs import EntitySampler, RelationSampler, SpecEntry
+    from kgcert.specs import EntitySampler, SpecEntry
     from kgcert.store.graph import GraphStore
 
 dirs_option = click.option("--specs-dir", "specs_dirs", multiple=True,
                            type=click.Path(path_type=Path),
                            help="Also read specs from this folder (repeatable).")
 kg_option = click.option("--kg", "kg_name", required=True, help="The loaded KG to use.")
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="One JSON object per line instead of text.")
 
 
 def _cache_dir(ctx: Context) -> Path:
@@ -85,71 +89,29 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
 @dirs_option
 @click.option("--kg", "kg_name", default=None,
               help="Also check labels, relation types, pivots and matches against this KG.")
+@json_option
 @click.pass_obj
 def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Path, ...],
-                     kg_name: str | None) -> None:
-    """Check spec files (all visible specs when none is named; `'wikidata5m.*'` names a
-    family). Against a KG every spec is checked and each misfit reported."""
-    from kgcert.specs import RelationSampler, prepare_sampler
+                     kg_name: str | None, as_json: bool) -> None:
+    """Check spec files (all visible specs when none is named), each on its own: one line per
+    spec, ok with its match count or why not; exits non-zero if any failed."""
+    from kgcert.specs.validate import check_specs
 
-    entries = _selected(specs, specs_dirs)
     store = ctx.server().open(kg_name) if kg_name else None
-    misfits: list[str] = []
-    for entry in entries:
-        if store is not None and entry.spec.kind != "task":
-            try:
-                sampler = prepare_sampler(entry.spec, store, _cache_dir(ctx))
-                if isinstance(sampler, RelationSampler):
-                    _check_matches(sampler)
-            except InputError as error:  # go on: one misfit must not hide the next
-                misfits.append(str(error))
-                console.print(Text(f"no  {error}"))
-                continue
-        console.print(f"ok  {entry.spec.name}", highlight=False)
-    if len(entries) == 1 and misfits:
-        raise InputError(misfits[0])
-    if misfits:
-        raise InputError(f"{len(misfits)} of {len(entries)} specs do not fit KG {kg_name}; "
-                         f"first: {misfits[0]}")
-
-
-def _selected(specs: tuple[str, ...], specs_dirs: tuple[Path, ...]) -> list[SpecEntry]:
-    """Specs by name, path or name pattern (`*`, `?`); every visible spec when none is given."""
-    from fnmatch import fnmatchcase
-
-    from kgcert.specs import catalog, find_spec
-
-    if not specs:
-        return catalog(specs_dirs)
-    chosen: list[SpecEntry] = []
-    for wanted in specs:
-        if any(c in wanted for c in "*?[") and not Path(wanted).exists():
-            matched = [e for e in catalog(specs_dirs) if fnmatchcase(e.spec.name, wanted)]
-            if not matched:
-                raise InputError(f"no spec name matches {wanted!r}; `kgcert specs list` "
-                                 "shows them")
-            chosen += matched
+    results = check_specs(specs, specs_dirs, store, _cache_dir(ctx))
+    for result in results:
+        if as_json:
+            click.echo(json.dumps(result.as_dict(), ensure_ascii=False))
+        elif result.ok:
+            console.print(Text(f"ok  {result.name}" + (f": {result.detail}"
+                                                       if result.detail else "")))
         else:
-            chosen.append(find_spec(wanted, specs_dirs))
-    return chosen
-
-
-def _check_matches(sampler: RelationSampler) -> None:
-    """A spec whose matches are too rare to draw fails here rather than in a run. Exact
-    counts of zero fail while the sampler is built; an estimate of zero (no match among the
-    probe draws) is settled by drawing one sample, as a run would."""
-    from kgcert.specs.relation_sampler import MAX_ATTEMPTS
-
-    count = sampler.count()
-    if count.matches is not None or count.estimated_matches > 0:
-        return
-    try:
-        sampler.sample(seed=0, index=0)
-    except InputError:
-        raise InputError(f"spec {sampler.compiled.spec.name}: 0 matches found in "
-                         f"{MAX_ATTEMPTS:,} draws among {count.tree_homomorphisms:,} "
-                         "tree-shaped candidates; a run could not sample it (matches are "
-                         "absent or too rare: loosen the pattern)") from None
+            errors.print(Text(f"error: {result.error}"), soft_wrap=True)
+    failed = sum(not result.ok for result in results)
+    if failed:
+        if len(results) > 1 and not as_json:
+            errors.print(Text(f"error: {failed} of {len(results)} specs failed"))
+        sys.exit(InputError.exit_code)
 
 
 @specs_group.command("count")
@@ -158,9 +120,10 @@ def _check_matches(sampler: RelationSampler) -> None:
 @kg_option
 @click.option("--cypher", "with_cypher", is_flag=True,
               help="Also count on the server with the compiled Cypher (slow on big KGs).")
+@json_option
 @click.pass_obj
 def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
-                  with_cypher: bool) -> None:
+                  with_cypher: bool, as_json: bool) -> None:
     """How many DAGs (or paths) the spec's distribution ranges over in a KG."""
     from kgcert.specs import (
         KGSchema,
@@ -178,28 +141,39 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
     prepared = time.monotonic() - started
     if isinstance(sampler, RelationSampler):
         count = sampler.count()
+        server_count = None
+        if with_cypher:
+            assert isinstance(entry.spec, RelationSpec)
+            compiled = compile_relation_spec(entry.spec, KGSchema.read(store))
+            server_count = int(store.value(compiled.count_cypher()))
+        if as_json:
+            click.echo(json.dumps({
+                "spec": entry.spec.name, "kind": entry.spec.kind, "matches": count.matches,
+                "estimated_matches": count.estimated_matches, "method": count.method,
+                "tree_candidates": count.tree_homomorphisms, "acceptance": count.acceptance,
+                "cypher_count": server_count, "prepared_s": round(prepared, 3)}))
+            return
         exact = f"{count.matches:,}" if count.matches is not None else (
             f"about {count.estimated_matches:,.0f}")
         console.print(f"{entry.spec.name}: {exact} matches ({count.method}); "
                       f"{count.tree_homomorphisms:,} tree-shaped candidates, acceptance "
                       f"{count.acceptance:.3f}; prepared in {prepared:.1f} s", highlight=False)
-        if with_cypher:
-            assert isinstance(entry.spec, RelationSpec)
-            compiled = compile_relation_spec(entry.spec, KGSchema.read(store))
-            console.print(f"server-side Cypher count: {store.value(compiled.count_cypher()):,}",
-                          highlight=False)
+        if server_count is not None:
+            console.print(f"server-side Cypher count: {server_count:,}", highlight=False)
     else:
-        _count_paths(sampler, entry)
+        _count_paths(sampler, entry, as_json)
 
 
-def _count_paths(sampler: EntitySampler, entry: SpecEntry) -> None:
+def _count_paths(sampler: EntitySampler, entry: SpecEntry, as_json: bool) -> None:
     for pivot in sampler.pivots:
-        counts = []
-        for hops in sampler.lengths:
-            paths = sampler.valid_paths(pivot, hops, limit=1_000_000)
-            counts.append(f"{hops} hops: {len(paths):,}")
-        console.print(f"{entry.spec.name} pivot {pivot}: {'; '.join(counts)} valid paths",
-                      highlight=False)
+        counts = {hops: len(sampler.valid_paths(pivot, hops, limit=1_000_000))
+                  for hops in sampler.lengths}
+        if as_json:
+            click.echo(json.dumps({"spec": entry.spec.name, "kind": entry.spec.kind,
+                                   "pivot": pivot, "valid_paths": counts}))
+            continue
+        shown = "; ".join(f"{hops} hops: {n:,}" for hops, n in counts.items())
+        console.print(f"{entry.spec.name} pivot {pivot}: {shown} valid paths", highlight=False)
 
 
 @specs_group.command("sample")
@@ -209,9 +183,10 @@ def _count_paths(sampler: EntitySampler, entry: SpecEntry) -> None:
 @click.option("--n", "count", default=5, show_default=True, help="How many samples.")
 @click.option("--seed", default=0, show_default=True, help="Run seed.")
 @click.option("--start", default=0, show_default=True, help="Index of the first sample.")
+@json_option
 @click.pass_obj
 def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
-                   count: int, seed: int, start: int) -> None:
+                   count: int, seed: int, start: int, as_json: bool) -> None:
     """Draw samples i = start .. start+n-1 and print them with entity names."""
     from kgcert.specs import DagSample, RelationSampler, find_spec, prepare_sampler
 
@@ -233,10 +208,26 @@ def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_nam
                 f"{names.get(sample.nodes[e.source], '?')} -[{e.rel_type}]-> "
                 f"{names.get(sample.nodes[e.target], '?')}" for e in compiled.edges)
             answer_id = sample.nodes[compiled.answer]
+            if as_json:
+                click.echo(json.dumps({
+                    "spec": entry.spec.name, "index": index, "seed": seed,
+                    "answer": {"variable": compiled.answer, "id": answer_id,
+                               "name": names.get(answer_id)},
+                    "nodes": {var: {"id": node, "name": names.get(node)}
+                              for var, node in sample.nodes.items()},
+                    "edges": [{"source": e.source, "type": e.rel_type, "target": e.target}
+                              for e in compiled.edges]}, ensure_ascii=False))
+                continue
             console.print(Text(f"#{index} answer {compiled.answer} = {names.get(answer_id)} "
                                f"({answer_id})"))
             console.print(Text(f"    {edges}"))
         else:
+            if as_json:
+                click.echo(json.dumps({
+                    "spec": entry.spec.name, "index": index, "seed": seed, "hops": sample.hops,
+                    "nodes": [{"id": node, "name": names.get(node)} for node in sample.nodes],
+                    "relations": list(sample.relations)}, ensure_ascii=False))
+                continue
             hops = "".join(f" -[{rel}]-> {names.get(node, node)}"
                            for rel, node in zip(sample.relations, sample.nodes[1:], strict=True))
             console.print(Text(f"#{index} {sample.hops} hops"))

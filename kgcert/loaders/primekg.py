@@ -110,6 +110,7 @@ class PrimeKGLoader(Loader):
         data = KGData()
         nodes: dict[str, dict[str, str]] = {}
         facts: set[Fact] = set()
+        rows = 0  # edge rows read, to say how many facts they held
         pending: list[tuple[Path, int, Fact]] = []  # edges whose endpoints come from nodes.csv
         kinds = {path: _kind(path) for path in files}
         strict = self.options.strict
@@ -125,6 +126,7 @@ class PrimeKGLoader(Loader):
                             }
                     facts.add((row["x_index"], row["relation"], row["display_relation"],
                                row["y_index"]))
+                    rows += 1
             elif kind == "nodes":
                 for _, row in read_rows(path, NODE_COLUMNS, data.problems, strict=strict,
                                         rules=NODE_RULES):
@@ -160,8 +162,9 @@ class PrimeKGLoader(Loader):
                 data.problems.add(where)
                 continue
             facts.add(fact)
+            rows += 1
         descriptions = self._descriptions([p for p, k in kinds.items() if k == "features"], data)
-        self._build(data, nodes, facts, descriptions)
+        self._build(data, nodes, facts, descriptions, rows)
         return data
 
     def _descriptions(self, paths: list[Path], data: KGData) -> dict[str, str]:
@@ -178,7 +181,7 @@ class PrimeKGLoader(Loader):
         return found
 
     def _build(self, data: KGData, nodes: dict[str, dict[str, str]], facts: set[Fact],
-               descriptions: dict[str, str]) -> None:
+               descriptions: dict[str, str], rows: int) -> None:
         book = template_book("primekg")
         fold = self.options.fold
         labels = distinct_identifiers({node["type"] for node in nodes.values()},
@@ -195,6 +198,13 @@ class PrimeKGLoader(Loader):
             data.node_table(label).rows.append(row)
         # PrimeKG is undirected: store each fact in both directions, once each.
         directed = facts | {(y, rel, display, x) for x, rel, display, y in facts}
+        duplicates, added = rows - len(facts), len(directed) - len(facts)
+        data.notes.append(
+            f"{rows:,} edge rows -> {len(directed):,} directed edges: "
+            + (f"{duplicates:,} duplicate rows collapsed; " if duplicates else "")
+            + (f"{added:,} reverse edges added for facts listed one way only (PrimeKG is "
+               "undirected: each fact is stored both ways)" if added else
+               "every fact was listed in both directions"))
         # An edge carries its display relation only where its type joins the same entity
         # types under several displays (drug_protein: target, enzyme, carrier, transporter);
         # elsewhere the one KgcertRelation of (type, source type, target type) names it, and

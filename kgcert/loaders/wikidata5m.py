@@ -180,9 +180,9 @@ class Wikidata5mLoader(Loader):
                 else:
                     facts[(head, rel, tail)] = None
         if dropped:
-            shown = ", ".join(f"{rel} {n}" for rel, n in sorted(dropped.items()))
-            data.notes.append(f"left out {sum(dropped.values())} triples of dropped relations "
-                              f"({shown})")
+            shown = ", ".join(f"{rel} {n:,}" for rel, n in sorted(dropped.items()))
+            data.notes.append(f"left out {sum(dropped.values()):,} triples of the relations in "
+                              f"drop_relations ({shown})")
         if duplicates:
             data.notes.append(f"collapsed {duplicates} exact duplicate triples")
 
@@ -302,10 +302,12 @@ class Wikidata5mLoader(Loader):
                     continue
             kept[fact] = found
         if unsupported_count:
-            verb = "dropped" if unsupported == "drop" else "kept with their template sentence"
+            of = f"{unsupported_count:,} of {len(facts):,} edges with no supporting sentence"
             data.notes.append(
-                f"{unsupported_count} edges have no supporting sentence in either entity's "
-                f"text: {verb} (unsupported_edges: {unsupported})"
+                f"dropped {of} in either entity's text (unsupported_edges=drop; =template "
+                "keeps them)" if unsupported == "drop" else
+                f"kept {of} in either entity's text, read through their relation's template "
+                "sentence (unsupported_edges=template; =drop drops them)"
             )
         return kept
 

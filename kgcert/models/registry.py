@@ -53,6 +53,12 @@ PROVIDERS: dict[str, Provider] = {
         "pip install 'kgcert[gemini]'",
         help="gemini:<model>",
     ),
+    "anthropic": Provider(
+        "kgcert.models.anthropic_messages",
+        ("anthropic",),
+        "pip install 'kgcert[anthropic]'",
+        help="anthropic:<model> (the Messages API through the anthropic SDK)",
+    ),
     "bernoulli": Provider(
         "kgcert.models.bernoulli",
         needs_name=True,

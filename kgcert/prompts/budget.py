@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgcert import defaults
 from kgcert.errors import InputError
 
-DEFAULT_CHARACTERS = 12_000
+DEFAULT_CHARACTERS = defaults.CONTEXT_CHARS
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.prompts import context as ctx
 from kgcert.prompts.budget import Budget
@@ -119,7 +120,8 @@ class PromptBuilder:
 
     def __init__(self, store: GraphStore, spec: RelationSpec | EntitySpec,
                  sampler: RelationSampler | EntitySampler | None = None, *, seed: int = 0,
-                 setting: str = "vanilla", options: int = 4, few_shot: int = 2,
+                 setting: str = "vanilla", options: int = defaults.OPTIONS,
+                 few_shot: int = defaults.FEW_SHOT,
                  shuffle: bool = True, budget: Budget | None = None,
                  weighting: str = "tail", max_distractors: int | None = None,
                  require_distractor: bool | None = None,
@@ -500,7 +502,8 @@ def _with(base: Provenance, details: dict[str, Any], **changes: Any) -> Provenan
 
 def build_prompt(store: GraphStore, spec: RelationSpec | EntitySpec,
                  sample: DagSample | PathSample, setting: str = "vanilla", *,
-                 options_count: int = 4, few_shot: int = 2, shuffle: bool = True,
+                 options_count: int = defaults.OPTIONS, few_shot: int = defaults.FEW_SHOT,
+                 shuffle: bool = True,
                  budget: Budget | None = None,
                  sampler: RelationSampler | EntitySampler | None = None,
                  graph: PromptGraph | None = None, **settings: Any) -> Prompt:

@@ -36,7 +36,7 @@ from kgcert.stats import (
 )
 
 LIBRARIES = ("neo4j", "numpy", "scipy", "torch", "transformers", "arcadedb-embedded", "httpx",
-             "google-genai")
+             "google-genai", "anthropic")
 SKIPPED = "skipped"
 ANSWERED = ("correct", "wrong", "unparseable")
 CLOPPER_PEARSON = "clopper-pearson (two-sided, n fixed in advance)"

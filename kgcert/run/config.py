@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
 from kgcert.yamlfile import read_yaml
@@ -38,14 +39,15 @@ class RunConfig(BaseModel):
     formats: tuple[str, ...] = ("list",)  # textualizations for task specs
     n: int = Field(default=250, ge=1)
     confidence: float = Field(default=0.95, gt=0, lt=1)
-    seed: int = Field(default=0, ge=0)
-    options: int = Field(default=4, ge=2, le=10)
-    few_shot: int = Field(default=3, ge=0, le=5)
+    seed: int = Field(default=defaults.SEED, ge=0)
+    options: int = Field(default=defaults.OPTIONS, ge=2, le=10)
+    few_shot: int = Field(default=defaults.FEW_SHOT, ge=0, le=5)
     batch_size: int = Field(default=16, ge=1)
     max_new_tokens: int = Field(default=128, ge=1)
     temperature: float = Field(default=0.0, ge=0)
     mode: Literal["generate", "choice"] = "generate"
-    context_chars: int = Field(default=12_000, ge=200)  # budget without a known tokenizer
+    # the budget when no tokenizer measures prompts
+    context_chars: int = Field(default=defaults.CONTEXT_CHARS, ge=200)
     context_tokens: int | None = Field(default=None, ge=100)  # cap on a tokenizer budget
     sequential: SequentialConfig | None = None
     simultaneous: bool = False  # Bonferroni over all certificates of the run
@@ -77,6 +79,40 @@ class RunConfig(BaseModel):
         """Identifies what the run samples and asks; n may grow on a later resume."""
         body = self.model_dump(mode="json", exclude=set(UNHASHED))
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+QUANT_OPTIONS = {"4bit": "load_in_4bit", "8bit": "load_in_8bit"}  # hf: model options
+
+
+def with_quantization(config: RunConfig, quant: str) -> RunConfig:
+    """The run with every hf: model loaded in 4 or 8 bits (bitsandbytes), as model options:
+    run.yaml keeps them, the certificates' model identity records them, and the run's
+    fingerprint tells it from the full-precision run."""
+    if quant not in QUANT_OPTIONS:
+        raise InputError(f"--quant must be one of {', '.join(QUANT_OPTIONS)}, got {quant!r}")
+    local = [m for m in config.models if m.strip().lower().startswith("hf:")]
+    if not local:
+        raise InputError(f"--quant {quant} applies to hf: models, and the run has none")
+    _check_cuda(quant)
+    options = {model: dict(values) for model, values in config.model_options.items()}
+    for model in local:
+        chosen = options.setdefault(model, {})
+        for key in QUANT_OPTIONS.values():
+            chosen.pop(key, None)
+        chosen[QUANT_OPTIONS[quant]] = True
+    return RunConfig.model_validate(config.model_dump() | {"model_options": options})
+
+
+def _check_cuda(quant: str) -> None:
+    """Refuse before anything starts: bitsandbytes quantizes on CUDA only."""
+    try:
+        import torch
+    except ImportError:
+        raise InputError(f"--quant {quant} needs torch with CUDA; install it with: "
+                         "pip install 'kgcert[hf,quant]'") from None
+    if not torch.cuda.is_available():
+        raise InputError(f"--quant {quant} uses bitsandbytes, which needs a CUDA GPU; none is "
+                         "available")
 
 
 def _first_error(error: ValidationError, source: str) -> InputError:

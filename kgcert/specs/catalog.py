@@ -29,6 +29,11 @@ def _files(folders: Iterable[Path]) -> list[Path]:
     return found
 
 
+def spec_files(extra_dirs: Iterable[Path] = ()) -> list[Path]:
+    """The files `catalog` reads, shipped first, without reading them."""
+    return _files([data_folder("specs"), *extra_dirs])
+
+
 def catalog(extra_dirs: Iterable[Path] = ()) -> list[SpecEntry]:
     """Every spec kgcert can see, shipped first; a user spec may not reuse a shipped name."""
     entries: list[SpecEntry] = []

@@ -1,0 +1,150 @@
+"""Read run directories without changing them: list runs with their certificates, and find one
+sample record for `kgcert show`.
+
+Light on purpose (json and yaml only), so `kgcert runs` and `kgcert show` start fast. A sample
+file whose last line is cut short (a run killed, or still writing) is read without that line,
+and the file is left as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kgcert.errors import InputError
+
+RUN_MARKERS = ("run.yaml", "certificates", "samples")
+CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
+                      "seed", "method")
+
+
+def is_run_dir(path: Path) -> bool:
+    return path.is_dir() and any((path / name).exists() for name in RUN_MARKERS)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    path: Path
+    config: dict[str, Any]
+    certificates: list[dict[str, Any]]
+    sample_files: int
+    problems: list[str] = field(default_factory=list)  # unreadable files, named, not fatal
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"run": str(self.path), "kg": self.config.get("kg"),
+                "seed": self.config.get("seed"), "sample_files": self.sample_files,
+                "certificates": self.certificates, "problems": self.problems}
+
+
+def find_runs(root: Path) -> list[Path]:
+    """`root` itself when it is a run directory, else the run directories inside it."""
+    if not root.exists():
+        raise InputError(f"no run directory {root} (`kgcert run --out DIR` writes one)")
+    if not root.is_dir():
+        raise InputError(f"{root} is a file, not a folder of runs")
+    if is_run_dir(root):
+        return [root]
+    return sorted(child for child in root.iterdir() if is_run_dir(child))
+
+
+def summarize(run: Path) -> RunSummary:
+    problems: list[str] = []
+    config: dict[str, Any] = {}
+    saved = run / "run.yaml"
+    if saved.exists():
+        try:
+            loaded = yaml.safe_load(saved.read_text(encoding="utf-8"))
+            config = loaded if isinstance(loaded, dict) else {}
+        except yaml.YAMLError:
+            problems.append(f"{saved} is not valid YAML")
+    certificates = []
+    for path in sorted((run / "certificates").glob("*.json")):
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            problems.append(f"{path} is not valid JSON")
+            continue
+        if not isinstance(body, dict) or not {"spec", "k", "n"} <= body.keys():
+            problems.append(f"{path} is not a certificate")
+            continue
+        certificates.append({**{key: body.get(key) for key in CERTIFICATE_FIELDS},
+                             "file": str(path.relative_to(run))})
+    certificates.sort(key=lambda c: (str(c["spec"]), str(c["setting"]), str(c["model"])))
+    samples = len(list((run / "samples").rglob("*.jsonl")))
+    return RunSummary(run, config, certificates, samples, problems)
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) of a sample file's complete lines."""
+    raw = path.read_bytes()
+    *complete, _torn = raw.split(b"\n")
+    for number, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            raise InputError(f"{path}: line {number} is not a sample record") from None
+        if not isinstance(record, dict) or "index" not in record:
+            raise InputError(f"{path}: line {number} is not a sample record")
+        yield number, record
+
+
+@dataclass(frozen=True)
+class SampleFile:
+    path: Path
+    spec: str
+    setting: str
+    model: str
+
+    @property
+    def label(self) -> str:
+        return f"--spec {self.spec} --setting {self.setting} --model {self.model}"
+
+
+def sample_files(run: Path) -> list[SampleFile]:
+    """Every sample file of a run with the (spec, setting, model) its first record names."""
+    found = []
+    for path in sorted((run / "samples").rglob("*.jsonl")):
+        first = next(_records(path), None)
+        if first is None:
+            continue  # nothing recorded yet
+        record = first[1]
+        found.append(SampleFile(path, str(record.get("spec")), str(record.get("setting")),
+                                str(record.get("model"))))
+    return found
+
+
+def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str | None = None,
+                model: str | None = None) -> tuple[SampleFile, dict[str, Any]]:
+    """The record of sample `index` in the one sample file the filters leave, else InputError
+    saying what to choose from."""
+    if not is_run_dir(run):
+        raise InputError(f"{run} is not a run directory (no run.yaml, certificates/ or "
+                         "samples/)")
+    files = sample_files(run)
+    chosen = [f for f in files if (spec is None or f.spec == spec)
+              and (setting is None or f.setting == setting)
+              and (model is None or f.model == model)]
+    if not chosen:
+        given = ", ".join(f"{name} {value}" for name, value in
+                          (("spec", spec), ("setting", setting), ("model", model)) if value)
+        where = f" with {given}" if given else ""
+        have = "; ".join(f.label for f in files) or "none recorded yet"
+        raise InputError(f"{run} has no samples{where} (it has: {have})")
+    if len(chosen) > 1:
+        raise InputError(f"{run} has {len(chosen)} sample files; choose one with "
+                         + " or ".join(f"`{f.label}`" for f in chosen))
+    [file] = chosen
+    indexes = []
+    for _, record in _records(file.path):
+        if int(record["index"]) == index:
+            return file, record
+        indexes.append(int(record["index"]))
+    shown = f"{min(indexes)}..{max(indexes)}" if indexes else "none"
+    raise InputError(f"no sample {index} in {file.path} (recorded indexes: {shown})")
