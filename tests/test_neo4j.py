@@ -319,3 +319,25 @@ def test_neo4j_admin_import_equals_a_direct_load(neo4j_env, embedded_server, sha
         server.close()
     finally:
         server_env.close()
+
+
+def test_entity_specs_generate_and_sample_alike_on_both_servers(neo4j_server, embedded_server,
+                                                                shared_data, tmp_path):
+    """The countries KG in Wikidata5m layout: `specs generate` picks the same pivots and the
+    entity samplers draw the same paths (first 200) on both servers."""
+    from kgcert.specs import EntitySampler
+    from kgcert.specs.generate import generate_entity_specs
+
+    drawn = []
+    for server in (neo4j_server, embedded_server):
+        _load(server, shared_data, "diff_wd5m", "wikidata5m_countries", "wikidata5m",
+              replace=False)
+        store = server.open("diff_wd5m")
+        out = tmp_path / type(server).__name__
+        paths = generate_entity_specs(store, "diff_wd5m", out, count=2, rho=4, rule="degree",
+                                      threshold=2000, exclude=["P31", "P279"], seed=0)
+        texts = [path.read_text() for path in paths]
+        sampler = prepare_sampler(load_spec_file(paths[0]), store)
+        assert isinstance(sampler, EntitySampler)
+        drawn.append((texts, [sampler.sample(2, i) for i in range(SAMPLES)]))
+    assert drawn[0] == drawn[1]
