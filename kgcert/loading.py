@@ -111,9 +111,7 @@ def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = F
             )
     try:
         write_kg(server, kg, source.data, manifest, progress)
-    except BaseException as error:
-        if isinstance(error, KeyboardInterrupt | SystemExit):
-            raise  # a kill: the manifest says `loading`, and the next load rebuilds
+    except Exception:  # not a kill (the manifest says `loading`: the next load rebuilds)
         _remove_failed(server, kg, report)
         raise
     return LoadResult(kg, manifest, skipped=False)

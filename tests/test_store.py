@@ -73,3 +73,33 @@ def test_kgs_are_separate_databases(embedded_server):
     embedded_server.drop(first)
     assert first not in embedded_server.list_kgs()
     assert second in embedded_server.list_kgs()
+
+
+def test_a_failed_write_leaves_no_half_made_kg(graph_server, shared_data, monkeypatch):
+    """A write the server refuses midway (a full disk, say) removes what it wrote, on both
+    servers; the next load starts clean."""
+    from kgcert.errors import StoreError
+
+    real = graph_server.bulk_writer
+
+    def failing_after_first_edges(store):
+        writer = real(store)
+        write_edges = writer.write_edges
+
+        def then_fail(*args, **kwargs):
+            write_edges(*args, **kwargs)
+            raise StoreError("simulated: No space left on device")
+
+        writer.write_edges = then_fail
+        return writer
+
+    kg = "failed_write"
+    monkeypatch.setattr(graph_server, "bulk_writer", failing_after_first_edges)
+    with pytest.raises(StoreError, match="No space left"):
+        load_kg(graph_server, "primekg",
+                [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], kg)
+    assert not graph_server.exists(kg)
+    monkeypatch.undo()
+    store, result = load_kg(graph_server, "primekg",
+                            [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], kg)
+    assert store.value("MATCH (n:Entity{{:kg}}) RETURN count(n)") == result.manifest.counts["nodes"]

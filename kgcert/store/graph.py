@@ -40,8 +40,7 @@ class GraphStore:
 
     @property
     def where(self) -> str:
-        return f"{self.server_name} [{self.kg}]" if self.shared else \
-            f"{self.server_name} [{self.database}]"
+        return f"{self.server_name} [{self.kg}]"
 
     def query(self, cypher: str, **params: Any) -> list[dict[str, Any]]:
         """Run a read query and return its rows as dicts."""
