@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from kgcert.errors import InputError
+from kgcert.run.records import complete_records
 from kgcert.yamlfile import read_yaml
 
 ANSWERED = ("correct", "wrong", "unparseable")  # outcomes that enter a certificate's bounds
@@ -148,16 +149,8 @@ def _check_types(body: dict[str, Any], path: Path) -> None:
 
 def iter_records(path: Path) -> Iterator[dict[str, Any]]:
     """The complete records of one sample file (a torn last line is skipped, not removed)."""
-    raw = path.read_bytes()
-    *complete, _tail = raw.split(b"\n")
-    for number, line in enumerate(complete, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            raise InputError(f"{path}: line {number} is not a sample record") from None
-        if not isinstance(record, dict) or "index" not in record or "outcome" not in record:
+    for number, record in complete_records(path):
+        if "outcome" not in record:
             raise InputError(f"{path}: line {number} is not a sample record")
         if not _is_int(record["index"]):
             raise InputError(f"{path}: line {number}: field index is "

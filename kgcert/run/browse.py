@@ -9,7 +9,6 @@ and the file is left as it is.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import yaml
 
 from kgcert.errors import InputError
+from kgcert.run.records import complete_records
 
 RUN_MARKERS = ("run.yaml", "certificates", "samples")
 CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
@@ -79,22 +79,6 @@ def summarize(run: Path) -> RunSummary:
     return RunSummary(run, config, certificates, samples, problems)
 
 
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) of a sample file's complete lines."""
-    raw = path.read_bytes()
-    *complete, _torn = raw.split(b"\n")
-    for number, line in enumerate(complete, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            raise InputError(f"{path}: line {number} is not a sample record") from None
-        if not isinstance(record, dict) or "index" not in record:
-            raise InputError(f"{path}: line {number} is not a sample record")
-        yield number, record
-
-
 @dataclass(frozen=True)
 class SampleFile:
     path: Path
@@ -111,7 +95,7 @@ def sample_files(run: Path) -> list[SampleFile]:
     """Every sample file of a run with the (spec, setting, model) its first record names."""
     found = []
     for path in sorted((run / "samples").rglob("*.jsonl")):
-        first = next(_records(path), None)
+        first = next(complete_records(path), None)
         if first is None:
             continue  # nothing recorded yet
         record = first[1]
@@ -142,7 +126,7 @@ def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str 
                          + " or ".join(f"`{f.label}`" for f in chosen))
     [file] = chosen
     indexes = []
-    for _, record in _records(file.path):
+    for _, record in complete_records(file.path):
         if int(record["index"]) == index:
             return file, record
         indexes.append(int(record["index"]))

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,24 @@ def read_history(run_dir: Path) -> dict[str, list[int]]:
 
 def write_history(run_dir: Path, history: dict[str, list[int]]) -> None:
     write_json(run_dir / HISTORY, history)
+
+
+def complete_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for each complete line of a sample file, for readers that leave
+    the file as it is: a torn last line is skipped, blank lines are passed over, and anything
+    but a JSON object with an index is refused naming the line."""
+    raw = path.read_bytes()
+    *complete, _torn = raw.split(b"\n")
+    for number, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            raise InputError(f"{path}: line {number} is not a sample record") from None
+        if not isinstance(record, dict) or "index" not in record:
+            raise InputError(f"{path}: line {number} is not a sample record")
+        yield number, record
 
 
 @dataclass

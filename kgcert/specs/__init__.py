@@ -7,12 +7,12 @@ graph driver or scipy, which the samplers need.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 # Eager on purpose: `catalog` is also a submodule's name, and a lazy attribute would be shadowed
 # by the module once anything imported kgcert.specs.catalog directly.
+from kgcert.lazy import lazy_attributes
 from kgcert.specs.catalog import AnySpec, SpecEntry, catalog, find_spec
 from kgcert.specs.model import EntitySpec, RelationSpec, TaskSpec, load_spec_file, spec_hash
 
@@ -38,12 +38,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_attributes(globals(), _MODULE_OF)
 
 
 def prepare_sampler(spec: AnySpec, store: GraphStore,

@@ -6,11 +6,11 @@ from kgcert.store.cypher, and that must not load the neo4j driver (and pandas wi
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kgcert.config import StoreTarget
+from kgcert.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from kgcert.store.graph import GraphStore
@@ -19,12 +19,7 @@ if TYPE_CHECKING:
 _MODULE_OF = {"GraphStore": "kgcert.store.graph", "GraphServer": "kgcert.store.server"}
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = lazy_attributes(globals(), _MODULE_OF)
 
 
 def connect(target: StoreTarget, *, in_process: bool = False) -> GraphServer:

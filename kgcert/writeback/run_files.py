@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
+from kgcert.run.records import complete_records
 from kgcert.yamlfile import read_yaml
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
@@ -60,16 +61,11 @@ def read_config(run_dir: Path) -> RunConfig:
 
 def read_samples(path: Path) -> list[dict[str, Any]]:
     """The complete records of a sample file, by index (a torn last line is left out)."""
-    raw = path.read_bytes()
-    *complete, _tail = raw.split(b"\n")
     records: dict[int, dict[str, Any]] = {}
-    for number, line in enumerate(complete, start=1):
-        if not line.strip():
-            continue
+    for number, record in complete_records(path):
         try:
-            record = json.loads(line)
             index = int(record["index"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+        except (TypeError, ValueError):
             raise InputError(f"{path}: line {number} is not a sample record") from None
         if index in records:
             raise InputError(f"{path}: sample {index} appears twice")
