@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from platformdirs import user_data_dir
+from platformdirs import user_cache_dir, user_data_dir
 
 DATA_DIR_ENV = "KGCERT_DATA_DIR"
 NEO4J_URI_ENV = "KGCERT_NEO4J_URI"
@@ -15,6 +15,7 @@ NEO4J_PASSWORD_ENV = "KGCERT_NEO4J_PASSWORD"
 NEO4J_DATABASE_ENV = "KGCERT_NEO4J_DATABASE"
 NEO4J_DEFAULT_DATABASE = "neo4j"  # Community's only user database
 EMBEDDED = "embedded"
+CACHE_DIR_ENV = "KGCERT_CACHE_DIR"
 NO_SERVER_ENV = "KGCERT_NO_SERVER"  # 1: the embedded server runs in-process, no warm server
 
 
@@ -24,6 +25,13 @@ def data_dir(override: str | Path | None = None) -> Path:
     path = Path(chosen).expanduser().resolve()
     path.mkdir(parents=True, exist_ok=True, mode=0o700)  # its KGs and caches are private
     return path
+
+
+def cache_dir() -> Path:
+    """kgcert's cache (model responses, parsed spec patterns): $KGCERT_CACHE_DIR, else the
+    XDG user cache dir. Not created here."""
+    chosen = os.environ.get(CACHE_DIR_ENV) or user_cache_dir("kgcert", appauthor=False)
+    return Path(chosen).expanduser().resolve()
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # Tests run the embedded server in-process (and so do the `python -m kgcert` they start), never
 # a warm background server; tests/test_warm_server.py removes this for its own commands.
 os.environ["KGCERT_NO_SERVER"] = "1"
+# kgcert's cache (parsed patterns, default response cache) goes to a folder of this session's,
+# never the user's ~/.cache.
+os.environ["KGCERT_CACHE_DIR"] = tempfile.mkdtemp(prefix="kgcert-test-cache-")
 
 # A Neo4j named in the environment is for the Neo4j runs only: every other test (and every
 # `python -m kgcert` a test starts) uses the embedded server, whatever the shell exports.

@@ -22,9 +22,9 @@ SCHEMA_VERSION = 1
 
 
 def default_cache_dir() -> Path:
-    from platformdirs import user_cache_dir
+    from kgcert.config import cache_dir
 
-    return Path(user_cache_dir("kgcert")) / "responses"
+    return cache_dir() / "responses"
 
 
 def cache_key(identity: Mapping[str, Any], config: GenerationConfig, request: ModelRequest) -> str:

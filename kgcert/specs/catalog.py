@@ -47,11 +47,30 @@ def catalog(extra_dirs: Iterable[Path] = ()) -> list[SpecEntry]:
     return entries
 
 
+def _shipped_by_name(name: str) -> SpecEntry | None:
+    """The shipped spec `name` read from the file its name points to (`primekg.x` is
+    primekg/x.yaml), so a command naming one spec does not parse all of them; None when that
+    file is absent or holds another name, and the whole catalog is searched instead."""
+    family, _, rest = name.partition(".")
+    if not rest or "/" in name or "\\" in name:
+        return None
+    folder = data_folder("specs") / family
+    for path in (folder / f"{rest}.yaml", folder / f"{name}.yaml"):
+        if path.is_file():
+            spec = load_spec_file(path)
+            if spec.name == name:
+                return SpecEntry(spec, path)
+    return None
+
+
 def find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:
     """A spec by name, or a YAML file by path."""
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.is_file():
         return SpecEntry(load_spec_file(path), path)
+    extra_dirs = list(extra_dirs)
+    if not extra_dirs and (shipped := _shipped_by_name(name_or_path)):
+        return shipped
     entries = catalog(extra_dirs)
     for entry in entries:
         if entry.spec.name == name_or_path:

@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from kgcert.errors import InputError
 from kgcert.rng import sample_rng
@@ -42,6 +42,9 @@ from kgcert.specs.model import EntitySpec, spec_hash
 from kgcert.specs.schema import KGSchema
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 MAX_ATTEMPTS = 200_000
 SEARCH_LIMIT = 200_000
@@ -94,6 +97,8 @@ class _Neighbourhood:
     def _step(self, rel: int) -> sp.csr_matrix:
         matrix = self._forward.get(rel)
         if matrix is None:
+            import scipy.sparse as sp  # here: a second to import, and only entity specs need it
+
             chosen = self.rel == rel
             size = len(self.ids)
             matrix = sp.csr_matrix((np.ones(int(chosen.sum()), dtype=np.int64),

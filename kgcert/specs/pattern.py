@@ -1,8 +1,8 @@
 """Parse a spec's Cypher pattern into a reference DAG.
 
-The parser is antlr4-cypher (the openCypher grammar compiled for ANTLR's official Python
-runtime): it accepts exactly what Cypher accepts and reports syntax errors with line and
-column. cypher-guard (Neo4j field team) was the other candidate; it validates whole queries
+The parser (`pattern_parser`) is antlr4-cypher (the openCypher grammar compiled for ANTLR's
+official Python runtime): it accepts exactly what Cypher accepts and reports syntax errors with
+line and column. cypher-guard (Neo4j field team) was the other candidate; it validates whole queries
 against a schema but exposes no syntax tree to Python, and a tree is what the compiler needs.
 
 A pattern is a comma-separated list of paths of node patterns `(v:Label)` joined by
@@ -14,15 +14,13 @@ typed, directed edges.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from collections import defaultdict, deque
 from dataclasses import dataclass
-from typing import Any
-
-from antlr4 import CommonTokenStream, InputStream, Token
-from antlr4.error.ErrorListener import ErrorListener
-from antlr4.tree.Tree import TerminalNode
-from antlr4_cypher import CypherLexer, CypherParser
+from pathlib import Path
 
 from kgcert.errors import InputError
 
@@ -71,129 +69,59 @@ class PatternGraph:
         return order
 
 
-class _Raise(ErrorListener):
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def syntaxError(self, recognizer: object, symbol: object, line: int, column: int,
-                    message: str, error: object) -> None:
-        raise InputError(f"pattern syntax error at line {line}, column {column + 1}: {message} "
-                         f"in {self.text!r}")
-
-
-def _name(ctx: Any) -> str:
-    text: str = ctx.getText()
-    if text.startswith("`") and text.endswith("`"):
-        return text[1:-1].replace("``", "`")
-    return text
-
-
-def _children(ctx: Any) -> list[object]:
-    return list(ctx.getChildren())
-
-
-def _node(ctx: Any, labels: dict[str, str | None], text: str) -> str:
-    var: str | None = None
-    label: str | None = None
-    for child in _children(ctx):
-        if isinstance(child, CypherParser.SymbolContext):
-            var = _name(child)
-        elif isinstance(child, CypherParser.NodeLabelsContext):
-            names = [c for c in _children(child) if isinstance(c, CypherParser.NameContext)]
-            if len(names) != 1:
-                raise InputError(f"pattern node {ctx.getText()} must have exactly one label "
-                                 f"(or none) in {text!r}")
-            label = _name(names[0])
-        elif isinstance(child, CypherParser.PropertiesContext):
-            raise InputError(f"pattern node {ctx.getText()} has properties; put value "
-                             "constraints in the spec, not the pattern")
-    if var is None:
-        raise InputError(f"pattern node {ctx.getText()} needs a variable name in {text!r}")
-    if var in _RESERVED:
-        raise InputError(f"variable name {var!r} is reserved (query parameters use it); "
-                         f"rename it in {text!r}")
-    if not _VARIABLE.match(var):
-        raise InputError(f"variable {var!r} must be letters, digits and _ (templates name it "
-                         f"as {{{{variable}}}}) in {text!r}")
-    if var in labels and label is not None and labels[var] not in (None, label):
-        raise InputError(f"variable {var} has two labels ({labels[var]}, {label}) in {text!r}")
-    if var not in labels or label is not None:
-        labels[var] = label
-    return var
-
-
-def _relationship(ctx: Any, text: str) -> tuple[str, bool]:
-    """The relationship's type and whether it points left to right."""
-    tokens = [c.getText() for c in _children(ctx) if isinstance(c, TerminalNode)]
-    left, right = "<" in tokens, ">" in tokens
-    if left == right:
-        raise InputError(f"relationship {ctx.getText()} needs one direction (-> or <-) "
-                         f"in {text!r}")
-    detail = next((c for c in _children(ctx) if isinstance(c, CypherParser.RelationDetailContext)),
-                  None)
-    types: list[str] = []
-    if detail is not None:
-        for child in _children(detail):
-            if isinstance(child, CypherParser.RelationshipTypesContext):
-                types = [_name(c) for c in _children(child)
-                         if isinstance(c, CypherParser.NameContext)]
-            elif isinstance(child, CypherParser.SymbolContext):
-                raise InputError(f"relationship {ctx.getText()} has a variable; the DAG's "
-                                 "edges are fixed by their endpoints")
-            elif isinstance(child, (CypherParser.RangeLitContext, CypherParser.PropertiesContext)):
-                raise InputError(f"relationship {ctx.getText()} must be a single hop "
-                                 "without properties")
-            elif isinstance(child, TerminalNode) and child.getText() == "*":
-                raise InputError(f"relationship {ctx.getText()} must be a single hop "
-                                 "(no variable-length paths)")
-    if len(types) != 1:
-        raise InputError(f"relationship {ctx.getText()} needs exactly one type in {text!r}")
-    return types[0], right
-
-
 def parse_pattern(text: str) -> PatternGraph:
-    """Parse and check syntax; shape checks (DAG, one sink) are `check_reference_dag`'s job."""
-    listener = _Raise(text)
-    lexer = CypherLexer(InputStream(text))
-    lexer.removeErrorListeners()
-    lexer.addErrorListener(listener)
-    stream = CommonTokenStream(lexer)
-    parser = CypherParser(stream)
-    parser.removeErrorListeners()
-    parser.addErrorListener(listener)
-    tree = parser.pattern()
-    rest = stream.LT(1)
-    if rest is not None and rest.type != Token.EOF:
-        raise InputError(f"pattern syntax error at line {rest.line}, column {rest.column + 1}: "
-                         f"unexpected {rest.text!r} in {text!r}")
-    labels: dict[str, str | None] = {}
-    edges: list[PatternEdge] = []
-    for part in _children(tree):
-        if not isinstance(part, CypherParser.PatternPartContext):
-            continue
-        for elem in _children(part):
-            if isinstance(elem, CypherParser.SymbolContext):
-                raise InputError(f"named paths are not supported in a spec pattern: {text!r}")
-            if not isinstance(elem, CypherParser.PatternElemContext):
-                continue
-            previous: str | None = None
-            for child in _children(elem):
-                if isinstance(child, CypherParser.NodePatternContext):
-                    previous = _node(child, labels, text)
-                elif isinstance(child, CypherParser.PatternElemChainContext):
-                    rel_ctx, node_ctx = (c for c in _children(child)
-                                         if not isinstance(c, TerminalNode))
-                    rel_type, rightwards = _relationship(rel_ctx, text)
-                    current = _node(node_ctx, labels, text)
-                    assert previous is not None
-                    source, target = (previous, current) if rightwards else (current, previous)
-                    edges.append(PatternEdge(source, rel_type, target))
-                    previous = current
-                elif isinstance(child, CypherParser.PatternElemContext):
-                    raise InputError(f"parenthesised sub-patterns are not supported: {text!r}")
-    if not labels:
-        raise InputError(f"pattern {text!r} has no nodes")
-    return PatternGraph(labels, tuple(edges))
+    """Parse and check syntax; shape checks (DAG, one sink) are `check_reference_dag`'s job.
+
+    A pattern parsed once is cached in kgcert's cache directory (keyed by the text and the
+    parser's source), so later commands skip ANTLR's import and parse (about a second)."""
+    cache = _cache_file(text)
+    cached = _read_cached(cache) if cache else None
+    if cached is not None:
+        return cached
+    from kgcert.specs.pattern_parser import parse_cypher_pattern
+
+    graph = parse_cypher_pattern(text)
+    if cache:
+        _write_cached(cache, graph)
+    return graph
+
+
+def _cache_file(text: str) -> Path | None:
+    from kgcert.config import cache_dir
+
+    try:
+        parser_source = Path(__file__).with_name("pattern_parser.py").read_bytes()
+    except OSError:
+        return None
+    folder = cache_dir() / "patterns"
+    key = hashlib.sha256(parser_source + b"\0" + text.encode("utf-8")).hexdigest()
+    return folder / f"{key[:32]}.json"
+
+
+def _read_cached(path: Path) -> PatternGraph | None:
+    """The cached parse, or None when absent or not as written (then it is parsed again)."""
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        labels = {str(var): (None if label is None else str(label))
+                  for var, label in body["labels"]}
+        edges = tuple(PatternEdge(str(s), str(r), str(t)) for s, r, t in body["edges"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return PatternGraph(labels, edges)
+
+
+def _write_cached(path: Path, graph: PatternGraph) -> None:
+    body = {"labels": list(graph.labels.items()),
+            "edges": [[e.source, e.rel_type, e.target] for e in graph.edges]}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
+                       encoding="utf-8") as out:
+            out.write(json.dumps(body))
+        partial.replace(path)
+    except OSError:
+        pass  # a cache that cannot be written is only slower
 
 
 def check_reference_dag(graph: PatternGraph, answer: str, text: str) -> None:

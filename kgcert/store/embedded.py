@@ -24,11 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-import neo4j
-
 from kgcert.errors import StoreError
 from kgcert.store.bulk import BulkWriter, Progress
 from kgcert.store.cypher import escape_identifier, is_safe_identifier
+from kgcert.store.driver import neo4j
 from kgcert.store.graph import GraphStore
 from kgcert.store.server import GraphServer, check_kg_name
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import neo4j
-from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
-
 from kgcert.errors import StoreError
 from kgcert.store.cypher import KG_SCOPE, escape_identifier, kg_label, named
+from kgcert.store.driver import AuthError, Neo4jError, ServiceUnavailable, neo4j
 
 
 def _one_line(error: BaseException) -> str:

@@ -12,9 +12,6 @@ from __future__ import annotations
 import os
 import re
 
-import neo4j
-from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
-
 from kgcert.config import (
     NEO4J_DATABASE_ENV,
     NEO4J_DEFAULT_DATABASE,
@@ -24,6 +21,7 @@ from kgcert.config import (
 from kgcert.errors import StoreError
 from kgcert.store.bulk import BoltBulkWriter, BulkWriter
 from kgcert.store.cypher import kg_index_name, kg_label, named, statement
+from kgcert.store.driver import AuthError, ClientError, Neo4jError, ServiceUnavailable, neo4j
 from kgcert.store.graph import GraphStore, _one_line
 from kgcert.store.server import GraphServer, check_kg_name
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 
-import neo4j
-
 from kgcert.errors import InputError, StoreError
 from kgcert.store.bulk import BulkWriter
+from kgcert.store.driver import neo4j
 from kgcert.store.graph import GraphStore
 
 _KG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,62}$")

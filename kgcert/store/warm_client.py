@@ -10,10 +10,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import neo4j
-
 from kgcert.errors import StoreError
 from kgcert.store.bulk import BulkWriter
+from kgcert.store.driver import neo4j
 from kgcert.store.graph import GraphStore
 from kgcert.store.server import GraphServer, check_kg_name
 from kgcert.store.warm import ensure_running
