@@ -20,7 +20,7 @@ os.environ["KGCERT_NO_SERVER"] = "1"
 NEO4J_ENV = {name: os.environ.pop(name) for name in list(os.environ)
              if name.startswith("KGCERT_NEO4J_")}
 
-pytest_plugins = ["models_fixtures"]
+pytest_plugins = ["models_fixtures", "tmpfs_fixture"]
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA_ENV = "KGCERT_SHARED_DATA"
