@@ -119,8 +119,9 @@ def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = F
         full = server.full_disk(error)  # asked before the cleanup frees space
         removed = _remove_failed(server, kg)
         if full:
-            raise StoreError(f"the disk holding {full} is full: KG {kg!r} did not fit ({removed}"
-                             "); free space there or pass another --data-dir") from error
+            raise StoreError(f"the disk holding {full} is full (No space left on device): KG "
+                             f"{kg!r} did not fit ({removed}); free space there or pass "
+                             "another --data-dir") from error
         report(f"KG {kg!r}: the load failed; {removed}")
         raise
     return LoadResult(kg, manifest, skipped=False)

@@ -172,8 +172,8 @@ def test_a_load_that_fills_the_disk_says_so_and_leaves_no_kg(tmp_path: Path, syn
     data = disk / "data"
     full = _kgcert(data, "load", "primekg", str(synth_csv), "--kg", "big")
     assert _error_line(full, 3) == (
-        f"error: the disk holding {data} is full: KG 'big' did not fit (removed what it had "
-        "written); free space there or pass another --data-dir")
+        f"error: the disk holding {data} is full (No space left on device): KG 'big' did not "
+        "fit (removed what it had written); free space there or pass another --data-dir")
     assert "Exception" not in full.stderr and "\tat " not in full.stderr  # no Java stack
     databases = data / "embedded" / "databases" / "databases"
     assert sorted(p.name for p in databases.iterdir() if p.is_dir()) == []
