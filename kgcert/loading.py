@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgcert.errors import InputError
+from kgcert.errors import InputError, StoreError
 from kgcert.loaders import Loader
 from kgcert.loaders.records import KGData
 from kgcert.manifest import COMPLETE, Manifest, now, read_manifest
@@ -94,8 +94,12 @@ def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = F
     needs `replace`, an unfinished one is rebuilt."""
     kg, manifest = source.kg, source.manifest
     if server.exists(kg):
-        previous = read_manifest(server.store(kg))
-        if previous is None or previous.status != COMPLETE:
+        problem = server.damage(kg)
+        previous = None if problem else read_manifest(server.store(kg))
+        if problem:
+            report(f"KG {kg!r} is damaged ({problem}); rebuilding it")
+            server.drop(kg)
+        elif previous is None or previous.status != COMPLETE:
             report(f"KG {kg!r}: an earlier load did not finish; rebuilding it")
             server.drop(kg)
         elif replace:
@@ -111,21 +115,30 @@ def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = F
             )
     try:
         write_kg(server, kg, source.data, manifest, progress)
-    except Exception:  # not a kill (the manifest says `loading`: the next load rebuilds)
-        _remove_failed(server, kg, report)
+    except Exception as error:  # not a kill (the manifest says `loading`: the next load rebuilds)
+        full = server.full_disk(error)  # asked before the cleanup frees space
+        removed = _remove_failed(server, kg)
+        if full:
+            raise StoreError(f"the disk holding {full} is full (No space left on device): KG "
+                             f"{kg!r} did not fit ({removed}); free space there or pass "
+                             "another --data-dir") from error
+        report(f"KG {kg!r}: the load failed; {removed}")
         raise
     return LoadResult(kg, manifest, skipped=False)
 
 
-def _remove_failed(server: GraphServer, kg: str, report: Report) -> None:
+def _remove_failed(server: GraphServer, kg: str) -> str:
     """A write that failed (full disk, a value the server refuses) leaves no half-made KG."""
     try:
         server.drop(kg)
     except Exception as error:  # the drop can fail for the same reason; the next load retries
-        report(f"KG {kg!r}: could not remove the failed load ({error}); "
-               "the next `kgcert load` rebuilds it")
-    else:
-        report(f"KG {kg!r}: the load failed; removed what it had written")
+        return (f"could not remove the failed load ({_first_line(error)}); the next "
+                "`kgcert load` rebuilds it")
+    return "removed what it had written"
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,

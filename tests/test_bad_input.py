@@ -148,3 +148,18 @@ def test_cli_errors_are_one_line(tmp_path, args, message, code):
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(message)
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "not a PrimeKG file"),
+    (KG_HEADER, "no entities found in"),
+], ids=["empty", "header-only"])
+def test_load_reports_unloadable_files_before_any_server_starts(tmp_path, text, message):
+    """Parse errors come first: no JVM start to wait for, no data directory made."""
+    path = _write(tmp_path / "kg.csv", text)
+    data_dir = tmp_path / "data"
+    done = _cli("load", "primekg", str(path), data_dir=data_dir)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: ") and message in lines[0]
+    assert not data_dir.exists()

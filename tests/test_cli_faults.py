@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,30 +35,6 @@ templates: ['{a}?', '{a}??', '{a}???', '{a}????', '{a}?????']
 SYNTH_KG = "clifaults_synth"
 RING_KG = "clifaults_ring"
 DUAL = "primekg.dual_indication"
-
-
-@pytest.fixture
-def tmpfs(tmp_path: Path) -> Iterator[Callable[..., Path]]:
-    """Mount a small tmpfs (read-only if asked): a disk that refuses root too. Skips where
-    mounting is not allowed; the simulated-OSError tests cover those machines."""
-    mounted: list[Path] = []
-
-    def mount(size: str, *, read_only: bool = False) -> Path:
-        if os.geteuid() != 0 or shutil.which("mount") is None:
-            pytest.skip("mounting a tmpfs needs root and mount(8)")
-        target = tmp_path / f"tmpfs{len(mounted)}"
-        target.mkdir()
-        options = f"size={size}" + (",ro" if read_only else "")
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(target)],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-        mounted.append(target)
-        return target
-
-    yield mount
-    for target in reversed(mounted):
-        subprocess.run(["umount", "-l", str(target)], check=False)
 
 
 def _kgcert(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -186,6 +160,19 @@ def test_report_out_on_a_read_only_disk(kgcert_cli, tmp_path, tmpfs):
     target = tmpfs("64k", read_only=True) / "report"
     line = _one_line(*kgcert_cli("report", str(run), "--out", str(target), "--no-figures"), 1)
     assert line == f"error: cannot write {target}: Read-only file system"
+
+
+def test_report_out_on_a_full_disk(kgcert_cli, tmp_path, tmpfs):
+    run = _run_dir_by_hand(tmp_path / "run")
+    reference = tmp_path / "reference"
+    assert kgcert_cli("report", str(run), "--out", str(reference), "--no-figures")[0] == 0
+    written = sum(p.stat().st_size for p in reference.rglob("*") if p.is_file())
+    disk = tmpfs("4k")  # one page: less than the report needs
+    assert written > 4096
+    target = disk / "report"
+    line = _one_line(*kgcert_cli("report", str(run), "--out", str(target), "--no-figures"), 1)
+    assert line.startswith(f"error: cannot write {target}")
+    assert line.endswith(": No space left on device")
 
 
 def test_report_out_without_permission(kgcert_cli, tmp_path, monkeypatch):

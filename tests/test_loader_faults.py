@@ -184,3 +184,18 @@ def test_a_quoted_name_may_span_lines_but_not_swallow_rows(tmp_path: Path) -> No
     assert names["3"] == "Line\nbreak"
     assert [e.split(" (")[0] for e in data.problems.examples] == ["kg.csv:5"]
     assert set(names) == {"1", "3", "7", "9"}
+
+
+# --- 5. repeated ids ------------------------------------------------------------------------
+
+def test_a_repeated_node_id_in_an_import_file_is_a_malformed_row(tmp_path: Path) -> None:
+    """The second row once replaced the first's label, whose rows then had none (KeyError)."""
+    write(tmp_path / "nodes.csv", "id:ID,name,:LABEL\n1,one,Gene\n1,uno,Drug\n2,two,Drug\n")
+    write(tmp_path / "edges.csv", ":START_ID,:END_ID,:TYPE\n1,2,targets\n")
+    data = read("neo4j-import", tmp_path)
+    assert {label: [r["name"] for r in table.rows] for label, table in data.nodes.items()} == {
+        "Gene": ["one"], "Drug": ["two"]}
+    assert data.edge_count == 1
+    assert data.problems.examples == ["nodes.csv:3 (node id '1' again)"]
+    with pytest.raises(InputError, match=r"^nodes.csv:3: malformed row \(node id '1' again\)$"):
+        read("neo4j-import", tmp_path, strict=True)

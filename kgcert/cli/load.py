@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -50,6 +51,9 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # Bad input is reported before a server starts, and leaves nothing behind.
     source = read_source(loader, list(paths), kg,
                          report=lambda m: errors.print(m, highlight=False))
+    # From here this process writes only the data directory: the KG's files are owner-only
+    # from the moment the server makes them (the JVM uses this process's umask).
+    os.umask(0o077)
     # In-process: the bulk writer needs the Java database object (an idle warm server stops).
     server = ctx.server(in_process=True)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),

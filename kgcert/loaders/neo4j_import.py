@@ -23,6 +23,7 @@ EDGE_FILES = ("edges.csv", "relationships.csv")
 
 @dataclass(frozen=True)
 class ImportNode:
+    line: int
     id: str
     labels: tuple[str, ...]
     properties: dict[str, str]
@@ -63,14 +64,14 @@ def read_import_nodes(path: Path, problems: Problems, strict: bool) -> Iterator[
     others = tuple(c for c in _header(path) if c not in (id_column, label_column))
     rules = FieldRules(keys=(id_column,), names=others,
                        types=(label_column,) if label_column else ())
-    for _, row in read_rows(path, [id_column], problems, strict=strict, rules=rules):
+    for line, row in read_rows(path, [id_column], problems, strict=strict, rules=rules):
         labels = tuple(x for x in row.pop(label_column, "").split(";") if x) if label_column else ()
         node_id = row.pop(id_column).strip()
         props = {_field(k)[0] or k: v for k, v in row.items() if v != ""}
         id_name = _field(id_column)[0]
         if id_name:
             props[id_name] = node_id
-        yield ImportNode(node_id, labels, props)
+        yield ImportNode(line, node_id, labels, props)
 
 
 def read_import_edges(path: Path, problems: Problems, strict: bool) -> Iterator[ImportEdge]:
@@ -112,6 +113,12 @@ class Neo4jImportLoader(Loader):
         kinds: dict[str, str] = {}  # node id -> its first label as written
         rows: list[tuple[str, dict[str, object]]] = []
         for node in read_import_nodes(nodes_file, data.problems, strict):
+            if node.id in kinds:  # neo4j-admin refuses these too: one id, one node
+                where, reason = f"{nodes_file.name}:{node.line}", f"node id {node.id!r} again"
+                if strict:
+                    raise InputError(f"{where}: malformed row ({reason})")
+                data.problems.add(f"{where} ({reason})")
+                continue
             kind = node.labels[0] if node.labels else "Thing"
             kinds[node.id] = kind
             name = node.properties.get("name") or next(

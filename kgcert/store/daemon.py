@@ -176,6 +176,8 @@ class WarmDaemon:
             return self.status(conn)
         if op == "list":
             return {"kgs": server.list_kgs()}
+        if op == "damage":
+            return {"reason": server.damage(str(request["kg"]))}
         if op == "create":
             server.create(str(request["kg"]))
             return {}
@@ -222,6 +224,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--idle", type=float, default=DEFAULT_IDLE_S,
                         help="Stop after this many seconds with no command connected.")
     options = parser.parse_args(argv)
+    # The server makes the KG's files while it runs: owner-only from the start, as the
+    # data directory is (the JVM creates files with this process's umask).
+    os.umask(0o077)
     code = 0
     _stop_on(None)
     try:

@@ -29,6 +29,7 @@ from kgcert.store.bulk import BulkWriter, Progress
 from kgcert.store.cypher import escape_identifier, is_safe_identifier
 from kgcert.store.driver import neo4j
 from kgcert.store.graph import GraphStore
+from kgcert.store.seal import Seal
 from kgcert.store.server import GraphServer, check_kg_name
 
 HEAP_ENV = "KGCERT_JVM_HEAP"
@@ -41,6 +42,7 @@ java.util.logging.FileHandler.count = 2
 java.util.logging.FileHandler.formatter = java.util.logging.SimpleFormatter
 """
 
+_FULL_BELOW = 2 << 20  # bytes free: less than the few pages a write extends a file by
 _lock = threading.Lock()
 _running: EmbeddedServer | None = None
 
@@ -113,6 +115,18 @@ def _start_jvm(home: Path) -> None:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+    _java_stderr_to(logs / "jvm-stderr.log")
+
+
+def _java_stderr_to(path: Path) -> None:
+    """Java's System.err into a log file: the server's logging prints its own failures (a
+    full disk) there as stack traces, which are no output for a command line. A PrintStream
+    never throws, so a log that cannot be written costs nothing."""
+    import jpype
+
+    stream = jpype.JClass("java.io.PrintStream")(
+        jpype.JClass("java.io.FileOutputStream")(str(path), True), True)
+    jpype.JClass("java.lang.System").setErr(stream)
 
 
 def _sigterm_to_exit(signum: int, frame: Any) -> None:
@@ -132,6 +146,9 @@ class EmbeddedServer(GraphServer):
         except BaseException:
             self._release_lock()
             raise
+        # Before the server opens the databases: it would answer from cut files unawares.
+        self._seal = Seal(self.home, self.home / "databases" / "databases")
+        self._damaged = self._seal.open()
         _start_jvm(self.home)
         import arcadedb_embedded
 
@@ -183,6 +200,24 @@ class EmbeddedServer(GraphServer):
     def list_kgs(self) -> list[str]:
         return sorted(str(name) for name in self._server._java_server.getDatabaseNames())
 
+    def damage(self, kg: str) -> str | None:
+        found = self._damaged.get(kg)
+        return found[0] if found else None
+
+    def full_disk(self, error: BaseException) -> str | None:
+        """The server's own errors hide the cause (a failed `CREATE INDEX`, a Java stack), so
+        the disk is asked too: a failed write with less than a few pages free was that."""
+        chain: BaseException | None = error
+        while chain is not None:
+            if "No space left on device" in str(chain):
+                return str(self.home.parent)
+            chain = chain.__cause__ or chain.__context__
+        try:
+            disk = os.statvfs(self.home)
+        except OSError:
+            return None
+        return str(self.home.parent) if disk.f_bavail * disk.f_frsize < _FULL_BELOW else None
+
     def _database(self, kg: str) -> Any:
         return self._server.get_database(kg)
 
@@ -205,6 +240,7 @@ class EmbeddedServer(GraphServer):
             java.removeDatabase(kg)
             local.drop()
         shutil.rmtree(self.home / "databases" / "databases" / kg, ignore_errors=True)
+        self._damaged.pop(kg, None)
 
     def bulk_writer(self, store: GraphStore) -> BulkWriter:
         return ArcadeBulkWriter(store, self._database(store.database))
@@ -218,6 +254,7 @@ class EmbeddedServer(GraphServer):
         finally:
             try:
                 self._server.stop()
+                self._seal.close(self._damaged)  # only after a clean stop
             finally:
                 with contextlib.suppress(OSError):
                     _owner_only(self.home)

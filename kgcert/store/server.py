@@ -50,6 +50,14 @@ class GraphServer(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def damage(self, kg: str) -> str | None:
+        """What is wrong with the stored files of `kg`, if the server found them damaged."""
+        return None
+
+    def full_disk(self, error: BaseException) -> str | None:
+        """The folder whose disk ran full if that is why `error` happened (and can be told)."""
+        return None
+
     def exists(self, kg: str) -> bool:
         return kg in self.list_kgs()
 
@@ -58,6 +66,10 @@ class GraphServer(ABC):
         if not self.exists(kg):
             known = ", ".join(self.list_kgs()) or "none yet; run `kgcert load`"
             raise StoreError(f"no KG named {kg!r} on {self.name} (loaded KGs: {known})")
+        problem = self.damage(kg)
+        if problem:
+            raise StoreError(f"KG {kg!r} is damaged: {problem}; load it again with "
+                             f"`kgcert load FORMAT FILES --kg {kg} --replace`")
         return self.store(kg)
 
     def __enter__(self) -> GraphServer:

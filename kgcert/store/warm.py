@@ -138,11 +138,12 @@ def _terminate(pid: int) -> None:
 
 
 def _spawn(files: WarmFiles, idle: float) -> tuple[socket.socket, dict[str, Any]]:
-    files.log.parent.mkdir(parents=True, exist_ok=True)
+    files.log.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     offset = files.log.stat().st_size if files.log.exists() else 0
     # A Neo4j named in the environment is no business of the embedded server.
     env = {k: v for k, v in os.environ.items() if not k.startswith("KGCERT_NEO4J_")}
-    with open(files.log, "ab") as log:
+    log_fd = os.open(files.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with open(log_fd, "ab") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "kgcert.store.daemon", "--data-dir", str(files.home.parent),
              "--idle", repr(idle)],

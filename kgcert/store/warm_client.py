@@ -49,6 +49,10 @@ class WarmServer(GraphServer):
     def list_kgs(self) -> list[str]:
         return [str(name) for name in self._ask("list")["kgs"]]
 
+    def damage(self, kg: str) -> str | None:
+        reason = self._ask("damage", kg=check_kg_name(kg)).get("reason")
+        return str(reason) if reason else None
+
     def store(self, kg: str) -> GraphStore:
         return GraphStore(self.driver, check_kg_name(kg), self.name)
 

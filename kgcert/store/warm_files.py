@@ -31,7 +31,7 @@ class WarmFiles:
     @classmethod
     def of(cls, data_dir: Path) -> WarmFiles:
         home = data_dir / "embedded"
-        home.mkdir(parents=True, exist_ok=True)
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
         return cls(home)
 
     @property
