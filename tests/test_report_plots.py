@@ -293,3 +293,25 @@ def test_descriptions_and_examples_escaped_in_the_page(wide):
     example = wide.details[USER_SPEC].examples[0]
     assert example.text.startswith(f"Q0 of {USER_SPEC}")
     assert html.escape("option 1: <drug 0-0> & co") in page
+
+
+def test_description_only_from_the_spec_the_run_used(tmp_path):
+    from kgcert.report.spec_details import _description
+    from kgcert.specs import load_spec_file
+
+    shipped = next(e for e in catalog() if e.spec.name == "primekg.gene_target")
+    used = spec_hash(shipped.spec)
+    found = _description("primekg.gene_target", [str(shipped.path)], {used}, dict)
+    assert found == (shipped.spec.description, str(shipped.path))
+    # The file was edited after the run (another pattern, so another hash): no description.
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(shipped.path.read_text(encoding="utf-8").replace(
+        "(d:drug)", "(d:drug)<-[:drug_drug]-(e:drug)"), encoding="utf-8")
+    assert spec_hash(load_spec_file(edited)) != used
+    description, why = _description("primekg.gene_target", [str(edited)], {used}, dict)
+    assert description is None and "changed since the run" in why
+    # Named file gone: the shipped spec of that name, when its hash is the run's.
+    assert _description("primekg.gene_target", [str(tmp_path / "gone.yaml")], {used},
+                        lambda: {shipped.spec.name: shipped})[0] == shipped.spec.description
+    assert _description("nowhere", [], set(), dict) == (None,
+                                                        "no spec file of this name was found")
