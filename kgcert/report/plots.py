@@ -244,7 +244,7 @@ def heatmap_plot(table: pd.DataFrame, model: str, out: Path, confidence: float =
         for (i, j), value in np.ndenumerate(values):
             if not np.isnan(value):
                 axes.text(j, i, cell_text(value, lower[i, j], upper[i, j], separator="\n"),
-                          ha="center", va="center", fontsize="x-small",
+                          ha="center", va="center", fontsize="small",
                           color="black" if value > 0.6 else "white")
     if image is not None:
         figure.colorbar(image, ax=list(grid), shrink=0.8, label="accuracy")
