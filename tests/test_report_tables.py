@@ -289,11 +289,23 @@ def test_written_report(runs, tmp_path):
     assert len(samples) == len(report.runs.samples)
     for name in ("summary", "spec_certificates", "task_formats", "path_length"):
         assert (out / f"{name}.csv").exists()
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is not None:  # the report extra: types kept
+        for name in ("certificates", "samples"):
+            pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"),
+                                          report.tables()[name])
+        assert not any("pyarrow" in note for note in report.notes)
+    else:
+        assert any("pip install 'kgcert[report]'" in note for note in report.notes)
     if not report_plots.available():
         assert any("kgcert[report]" in note for note in report.notes)
         return
     names = {plot.name for plot in report.plots}
-    assert {"forest_models", "forest_specs", "path_length"} <= names
+    assert {"forest_models", "path_length"} <= names
+    # one forest figure per setting (the baseline is drawn beside the summary, not alone)
+    assert {name for name in names if name.startswith("forest_specs_")} == {
+        f"forest_specs_{setting}" for setting in ("vanilla", "distractor", "json", "list")}
     assert sum(name.startswith("heatmap_") for name in names) == 3  # one per model with tasks
     for plot in report.plots:
         assert plot.png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,9 +1,10 @@
-"""Build a report from run directories and write it: tables as CSV (and Parquet when pyarrow
-is installed), figures as PNG and SVG (when matplotlib is), and one static `report.html`.
+"""Build a report from run directories and write it: tables as CSV, the certificates and
+samples also as Parquet, figures as PNG and SVG, and one static `report.html`. Parquet and
+figures need the `report` extra (pyarrow, matplotlib); without it the rest is written.
 
     report = write_report([Path("runs/a")], Path("runs/a/report"))
     report.files   # every file written
-    report.notes   # what was left out and why (a missing optional library)
+    report.notes   # what was left out and why (the `report` extra not installed)
 """
 
 from __future__ import annotations
@@ -20,15 +21,21 @@ from kgcert.output import output_to
 from kgcert.report import plots
 from kgcert.report.compare import Comparison, compare
 from kgcert.report.load import RunSet, load_runs
+from kgcert.report.spec_details import SpecDetails, spec_details
 from kgcert.report.tables import (
+    chance_levels,
     outcome_roles,
     path_length_table,
     spec_table,
     summary_table,
     task_table,
 )
+from kgcert.run.records import slug
 
-PARQUET_HINT = "Parquet files need pyarrow (pip install pyarrow); CSV files were written"
+# pyarrow is in the `report` extra: the Parquet copies keep the column types (nullable
+# integers and booleans) that CSV loses, so pandas reads back the frames load_runs made.
+PARQUET_HINT = ("Parquet copies of certificates and samples need pyarrow: pip install "
+                "'kgcert[report]'; CSV files were written")
 
 
 @dataclass
@@ -41,6 +48,7 @@ class Report:
     tasks: pd.DataFrame
     path_lengths: pd.DataFrame
     roles: pd.DataFrame
+    details: dict[str, SpecDetails] = field(default_factory=dict)  # description, examples
     comparisons: list[Comparison] = field(default_factory=list)
     plots: list[plots.Plot] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
@@ -70,9 +78,11 @@ def build_report(paths: Sequence[Path], *, confidence: float = 0.95,
             comparisons = compare(runs.samples, alpha=alpha)
     return Report(runs=runs, confidence=confidence, alpha=alpha,
                   summary=summary_table(runs.certificates),
-                  specs=spec_table(runs.certificates), tasks=task_table(runs.samples),
+                  specs=spec_table(runs.certificates),
+                  tasks=task_table(runs.samples, confidence),
                   path_lengths=path_length_table(runs.samples, confidence),
-                  roles=outcome_roles(runs.samples), comparisons=comparisons)
+                  roles=outcome_roles(runs.samples), details=spec_details(runs),
+                  comparisons=comparisons)
 
 
 def _parquet_available() -> bool:
@@ -88,22 +98,26 @@ def draw_plots(report: Report, out: Path) -> list[plots.Plot]:
     drawn: list[plots.Plot] = []
     certificates = report.runs.certificates
     models = sorted(set(certificates["model"]) | set(report.runs.samples["model"]))
+    main = certificates[~certificates["baseline"]]
     if not report.summary.empty and report.summary["mean_lower"].notna().any():
         rows = report.summary.dropna(subset=["mean_lower"])
+        levels = chance_levels(main, ["model", "setting"])
+        rows = rows.assign(chance=[levels.get((str(row.model), str(row.setting)))
+                                   for row in rows.itertuples()])
         drawn.append(plots.forest_plot(
             rows, out, name="forest_models", title="mean bounds over specs, per model",
             group=["setting"], lower="mean_lower", upper="mean_upper",
             estimate="mean_estimate",
             marker="baseline" if "baseline" in rows.columns else None, models=models))
-    main = certificates[~certificates["baseline"]]
-    if not main.empty:
-        drawn.append(plots.forest_plot(main, out, name="forest_specs",
-                                       title="certificate bounds per spec",
-                                       group=["spec", "setting"], models=models))
+    for setting in sorted(main["setting"].unique()):  # one figure per setting stays readable
+        drawn.append(plots.forest_plot(
+            main[main["setting"] == setting], out, name=f"forest_specs_{slug(setting)}",
+            title=f"certificate bounds per spec: {setting}", group=["spec"], models=models))
     for model in sorted(report.tasks["model"].unique()) if not report.tasks.empty else []:
-        drawn.append(plots.heatmap_plot(report.tasks, str(model), out))
+        drawn.append(plots.heatmap_plot(report.tasks, str(model), out, report.confidence))
     if not report.path_lengths.empty:
-        drawn.append(plots.path_length_plot(report.path_lengths, out, models=models))
+        drawn.append(plots.path_length_plot(report.path_lengths, out, models=models,
+                                            chance=chance_levels(main, ["spec", "setting"])))
     return drawn
 
 

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from kgcert.report.spec_details import EXAMPLE_CHARS, Example
 from kgcert.report.tables import fmt
+from kgcert.run.records import slug
 
 if TYPE_CHECKING:
     from kgcert.report.build import Report
@@ -83,6 +85,42 @@ def _p(text: str) -> str:
     return f'<p class="note">{html.escape(text)}</p>'
 
 
+PROMPT_STYLE = ("white-space: pre-wrap; max-height: 24em; overflow: auto; background: #f7f7f7; "
+                "padding: 0.5em; font-size: 0.85em")
+
+
+def _example(example: Example, open_: bool) -> str:
+    """One example prompt, folded (`<details>`) but for the first of a spec; long prompts are
+    cut here, the sample file has them whole."""
+    text = example.text
+    if len(text) > EXAMPLE_CHARS:
+        text = (text[:EXAMPLE_CHARS] + f"\n[... {len(example.text) - EXAMPLE_CHARS} more "
+                "characters in the sample file]")
+    summary = (f"Example prompt, setting {example.setting}: sample {example.index} of run "
+               f"{example.run} ({example.sample_file})")
+    answer = (f'<p class="note">Correct answer: {html.escape(example.answer)}</p>'
+              if example.answer else "")
+    return (f"<details{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
+            f'<pre style="{PROMPT_STYLE}">{html.escape(text)}</pre>{answer}</details>')
+
+
+def _spec_block(report: Report, spec: str) -> str:
+    """A spec's heading, its description, its certificates and its example prompts."""
+    details = report.details.get(spec)
+    parts = [f'<h3 id="spec-{html.escape(slug(spec))}">{html.escape(spec)}</h3>']
+    if details is not None and details.description:
+        parts.append(f"<p>{html.escape(details.description)}</p>")
+        parts.append(_p(f"Spec file: {details.source}"))
+    else:
+        parts.append(_p("No description: " + (details.source if details else "no spec file "
+                                              "of this name was found") + "."))
+    rows = report.specs[report.specs["spec"] == spec].drop(columns="spec")
+    parts.append(table_html(rows))
+    examples = details.examples if details is not None else ()
+    parts += [_example(example, open_=number == 0) for number, example in enumerate(examples)]
+    return "\n".join(parts)
+
+
 def render(report: Report) -> str:
     runs = report.runs
     sections: list[str] = []
@@ -106,18 +144,22 @@ def render(report: Report) -> str:
            "(unparseable answers count as wrong; errors and skipped prompts are apart), "
            "the run seed, the chance level 1/options, and the unconditional bounds (skipped "
            "prompts and failed calls counted wrong). Each certificate's JSON has the full "
-           "guarantee sentence."),
-        table_html(report.specs), *_figure(report, "forest_specs")], "specs"))
+           "guarantee sentence. Beside each spec's certificates: the distribution it "
+           "certifies, in words, and the first prompt the run drew for each setting."),
+        *_figure(report, "forest_specs"),
+        *(_spec_block(report, str(spec)) for spec in report.specs["spec"].unique())],
+        "specs"))
 
     if not report.tasks.empty:
         parts = [_p("KG-LLM-Bench tasks: accuracy per task and textualization (exact and "
-                    "flexible scoring), per model (its Table 5).")]
-        from kgcert.report.tables import heatmap_matrix
+                    "flexible scoring), per model (its Table 5), each with its Clopper-Pearson "
+                    f"bounds at {report.confidence:.0%} (per cell, not simultaneous).")]
+        from kgcert.report.tables import heatmap_cells
 
         for model in sorted(report.tasks["model"].unique()):
             parts.append(f"<h3>{html.escape(str(model))}</h3>")
             for metric in ("exact", "flexible"):
-                matrix = heatmap_matrix(report.tasks, str(model), metric).reset_index()
+                matrix = heatmap_cells(report.tasks, str(model), metric).reset_index()
                 parts.append(f"<p><b>{metric}</b></p>" + table_html(matrix, digits=2))
         parts += _figure(report, "heatmap_")
         sections.append(_section("Tasks by format", parts, "tasks"))

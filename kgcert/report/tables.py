@@ -4,9 +4,10 @@
   model and setting, with the baseline accuracy beside them when the runs have a baseline;
 - :func:`spec_table`: one row per certificate (spec x setting x model), k/n and bounds;
 - :func:`task_table` / :func:`heatmap_matrix`: KG-LLM-Bench Table 5, accuracy per task and
-  textualization for each model, exact and flexible scoring;
+  textualization for each model, exact and flexible scoring, with Clopper-Pearson bounds;
 - :func:`path_length_table`: accuracy of entity-centric prompts by path length, with
-  Clopper-Pearson bounds per length.
+  Clopper-Pearson bounds per length;
+- :func:`chance_levels`: the chance level 1/options that a group of certificates shares.
 """
 
 from __future__ import annotations
@@ -70,11 +71,12 @@ def _true_count(values: pd.Series) -> int:
     return int(values.fillna(False).astype(bool).sum())
 
 
-def task_table(samples: pd.DataFrame) -> pd.DataFrame:
+def task_table(samples: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """Per model, task and textualization: answered samples, exact and flexible correct
-    counts and accuracies (an unparseable answer counts as wrong, as in the certificates)."""
+    counts, accuracies and two-sided Clopper-Pearson bounds at `confidence` (an unparseable
+    answer counts as wrong, as in the certificates)."""
     columns = ["model", "task", "textualization", "n", "exact_k", "flexible_k", "exact",
-               "flexible"]
+               "flexible", "exact_lower", "exact_upper", "flexible_lower", "flexible_upper"]
     tasks = _answered(samples)
     tasks = tasks[tasks["task"].notna()]
     if tasks.empty:
@@ -85,11 +87,13 @@ def task_table(samples: pd.DataFrame) -> pd.DataFrame:
     for (model, task, form), group in tasks.groupby(["model", "task", "textualization"],
                                                     sort=True):
         n = len(group)
-        exact, flexible = _true_count(group["exact_correct"]), _true_count(
-            group["flexible_correct"])
-        rows.append({"model": model, "task": task, "textualization": form, "n": n,
-                     "exact_k": exact, "flexible_k": flexible, "exact": exact / n,
-                     "flexible": flexible / n})
+        row = {"model": model, "task": task, "textualization": form, "n": n}
+        for metric in ("exact", "flexible"):
+            k = _true_count(group[f"{metric}_correct"])
+            bounds = clopper_pearson(k, n, confidence=confidence)
+            row |= {f"{metric}_k": k, metric: k / n, f"{metric}_lower": bounds.lower,
+                    f"{metric}_upper": bounds.upper}
+        rows.append(row)
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -98,15 +102,41 @@ def format_order(formats: Iterable[str]) -> list[str]:
     return [f for f in FORMAT_ORDER if f in present] + sorted(present - set(FORMAT_ORDER))
 
 
+#: What a heatmap cell can hold: an accuracy or one of its bounds.
+HEATMAP_VALUES = tuple(f"{metric}{part}" for metric in ("exact", "flexible")
+                       for part in ("", "_lower", "_upper"))
+
+
 def heatmap_matrix(table: pd.DataFrame, model: str, metric: str = "flexible") -> pd.DataFrame:
-    """Task x textualization accuracies of one model (`metric` exact or flexible)."""
-    if metric not in ("exact", "flexible"):
-        raise ValueError(f"metric must be exact or flexible, got {metric!r}")
+    """Task x textualization values of one model: `metric` is exact or flexible (accuracy),
+    or either with `_lower` or `_upper` (its Clopper-Pearson bound)."""
+    if metric not in HEATMAP_VALUES:
+        raise ValueError(f"metric must be one of {', '.join(HEATMAP_VALUES)}, got {metric!r}")
     rows = table[table["model"] == model]
     matrix = rows.pivot(index="task", columns="textualization", values=metric)
     matrix = matrix.reindex(columns=format_order(matrix.columns)).sort_index()
     matrix.columns.name = None
     return matrix.astype(float)
+
+
+def heatmap_cells(table: pd.DataFrame, model: str, metric: str = "flexible") -> pd.DataFrame:
+    """The task x textualization matrix as text: accuracy and its bounds, "0.83 [0.71, 0.91]"
+    (missing cells "-")."""
+    value, lower, upper = (heatmap_matrix(table, model, metric + part)
+                           for part in ("", "_lower", "_upper"))
+    cells = value.copy().astype(object)
+    for task in value.index:
+        for form in value.columns:
+            cells.loc[task, form] = cell_text(value.loc[task, form], lower.loc[task, form],
+                                              upper.loc[task, form])
+    return cells
+
+
+def cell_text(value: float, lower: float, upper: float, separator: str = " ") -> str:
+    """An accuracy with its interval, two decimals: "0.83 [0.71, 0.91]"."""
+    if np.isnan(value):
+        return "-"
+    return f"{value:.2f}{separator}[{lower:.2f}, {upper:.2f}]"
 
 
 def path_length_table(samples: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
@@ -127,6 +157,22 @@ def path_length_table(samples: pd.DataFrame, confidence: float = 0.95) -> pd.Dat
                      "path_length": int(length), "n": n, "k": k, "accuracy": k / n,
                      "lower": bounds.lower, "upper": bounds.upper})
     return pd.DataFrame(rows, columns=columns)
+
+
+def chance_levels(certificates: pd.DataFrame,
+                  keys: list[str]) -> dict[tuple[str, ...], float]:
+    """The chance level 1/options of each group of certificates (by `keys`, e.g. spec and
+    setting), where every certificate of the group has the same one. Groups without a level
+    (free answers) or with several (runs with different option counts) are left out."""
+    levels: dict[tuple[str, ...], float] = {}
+    if certificates.empty:
+        return levels
+    for key, group in certificates.groupby(keys, sort=True):
+        found = pd.to_numeric(group["chance"], errors="coerce")
+        if found.notna().all() and found.nunique() == 1:
+            keyed = key if isinstance(key, tuple) else (key,)
+            levels[tuple(str(k) for k in keyed)] = float(found.iloc[0])
+    return levels
 
 
 def outcome_roles(samples: pd.DataFrame) -> pd.DataFrame:
