@@ -143,6 +143,10 @@ def test_describe_sample_says_why_there_is_no_answer() -> None:
     text = describe_sample(task, "f.jsonl")
     assert "/ vanilla (json) /" in text and "accepted answers: Paris" in text
     assert "scored: exact False, flexible False" in text
+    # what the task scorer writes today (prompts/task.py): exact and flexible
+    scored = {k: v for k, v in task.items() if not k.endswith("_correct")}
+    text = describe_sample({**scored, "exact": False, "flexible": True}, "f.jsonl")
+    assert "scored: exact False, flexible True" in text
 
 
 def test_compare_json_prints_the_records_of_compare_json(root: Path, tmp_path: Path) -> None:

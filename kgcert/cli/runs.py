@@ -109,9 +109,10 @@ def describe_sample(record: Mapping[str, Any], file: str) -> str:
         role = (f" (option role: {roles[chosen - 1]})" if isinstance(chosen, int)
                 and 1 <= chosen <= len(roles) else "")
         lines.append(f"parsed answer: {_option(prompt, chosen)}{role}")
-    elif "exact_correct" in record:
-        lines.append(f"scored: exact {record.get('exact_correct')}, flexible "
-                     f"{record.get('flexible_correct')}")
+    elif "exact" in record or "exact_correct" in record:  # task scores; older runs: *_correct
+        exact = record.get("exact", record.get("exact_correct"))
+        flexible = record.get("flexible", record.get("flexible_correct"))
+        lines.append(f"scored: exact {exact}, flexible {flexible}")
     else:
         lines.append("parsed answer: none")
     if record.get("parse_note"):
