@@ -290,3 +290,49 @@ def test_text_from_the_kg_or_a_model_stays_text(browser, tmp_path: Path):
     labels = [t.get_attribute("textContent")
               for t in detail.find_elements(By.CSS_SELECTOR, "svg text")]
     assert any(label.startswith("1. </script>") for label in labels)
+
+
+def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
+    """Toy runs with entity paths, KG-LLM-Bench tasks in two formats, failed calls and
+    skipped prompts (tests/test_report_tables.py): each filter counts what the files hold."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    from test_report_tables import make_runs, path_length
+
+    from kgcert.report import write_report
+
+    runs = make_runs(tmp_path / "runs")
+    write_report(list(runs), tmp_path / "report", figures=False)
+    found = [r for run in runs for r in records(run)]
+    _open(browser, tmp_path / "report" / "report.html")
+    assert _count(browser) == len(found)
+
+    def choose(name: str, value: str) -> int:
+        Select(browser.find_element(By.ID, f"kgx-filter-{name}")).select_by_value(value)
+        return _count(browser)
+
+    entity = [r for r in found if r["prompt"]["provenance"]["kind"] == "entity"]
+    assert choose("path_length", "2") == sum(path_length(r["index"]) == 2 for r in entity) > 0
+    detail = _expand_first(browser)
+    assert len(detail.find_elements(By.CSS_SELECTOR, "line.kgx-e-question")) == 2
+    choose("path_length", "")
+    assert choose("task", "shortest_path") == sum(
+        r["prompt"]["task"] == "shortest_path" for r in found)
+    assert choose("format", "json") == sum(
+        r["prompt"]["task"] == "shortest_path"
+        and r["prompt"]["provenance"]["textualization"] == "json" for r in found)
+    choose("task", "")
+    choose("format", "")
+    for outcome in ("error", "skipped"):
+        assert choose("outcome", outcome) == sum(r["outcome"] == outcome for r in found) > 0
+    assert choose("run", "run-b") == sum(r["outcome"] == "skipped"
+                                         for r in records(runs[1])) > 0
+    choose("run", "")
+    choose("outcome", "")
+
+    def role(record: dict[str, Any]) -> str | None:
+        option, roles = record.get("parsed_option"), record["prompt"]["provenance"].get(
+            "extra", {}).get("option_roles")
+        return roles[option - 1] if isinstance(option, int) and roles else None
+
+    assert choose("role", "related") == sum(role(r) == "related" for r in found) > 0
