@@ -28,6 +28,7 @@ from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.report.explorer import CHUNK, explorer_data, script_json
 from kgcert.report.load import load_runs
+from kgcert.report.sample_graph import sample_graph, sample_graphs
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, Runner
 from kgcert.synth import SyntheticPrimeKG
@@ -118,6 +119,11 @@ def test_rows_are_the_sample_files_and_prompts_are_stored_once(run_dir: Path):
         assert all(0 <= node[axis] <= 1000 for node in graph["nodes"] for axis in "xy")
         if record.get("chosen_id") is not None:
             assert sample["chosen_id"] in ids
+
+
+def test_layouts_in_worker_processes_are_the_same(run_dir: Path):
+    prompts = [record["prompt"] for record in records(run_dir)[:40]]
+    assert sample_graphs(prompts, parallel_from=1) == [sample_graph(p) for p in prompts]
 
 
 def test_script_json_cannot_end_its_script_element():

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.report.load import RunSet, chosen_role, entity_path_length, run_records
-from kgcert.report.sample_graph import sample_graph
+from kgcert.report.sample_graph import GRAPH_FIELDS, sample_graphs
 
 CHUNK = 100  # prompts per compressed detail chunk
 ASSETS = Path(__file__).resolve().parent
@@ -80,9 +80,9 @@ def networkx_available() -> bool:
     return importlib.util.find_spec("networkx") is not None
 
 
-def prompt_details(prompt: Mapping[str, Any], *, graph: bool = True) -> dict[str, Any]:
-    """What a row shows of its prompt: text, options, provenance and (with `graph`) the
-    laid-out subgraph."""
+def prompt_details(prompt: Mapping[str, Any]) -> dict[str, Any]:
+    """What a row shows of its prompt: text, options and provenance (the subgraph is laid
+    out apart, for every prompt at once)."""
     provenance = prompt.get("provenance") or {}
     extra = provenance.get("extra") or {}
     answers = [str(a) for a in prompt.get("answers") or []]
@@ -99,7 +99,7 @@ def prompt_details(prompt: Mapping[str, Any], *, graph: bool = True) -> dict[str
         "roles": [str(r) for r in extra.get("option_roles") or []],
         "correct_option": prompt.get("correct_option"), "answer_id": prompt.get("answer_id"),
         "answers": answers[:MAX_ANSWERS], "more_answers": max(len(answers) - MAX_ANSWERS, 0),
-        "provenance": shown, "graph": sample_graph(prompt) if graph else None,
+        "provenance": shown, "graph": None,
     }
 
 
@@ -146,6 +146,7 @@ def explorer_data(runs: RunSet) -> ExplorerData:
     graphs = networkx_available()
     intern = Interner()
     prompt_ids: dict[str, int] = {}
+    drawn: list[dict[str, Any]] = []  # what the subgraph layout needs of each prompt
     chunk_bodies: list[dict[str, dict[str, Any]]] = []
     rows: list[list[Any]] = []
     for label, record in _records(runs):
@@ -156,8 +157,8 @@ def explorer_data(runs: RunSet) -> ExplorerData:
             prompt_ids[key] = len(prompt_ids)
             if prompt_ids[key] % CHUNK == 0:
                 chunk_bodies.append({"prompts": {}, "samples": {}})
-            details = prompt_details(prompt, graph=graphs)
-            chunk_bodies[-1]["prompts"][str(prompt_ids[key])] = details
+            chunk_bodies[-1]["prompts"][str(prompt_ids[key])] = prompt_details(prompt)
+            drawn.append({name: prompt.get(name) for name in GRAPH_FIELDS})
         pid = prompt_ids[key]
         chunk_bodies[pid // CHUNK]["samples"][str(len(rows))] = sample_details(record)
         chosen = record.get("parsed_option")
@@ -176,6 +177,9 @@ def explorer_data(runs: RunSet) -> ExplorerData:
         }
         rows.append([intern(values[name]) if name in TEXT_FIELDS else values[name]
                      for name in ROW_FIELDS])
+    if graphs:
+        for pid, graph in enumerate(sample_graphs(drawn)):
+            chunk_bodies[pid // CHUNK]["prompts"][str(pid)]["graph"] = graph
     return ExplorerData(intern.strings, rows, [_compress(body) for body in chunk_bodies],
                         graphs)
 

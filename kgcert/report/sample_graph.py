@@ -12,10 +12,13 @@ option or a distractor; `omitted` counts the edges left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 MAX_NODES = 30
+GRAPH_FIELDS = ("provenance", "option_ids", "options")  # what a drawing reads of a prompt
+PARALLEL_FROM = 400  # prompts from which layouts are spread over worker processes
 LAYOUT_ITERATIONS = 30  # enough for graphs this small to settle
 CANVAS = 1000  # coordinates are whole numbers in [0, CANVAS]
 
@@ -120,3 +123,17 @@ def sample_graph(prompt: Mapping[str, Any]) -> dict[str, Any]:
              for e, kind in kept]
     total = len(set(question) | set(context))
     return {"nodes": drawn, "edges": edges, "omitted": total - len(kept)}
+
+
+def sample_graphs(prompts: Sequence[Mapping[str, Any]], *,
+                  parallel_from: int = PARALLEL_FROM) -> list[dict[str, Any]]:
+    """`sample_graph` of each prompt, in worker processes when there are many (a 50,000-sample
+    report lays out about 10,000 prompts). Spawned, not forked: the caller may hold a JVM."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(prompts) < parallel_from or workers < 2:
+        return [sample_graph(prompt) for prompt in prompts]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(sample_graph, prompts, chunksize=64))
