@@ -79,11 +79,15 @@
   }
 
   // Filters and search.
+  const columns = {}; // filter name -> every row's key, computed once
+  function column(name) {
+    if (!columns[name]) columns[name] = ROWS.map(function (row) { return key(row, name); });
+    return columns[name];
+  }
   function passes(r) {
-    const row = ROWS[r];
     for (const name in state.filters) {
       const wanted = state.filters[name];
-      if (wanted !== "" && key(row, name) !== wanted) return false;
+      if (wanted !== "" && column(name)[r] !== wanted) return false;
     }
     if (!state.terms.length) return true;
     let hay = haystack(r);
@@ -160,7 +164,10 @@
     FILTERS.forEach(function (pair) {
       const name = pair[0];
       const values = new Map();
-      ROWS.forEach(function (row) { values.set(key(row, name), val(row, name)); });
+      const keys = column(name);
+      ROWS.forEach(function (row, r) {
+        if (!values.has(keys[r])) values.set(keys[r], val(row, name));
+      });
       if (values.size === 1 && values.has(NONE)) return;
       const sorted = Array.from(values.keys()).sort(function (a, b) {
         const x = values.get(a), y = values.get(b);
