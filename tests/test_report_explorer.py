@@ -240,6 +240,11 @@ def test_search_and_disagreement_view(browser, run_dir: Path):
     browser.execute_script("document.getElementById('kgx-search')"
                            ".dispatchEvent(new Event('input'))")
     WebDriverWait(browser, 10).until(lambda d: _count(d) == len(found))
+    browser.find_element(By.ID, "kgx-search").send_keys("worked examples")  # prompt text only
+    WebDriverWait(browser, 10).until(lambda d: _count(d) == 0)
+    browser.find_element(By.ID, "kgx-deep").click()
+    expected = sum("worked examples" in r["prompt"]["text"].lower() for r in found)
+    WebDriverWait(browser, 20).until(lambda d: _count(d) == expected > 0)
     browser.find_element(By.ID, "kgx-view-disagree").click()
     assert _count(browser) == disagreements(found) > 0
     detail = _expand_first(browser)
