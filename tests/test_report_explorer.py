@@ -26,7 +26,7 @@ import pytest
 
 from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.report.explorer import CHUNK, explorer_data, script_json
+from kgcert.report.explorer import CHUNK, ROW_FIELDS, explorer_data, script_json
 from kgcert.report.load import load_runs
 from kgcert.report.sample_graph import sample_graph, sample_graphs
 from kgcert.run.config import RunConfig
@@ -85,18 +85,20 @@ def test_rows_are_the_sample_files_and_prompts_are_stored_once(run_dir: Path):
     found = records(run_dir)
     data = explorer_data(load_runs([run_dir], samples=False))
     assert data.samples == len(found) == len(MODELS) * 2 * N
-    prompts = {row[-1] for row in data.rows}
+    field = {name: i for i, name in enumerate(ROW_FIELDS)}
+    prompts = {row[field["prompt"]] for row in data.rows}
     assert len(prompts) == 2 * N  # each prompt answered by both models, stored once
     assert len(data.chunks) == -(-len(prompts) // CHUNK)
     bodies = [inflate(chunk) for chunk in data.chunks]
     assert sum(len(b["samples"]) for b in bodies) == len(found)
     by_key = {(r["setting"], r["model"], r["index"]): r for r in found}
-    field = {name: i for i, name in enumerate(("run", "spec", "setting", "model", "index"))}
+    assert len({row[field["draw"]] for row in data.rows}) == 2 * N  # one draw per prompt
     for number, row in enumerate(data.rows):
         setting, model = data.strings[row[field["setting"]]], data.strings[row[field["model"]]]
         record = by_key[(setting, model, row[field["index"]])]
-        body = bodies[row[-1] // CHUNK]
-        prompt, sample = body["prompts"][str(row[-1])], body["samples"][str(number)]
+        pid = row[field["prompt"]]
+        body = bodies[pid // CHUNK]
+        prompt, sample = body["prompts"][str(pid)], body["samples"][str(number)]
         assert prompt["text"] == record["prompt"]["text"]
         assert sample["response"] == record["response"]["text"]
         graph = prompt["graph"]

@@ -123,15 +123,16 @@
   }
 
   function groups() {
-    // the same prompt answered by several models: rows per prompt id
-    const byPrompt = new Map();
+    // one draw (spec, setting, seed, index) answered by several models; each model's prompt
+    // is the same unless the models had different prompt budgets
+    const byDraw = new Map();
     for (let r = 0; r < ROWS.length; r++) {
-      const pid = ROWS[r][FIELD.prompt];
-      if (!byPrompt.has(pid)) byPrompt.set(pid, []);
-      byPrompt.get(pid).push(r);
+      const draw = ROWS[r][FIELD.draw];
+      if (!byDraw.has(draw)) byDraw.set(draw, []);
+      byDraw.get(draw).push(r);
     }
     const found = [];
-    byPrompt.forEach(function (members) {
+    byDraw.forEach(function (members) {
       const right = members.filter(function (r) { return val(ROWS[r], "outcome") === "correct"; });
       const answered = members.filter(function (r) {
         const o = val(ROWS[r], "outcome");
@@ -318,7 +319,7 @@
         option(val(row, "chosen"), val(row, "chosen_name")),
         val(row, "role") ? " (" + val(row, "role") + ")" : "");
     });
-    const id = "g" + first[FIELD.prompt];
+    const id = "g" + first[FIELD.draw];
     const tr = el("tr", { class: "kgx-row", tabindex: "0" },
       el("td", {}, val(first, "run")), el("td", {}, val(first, "spec")),
       el("td", {}, val(first, "setting")), el("td", { class: "num" }, val(first, "index")),
@@ -327,18 +328,23 @@
       toggle(body, tr, id, width, function (cell) {
         Promise.all(members.map(details)).then(function (all) {
           const chosen = {};
+          const same = members.every(function (r) {
+            return ROWS[r][FIELD.prompt] === first[FIELD.prompt];
+          });
           const columns = all.map(function (d, i) {
             const row = ROWS[members[i]];
             const id = d.sample.chosen_id;
             if (id) (chosen[id] = chosen[id] || []).push(val(row, "model"));
             return el("div", { class: "kgx-model" }, el("h4", {}, val(row, "model")),
-              answerView(row, d.prompt, d.sample));
+              answerView(row, d.prompt, d.sample), same ? null : promptView(d.prompt));
           });
           cell.replaceChildren(el("div", { class: "kgx-panel" },
             el("div", { class: "kgx-side" }, graphView(all[0].prompt.graph, chosen, all[0].prompt),
               provenanceView(all[0].prompt, null)),
             el("div", { class: "kgx-main" }, el("div", { class: "kgx-models" }, columns),
-              promptView(all[0].prompt))));
+              same ? promptView(all[0].prompt) : el("p", { class: "kgx-note" },
+                "The models were asked different prompts for this draw (their prompt budgets " +
+                "differ); each column shows its own."))));
         });
       });
     };

@@ -29,7 +29,8 @@ from kgcert.report.sample_graph import GRAPH_FIELDS, sample_graphs
 CHUNK = 100  # prompts per compressed detail chunk
 ASSETS = Path(__file__).resolve().parent
 ROW_FIELDS = ("run", "spec", "setting", "model", "index", "outcome", "chosen", "chosen_name",
-              "correct", "correct_name", "role", "path_length", "task", "format", "prompt")
+              "correct", "correct_name", "role", "path_length", "task", "format", "prompt",
+              "draw")
 TEXT_FIELDS = {"run", "spec", "setting", "model", "outcome", "chosen_name", "correct_name",
                "role", "task", "format"}  # interned into the string table
 MAX_ANSWERS = 20  # accepted answers of a task shown per prompt
@@ -146,6 +147,7 @@ def explorer_data(runs: RunSet) -> ExplorerData:
     graphs = networkx_available()
     intern = Interner()
     prompt_ids: dict[str, int] = {}
+    draws: dict[tuple[Any, ...], int] = {}  # (spec, hash, setting, seed, index): one draw
     drawn: list[dict[str, Any]] = []  # what the subgraph layout needs of each prompt
     chunk_bodies: list[dict[str, dict[str, Any]]] = []
     rows: list[list[Any]] = []
@@ -174,6 +176,9 @@ def explorer_data(runs: RunSet) -> ExplorerData:
             "role": chosen_role(prompt, record), "path_length": entity_path_length(provenance),
             "task": prompt.get("task"), "format": provenance.get("textualization"),
             "prompt": pid,
+            "draw": draws.setdefault((record.get("spec"), record.get("spec_hash"),
+                                      record.get("setting"), provenance.get("seed"),
+                                      record["index"]), len(draws)),
         }
         rows.append([intern(values[name]) if name in TEXT_FIELDS else values[name]
                      for name in ROW_FIELDS])
