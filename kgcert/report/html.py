@@ -189,6 +189,10 @@ def render(report: Report) -> str:
                "(kgcert compare prints every pair)."), table_html(pd.DataFrame(rows))],
             "compare"))
 
+    from kgcert.report.explorer import explorer_section
+
+    sections.append(explorer_section(report.runs))  # every sample, filterable (JS)
+
     if report.notes:
         items = "".join(f"<li>{html.escape(note)}</li>" for note in report.notes)
         sections.append(_section("Notes", [f"<ul>{items}</ul>"], "notes"))

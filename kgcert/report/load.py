@@ -189,7 +189,7 @@ def certificate_row(body: Mapping[str, Any], run: str, file: str) -> dict[str, A
     }
 
 
-def _path_length(provenance: Mapping[str, Any]) -> int | None:
+def entity_path_length(provenance: Mapping[str, Any]) -> int | None:
     """Hops of an entity-centric path: its edges (or its nodes less one)."""
     if provenance.get("kind") != "entity":
         return None
@@ -200,7 +200,7 @@ def _path_length(provenance: Mapping[str, Any]) -> int | None:
     return len(nodes) - 1 if nodes else None
 
 
-def _chosen_role(prompt: Mapping[str, Any], record: Mapping[str, Any]) -> str | None:
+def chosen_role(prompt: Mapping[str, Any], record: Mapping[str, Any]) -> str | None:
     """What the model's pick was: answer, distractor, path, related or random."""
     option = record.get("parsed_option")
     if not isinstance(option, int) or option < 1:
@@ -228,8 +228,8 @@ def sample_row(record: Mapping[str, Any], run: str) -> dict[str, Any]:
         "parsed_option": record.get("parsed_option"),
         "correct_option": prompt.get("correct_option"),
         "chosen_id": record.get("chosen_id"), "answer_id": prompt.get("answer_id"),
-        "chosen_role": _chosen_role(prompt, record),
-        "path_length": _path_length(provenance),
+        "chosen_role": chosen_role(prompt, record),
+        "path_length": entity_path_length(provenance),
         "textualization": provenance.get("textualization"), "task": prompt.get("task"),
         "template": provenance.get("template"),
         # The task scorer writes exact and flexible; older records exact_correct, ...
@@ -286,19 +286,22 @@ def _last_indices(run: RunInfo) -> dict[tuple[str, str, str], int]:
     return last
 
 
-def load_samples(run: RunInfo) -> list[dict[str, Any]]:
+def run_records(run: RunInfo) -> Iterator[dict[str, Any]]:
+    """The sample records of one run that its certificates count, file by file."""
     folder = run.path / "samples"
     if not folder.is_dir():
-        return []
+        return
     last = _last_indices(run)
-    rows = []
     for path in sorted(folder.glob("*/*/*.jsonl")):
         for record in iter_records(path):
             key = (record.get("spec"), record.get("setting"), record.get("model"))
             if key in last and int(record.get("index", 0)) > last[key]:
                 continue
-            rows.append(sample_row(record, run.label))
-    return rows
+            yield record
+
+
+def load_samples(run: RunInfo) -> list[dict[str, Any]]:
+    return [sample_row(record, run.label) for record in run_records(run)]
 
 
 def load_runs(paths: Sequence[Path], *, samples: bool = True) -> RunSet:

@@ -1,0 +1,351 @@
+"""The report's sample explorer on a real run: a synthetic PrimeKG-shaped KG loaded into the
+embedded server, `kgcert run` with two bernoulli models of known accuracy and `kgcert report`,
+as a user runs them. The page is then driven in headless Chromium (Selenium with the system's
+chromedriver): filters, counts, an opened row, the models-disagree view, and text from the KG
+or a model that tries to be markup.
+
+The browser tests skip, saying why, where Chromium, chromedriver or Selenium is missing
+(CI installs them: apt `chromium chromium-driver`, pip `selenium`).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgcert.models.base import ModelResponse
+from kgcert.prompts.record import Prompt, Provenance
+from kgcert.report.explorer import CHUNK, ROW_FIELDS, explorer_data, script_json
+from kgcert.report.load import load_runs
+from kgcert.report.sample_graph import sample_graph, sample_graphs
+from kgcert.run.config import RunConfig
+from kgcert.run.runner import Job, Runner
+from kgcert.synth import SyntheticPrimeKG
+
+MODELS = ("bernoulli:0.7", "bernoulli:0.4")
+N = 24
+KG = "synth_explorer"
+HOSTILE = "</script><script>window.kgxPwned = 1</script><img src=x onerror=\"window.kgxPwned = 2\">"
+
+
+def kgcert(env: dict[str, str], *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "kgcert", *args], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("explorer")
+    env = {**os.environ, "KGCERT_DATA_DIR": str(folder / "data"), "OMP_NUM_THREADS": "1"}
+    SyntheticPrimeKG(scale=0.003, seed=3).write_kg_csv(folder / "kg.csv")
+    kgcert(env, "load", "primekg", str(folder / "kg.csv"), "--kg", KG)
+    run = folder / "run"
+    kgcert(env, "run", "--kg", KG, "--spec", "primekg.dual_indication",
+           *(arg for model in MODELS for arg in ("--model", model)),
+           "--setting", "vanilla", "--setting", "distractor", "--n", str(N), "--out", str(run))
+    kgcert(env, "report", str(run), "--out", str(run / "report"), "--no-figures")
+    return run
+
+
+def records(run: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for path in sorted((run / "samples").rglob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def inflate(chunk: str) -> dict[str, Any]:
+    return json.loads(gzip.decompress(base64.b64decode(chunk)))
+
+
+def disagreements(found: list[dict[str, Any]]) -> int:
+    """Prompts that one model answered right and another did not (wrong or unparseable)."""
+    outcomes: dict[tuple[str, str, int], list[str]] = defaultdict(list)
+    for record in found:
+        outcomes[(record["spec"], record["setting"], record["index"])].append(record["outcome"])
+    answered = ("correct", "wrong", "unparseable")
+    return sum(1 for got in outcomes.values() if "correct" in got
+               and sum(o in answered for o in got) > got.count("correct"))
+
+
+# -- the data the page embeds -----------------------------------------------------------------
+
+
+def test_rows_are_the_sample_files_and_prompts_are_stored_once(run_dir: Path):
+    found = records(run_dir)
+    data = explorer_data(load_runs([run_dir], samples=False))
+    assert data.samples == len(found) == len(MODELS) * 2 * N
+    field = {name: i for i, name in enumerate(ROW_FIELDS)}
+    prompts = {row[field["prompt"]] for row in data.rows}
+    assert len(prompts) == 2 * N  # each prompt answered by both models, stored once
+    assert len(data.chunks) == -(-len(prompts) // CHUNK)
+    bodies = [inflate(chunk) for chunk in data.chunks]
+    assert sum(len(b["samples"]) for b in bodies) == len(found)
+    by_key = {(r["setting"], r["model"], r["index"]): r for r in found}
+    assert len({row[field["draw"]] for row in data.rows}) == 2 * N  # one draw per prompt
+    for number, row in enumerate(data.rows):
+        setting, model = data.strings[row[field["setting"]]], data.strings[row[field["model"]]]
+        record = by_key[(setting, model, row[field["index"]])]
+        pid = row[field["prompt"]]
+        body = bodies[pid // CHUNK]
+        prompt, sample = body["prompts"][str(pid)], body["samples"][str(number)]
+        assert prompt["text"] == record["prompt"]["text"]
+        assert sample["response"] == record["response"]["text"]
+        graph = prompt["graph"]
+        ids = {node["id"] for node in graph["nodes"]}
+        provenance = record["prompt"]["provenance"]
+        assert set(provenance["nodes"].values()) <= ids  # the question's entities
+        assert set(record["prompt"]["option_ids"]) <= ids  # every option, with its role
+        roles = {node["id"]: node.get("role") for node in graph["nodes"]}
+        assert [roles[i] for i in record["prompt"]["option_ids"]] == (
+            provenance["extra"]["option_roles"])
+        assert set(provenance["distractors"]) <= {n["id"] for n in graph["nodes"]
+                                                   if n.get("distractor")}
+        question = [[e["source"], e["relation"], e["target"]] for e in graph["edges"]
+                    if e["kind"] == "question"]
+        assert question == provenance["edges"]
+        context = {f"{e['source']}|{e['relation']}|{e['target']}" for e in graph["edges"]
+                   if e["kind"] == "context"}
+        assert context <= set(provenance["extra"]["context_edges"])
+        assert len(ids) <= 30 or not context
+        assert all(0 <= node[axis] <= 1000 for node in graph["nodes"] for axis in "xy")
+        if record.get("chosen_id") is not None:
+            assert sample["chosen_id"] in ids
+
+
+def test_layouts_in_worker_processes_are_the_same(run_dir: Path):
+    prompts = [record["prompt"] for record in records(run_dir)[:40]]
+    assert sample_graphs(prompts, parallel_from=1) == [sample_graph(p) for p in prompts]
+
+
+def test_script_json_cannot_end_its_script_element():
+    text = script_json({"a": HOSTILE + "\u2028\u2029<!--"})
+    assert "<" not in text and "\u2028" not in text and "\u2029" not in text
+    assert json.loads(text) == {"a": HOSTILE + "\u2028\u2029<!--"}
+
+
+# -- the page in a browser --------------------------------------------------------------------
+
+
+def _executable(*names: str) -> str | None:
+    return next((found for name in names if (found := shutil.which(name))), None)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="Selenium is not installed (pip install 'kgcert[test]')")
+    from selenium.webdriver.chrome.service import Service
+
+    chromium = _executable("chromium", "chromium-browser", "google-chrome")
+    driver_path = _executable("chromedriver")
+    if chromium is None or driver_path is None:
+        pytest.skip("no headless browser: install Chromium and its driver "
+                    "(apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1400,1600"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _open(browser: Any, page: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(page.resolve().as_uri())
+    WebDriverWait(browser, 20).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#kgx-count[data-count]"))
+
+
+def _count(browser: Any) -> int:
+    from selenium.webdriver.common.by import By
+
+    return int(browser.find_element(By.ID, "kgx-count").get_attribute("data-count"))
+
+
+def _rows(browser: Any) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return browser.find_elements(By.CSS_SELECTOR, "#kgx-rows tr.kgx-row")
+
+
+def _expand_first(browser: Any) -> Any:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    row = _rows(browser)[0]
+    browser.execute_script("arguments[0].scrollIntoView()", row)
+    row.click()
+    WebDriverWait(browser, 20).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "tr.kgx-detail pre.kgx-prompt"))
+    return browser.find_element(By.CSS_SELECTOR, "tr.kgx-detail")
+
+
+def test_wrong_filter_counts_the_wrong_samples_and_a_row_opens(browser, run_dir: Path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    found = records(run_dir)
+    _open(browser, run_dir / "report" / "report.html")
+    assert _count(browser) == len(found)
+    Select(browser.find_element(By.ID, "kgx-filter-outcome")).select_by_value("wrong")
+    wrong = [r for r in found if r["outcome"] == "wrong"]
+    assert 0 < len(wrong) < len(found)
+    assert _count(browser) == len(wrong)
+    assert len(_rows(browser)) == min(len(wrong), 50)
+    cells = [c.text for c in _rows(browser)[0].find_elements(By.TAG_NAME, "td")]
+    assert cells[5] == "wrong"
+    record = next(r for r in wrong if (r["spec"], r["setting"], r["model"], str(r["index"]))
+                  == tuple(cells[1:5]))
+    detail = _expand_first(browser)
+    prompt = detail.find_element(By.CSS_SELECTOR, "pre.kgx-prompt")
+    assert prompt.get_attribute("textContent") == record["prompt"]["text"]
+    response = detail.find_element(By.CSS_SELECTOR, "pre.kgx-response").get_attribute(
+        "textContent")
+    assert response == record["response"]["text"]
+    assert record["prompt"]["provenance"]["spec_hash"] in detail.text
+    graph = detail.find_element(By.CSS_SELECTOR, "svg.kgx-graph")
+    assert len(graph.find_elements(By.CSS_SELECTOR, "line.kgx-e-question")) == len(
+        record["prompt"]["provenance"]["edges"])
+    assert len(graph.find_elements(By.CSS_SELECTOR, "circle.kgx-n-answer")) == 1
+    assert len(graph.find_elements(By.CSS_SELECTOR, "circle.kgx-chosen")) == (
+        record.get("chosen_id") is not None)
+
+
+def test_search_and_disagreement_view(browser, run_dir: Path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    found = records(run_dir)
+    _open(browser, run_dir / "report" / "report.html")
+    browser.find_element(By.ID, "kgx-search").send_keys("bernoulli:0.4 vanilla")
+    expected = sum(1 for r in found if r["model"] == "bernoulli:0.4"
+                   and r["setting"] == "vanilla")
+    WebDriverWait(browser, 10).until(lambda d: _count(d) == expected)
+    browser.find_element(By.ID, "kgx-search").clear()
+    browser.execute_script("document.getElementById('kgx-search')"
+                           ".dispatchEvent(new Event('input'))")
+    WebDriverWait(browser, 10).until(lambda d: _count(d) == len(found))
+    browser.find_element(By.ID, "kgx-search").send_keys("worked examples")  # prompt text only
+    WebDriverWait(browser, 10).until(lambda d: _count(d) == 0)
+    browser.find_element(By.ID, "kgx-deep").click()
+    expected = sum("worked examples" in r["prompt"]["text"].lower() for r in found)
+    WebDriverWait(browser, 20).until(lambda d: _count(d) == expected > 0)
+    browser.find_element(By.ID, "kgx-view-disagree").click()
+    assert _count(browser) == disagreements(found) > 0
+    detail = _expand_first(browser)
+    assert len(detail.find_elements(By.CSS_SELECTOR, ".kgx-model")) == len(MODELS)
+    assert len(detail.find_elements(By.CSS_SELECTOR, "pre.kgx-prompt")) == 1
+
+
+class _Echo:
+    """Replies with the correct option's text, so the reply carries the option's markup."""
+
+    name = "echo"
+    cacheable = False
+    config = None
+
+    def identity(self) -> dict[str, Any]:
+        return {"provider": "echo"}
+
+    def close(self) -> None:
+        pass
+
+    def generate(self, requests, config=None) -> list[ModelResponse]:
+        return [ModelResponse(text=f"correct answer: 1. {HOSTILE}") for _ in requests]
+
+
+def test_text_from_the_kg_or_a_model_stays_text(browser, tmp_path: Path):
+    from selenium.webdriver.common.by import By
+
+    from kgcert.models.base import GenerationConfig
+    from kgcert.report import write_report
+    from kgcert.run.runner import ModelSlot
+
+    def build(index: int) -> Prompt:
+        provenance = Provenance(spec="hostile", spec_hash="h", kind="relation", seed=0,
+                                index=index, setting="vanilla", nodes={"a": "e<1>"},
+                                edges=(("e<1>", "R</script>", HOSTILE),),
+                                extra={"option_roles": ["answer", "random"]})
+        return Prompt(f"Question {index}: {HOSTILE}\u2028next", provenance,
+                      options=(HOSTILE, "plain"), option_ids=(HOSTILE, "e2"),
+                      correct_option=1, answer_id=HOSTILE)
+
+    config = RunConfig(kg="toy", specs=("toy",), models=("echo",), n=3)
+    Runner(config, tmp_path / "run", [Job("hostile", "h", "vanilla", build)],
+           [ModelSlot("echo", _Echo(), GenerationConfig())]).run()  # type: ignore[arg-type]
+    write_report([tmp_path / "run"], tmp_path / "report", figures=False)
+    _open(browser, tmp_path / "report" / "report.html")
+    assert browser.execute_script("return window.kgxPwned") is None
+    assert _count(browser) == 3
+    detail = _expand_first(browser)
+    assert browser.execute_script("return window.kgxPwned") is None
+    text = detail.find_element(By.CSS_SELECTOR, "pre.kgx-prompt").get_attribute("textContent")
+    assert text == f"Question 0: {HOSTILE}\u2028next"
+    assert HOSTILE in detail.find_element(By.CSS_SELECTOR, "pre.kgx-response").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "img")
+    labels = [t.get_attribute("textContent")
+              for t in detail.find_elements(By.CSS_SELECTOR, "svg text")]
+    assert any(label.startswith("1. </script>") for label in labels)
+
+
+def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
+    """Toy runs with entity paths, KG-LLM-Bench tasks in two formats, failed calls and
+    skipped prompts (tests/test_report_tables.py): each filter counts what the files hold."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    from test_report_tables import make_runs, path_length
+
+    from kgcert.report import write_report
+
+    runs = make_runs(tmp_path / "runs")
+    write_report(list(runs), tmp_path / "report", figures=False)
+    found = [r for run in runs for r in records(run)]
+    _open(browser, tmp_path / "report" / "report.html")
+    assert _count(browser) == len(found)
+
+    def choose(name: str, value: str) -> int:
+        Select(browser.find_element(By.ID, f"kgx-filter-{name}")).select_by_value(value)
+        return _count(browser)
+
+    entity = [r for r in found if r["prompt"]["provenance"]["kind"] == "entity"]
+    assert choose("path_length", "2") == sum(path_length(r["index"]) == 2 for r in entity) > 0
+    detail = _expand_first(browser)
+    assert len(detail.find_elements(By.CSS_SELECTOR, "line.kgx-e-question")) == 2
+    choose("path_length", "")
+    assert choose("task", "shortest_path") == sum(
+        r["prompt"]["task"] == "shortest_path" for r in found)
+    assert choose("format", "json") == sum(
+        r["prompt"]["task"] == "shortest_path"
+        and r["prompt"]["provenance"]["textualization"] == "json" for r in found)
+    choose("task", "")
+    choose("format", "")
+    for outcome in ("error", "skipped"):
+        assert choose("outcome", outcome) == sum(r["outcome"] == outcome for r in found) > 0
+    assert choose("run", "run-b") == sum(r["outcome"] == "skipped"
+                                         for r in records(runs[1])) > 0
+    choose("run", "")
+    choose("outcome", "")
+
+    def role(record: dict[str, Any]) -> str | None:
+        option, roles = record.get("parsed_option"), record["prompt"]["provenance"].get(
+            "extra", {}).get("option_roles")
+        return roles[option - 1] if isinstance(option, int) and roles else None
+
+    assert choose("role", "related") == sum(role(r) == "related" for r in found) > 0
