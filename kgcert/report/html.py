@@ -1,4 +1,5 @@
-"""One static HTML page: no scripts, no external assets; figures are inline SVG."""
+"""One static HTML page, no external assets: figures are inline SVG, and the sample explorer's
+script and data are inline too, so the file works offline."""
 
 from __future__ import annotations
 
