@@ -27,6 +27,7 @@ from kgcert.report.tables import (
     summary_table,
     task_table,
 )
+from kgcert.report.variants import VariantComparison, variant_comparisons
 
 PARQUET_HINT = "Parquet files need pyarrow (pip install pyarrow); CSV files were written"
 
@@ -42,6 +43,7 @@ class Report:
     path_lengths: pd.DataFrame
     roles: pd.DataFrame
     comparisons: list[Comparison] = field(default_factory=list)
+    variants: list[VariantComparison] = field(default_factory=list)  # formats, names, strategies
     plots: list[plots.Plot] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -72,7 +74,8 @@ def build_report(paths: Sequence[Path], *, confidence: float = 0.95,
                   summary=summary_table(runs.certificates),
                   specs=spec_table(runs.certificates), tasks=task_table(runs.samples),
                   path_lengths=path_length_table(runs.samples, confidence),
-                  roles=outcome_roles(runs.samples), comparisons=comparisons)
+                  roles=outcome_roles(runs.samples), comparisons=comparisons,
+                  variants=variant_comparisons(runs.samples, alpha=alpha))
 
 
 def _parquet_available() -> bool:
