@@ -96,7 +96,7 @@ def variants_section(report: Report) -> list[str]:
         for pair in item.hierarchy.comparisons:
             test = pair.test
             rows.append({"spec": item.spec, "model": item.model, "compared": item.axis,
-                         "held": ", ".join(item.held.values()), "n": test.n,
+                         "held": item.held_text, "n": test.n,
                          "A": test.model_a, "B": test.model_b, "b": test.b, "c": test.c,
                          "p": test.p_value, "Holm p": pair.adjusted_p,
                          "better (Holm)": pair.better or "-", "hierarchy": groups})

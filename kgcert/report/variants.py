@@ -45,9 +45,14 @@ class VariantComparison:
     hierarchy: Hierarchy | None = field(default=None)  # None when no index is shared
 
     @property
+    def held_text(self) -> str:
+        """The shared parts in words: "vanilla, real names", "json, standard prompt"."""
+        words = {"base": "{}", "names": "{} names", "strategy": "{} prompt"}
+        return ", ".join(words[part].format(value) for part, value in self.held.items())
+
+    @property
     def title(self) -> str:
-        held = ", ".join(f"{part} {value}" for part, value in self.held.items())
-        return f"{self.spec} / {self.model}: {self.axis} ({held})"
+        return f"{self.spec} / {self.model}: {self.axis} ({self.held_text})"
 
     def adjusted(self, values: Sequence[float], alpha: float) -> VariantComparison:
         return VariantComparison(self.spec, self.model, self.axis, self.held, self.settings,
