@@ -165,7 +165,9 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
 @click.command("compare")
 @RUNS
 @click.option("--spec", default=None, help="Only this spec.")
-@click.option("--setting", default=None, help="Only this setting (or task format).")
+@click.option("--setting", default=None,
+              help="Only this setting (or task format), and the variant comparisons that "
+                   "include it.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Family-wise error level (Holm).")
 @click.option("--family", type=click.Choice(["spec", "run"]), default="spec", show_default=True,

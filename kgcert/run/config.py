@@ -172,8 +172,9 @@ def _check_cuda(quant: str) -> None:
 
 def _first_error(error: ValidationError, source: str) -> InputError:
     first = error.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    return InputError(f"{source}: {where}: {first['msg']}")
+    message = str(first["msg"]).removeprefix("Value error, ")
+    where = ".".join(str(p) for p in first["loc"])
+    return InputError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
 def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
