@@ -179,9 +179,11 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
 def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | None,
                     alpha: float, family: str, out: Path | None, as_json: bool) -> None:
     """Paired exact McNemar tests and Holm-corrected hierarchies on prompts aligned by sample
-    index: the models that answered the same prompts, per spec and setting; and, per spec
-    and model, the variants of a setting (task formats, real against pseudonymized names,
-    prompting strategies against the standard prompt)."""
+    index: models, task formats, entity names, prompting strategies.
+
+    Models are compared per spec and setting; the variants of a setting (textualizations,
+    real against pseudonymized names, strategies against the standard prompt) per spec and
+    model."""
     from kgcert.report import compare_json, load_runs
     from kgcert.report.compare import compare_all, family_statement
     from kgcert.run.records import write_json
