@@ -177,3 +177,16 @@ def test_run_options_choose_strategies(tmp_path: Path):
     ):
         with pytest.raises(InputError, match=message):
             _config(**options)
+
+
+def test_show_prints_the_system_message():
+    from kgcert.cli.runs import describe_sample
+
+    asked = Strategy("system", system="Be exact.").apply(choice_prompt())
+    record = {"index": 4, "spec": "s", "setting": "vanilla+system", "model": "oracle",
+              "outcome": "correct", "prompt": asked.as_dict(), "parsed_option": 2,
+              "response": {"text": "correct answer: 2"}}
+    text = describe_sample(record, "f.jsonl")
+    assert "--- system" in text and text.index("Be exact.") < text.index("--- prompt")
+    plain = dict(record, prompt=choice_prompt().as_dict())
+    assert "--- system" not in describe_sample(plain, "f.jsonl")
