@@ -154,7 +154,8 @@ def test_compare_json_prints_the_records_of_compare_json(root: Path, tmp_path: P
     assert done.returncode == 0, done.stderr
     written = json.loads((tmp_path / "compare.json").read_text())
     printed = [json.loads(line) for line in done.stdout.splitlines()]
-    assert printed == written["comparisons"] and len(printed) > 1
+    assert printed == written["comparisons"] + written["variants"] and len(printed) > 1
+    assert written["variants"]  # the task specs in two formats: each model's formats paired
 
 
 def test_validate_reports_every_spec_and_fails_if_any_did(tmp_path: Path) -> None:

@@ -43,8 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("kgcert.cli.report:report_command",
                "Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories."),
     "compare": ("kgcert.cli.report:compare_command",
-                "Paired exact McNemar tests and a Holm-corrected hierarchy of the models that "
-                "answered the same prompts (aligned by sample index), per spec and setting."),
+                "Paired exact McNemar tests and Holm-corrected hierarchies on prompts aligned "
+                "by sample index: models, task formats, entity names, prompting strategies."),
     "runs": ("kgcert.cli.runs:runs_command",
              "List run directories (default ./runs) with their certificates."),
     "show": ("kgcert.cli.runs:show_command",

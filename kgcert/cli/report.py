@@ -16,7 +16,9 @@ from kgcert.cli.common import console
 if TYPE_CHECKING:
     import pandas as pd
 
-    from kgcert.report import Comparison
+    from kgcert.report import Alignment, Comparison
+    from kgcert.report.variants import VariantComparison
+    from kgcert.stats import Hierarchy
 
 # Text columns shown like numbers (right-aligned, never wrapped).
 FIGURES = {"k/n", "bounds", "unp/err/skip", "list", "json", "yaml", "turtle", "jsonld"}
@@ -117,22 +119,33 @@ def _which(better: str | None, model_a: str) -> str:
 
 
 def _print_comparison(item: Comparison) -> None:
-    aligned = item.alignment
-    dropped = [f"{count} {what}" for count, what in (
-        (aligned.missing, "not answered by every model"),
+    _print_tests(f"{item.spec} / {item.setting}", item.alignment, item.hierarchy, "model")
+
+
+def _print_variants(item: VariantComparison) -> None:
+    settings = ", ".join(f"{variant} = {setting}" for variant, setting
+                         in sorted(item.settings.items()))
+    _print_tests(item.title, item.alignment, item.hierarchy, "variant")
+    console.print(Text(f"  settings: {settings}"))
+
+
+def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what: str) -> None:
+    """One comparison: shared prompts, every pair's McNemar test and the Holm hierarchy of
+    the models (or of one model's variants of a setting)."""
+    dropped = [f"{count} {reason}" for count, reason in (
+        (aligned.missing, f"not answered in every {what}"),
         (aligned.failed, "with an error or skipped prompt"),
         (aligned.mismatched, "with differing prompts")) if count]
-    header = (f"{item.spec} / {item.setting}: {aligned.n} shared prompts"
+    header = (f"{title}: {aligned.n} shared prompts"
               + (f" (dropped: {', '.join(dropped)})" if dropped else ""))
     console.print(Text(header, style="bold"))
-    if item.hierarchy is None:
-        console.print(Text("  no prompt answered by every model: nothing to test"))
+    if ranked is None:
+        console.print(Text(f"  no prompt answered in every {what}: nothing to test"))
         return
-    ranked = item.hierarchy
     table = Table(show_header=True, header_style="bold",
                   caption="b: A right, B wrong; c: A wrong, B right; p: exact McNemar, and "
                           "Holm-adjusted over the pairs; better: the significantly better "
-                          "model (- none)", caption_justify="left")
+                          f"{what} (- none)", caption_justify="left")
     for column in ("A", "B", "b", "c", "p", "better", "Holm p", "Holm better"):
         numeric = column in ("b", "c", "p", "Holm p")
         table.add_column(column, justify="right" if numeric else "left", no_wrap=numeric,
@@ -152,7 +165,9 @@ def _print_comparison(item: Comparison) -> None:
 @click.command("compare")
 @RUNS
 @click.option("--spec", default=None, help="Only this spec.")
-@click.option("--setting", default=None, help="Only this setting (or task format).")
+@click.option("--setting", default=None,
+              help="Only this setting (or task format), and the variant comparisons that "
+                   "include it.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Family-wise error level (Holm).")
 @click.option("--family", type=click.Choice(["spec", "run"]), default="spec", show_default=True,
@@ -163,27 +178,36 @@ def _print_comparison(item: Comparison) -> None:
               help="Print each comparison as one JSON line instead of tables.")
 def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | None,
                     alpha: float, family: str, out: Path | None, as_json: bool) -> None:
-    """Paired exact McNemar tests and a Holm-corrected hierarchy of the models that answered
-    the same prompts (aligned by sample index), per spec and setting."""
-    from kgcert.report import compare, compare_json, load_runs
-    from kgcert.report.compare import family_statement
+    """Paired exact McNemar tests and Holm-corrected hierarchies on prompts aligned by sample
+    index: models, task formats, entity names, prompting strategies.
+
+    Models are compared per spec and setting; the variants of a setting (textualizations,
+    real against pseudonymized names, strategies against the standard prompt) per spec and
+    model."""
+    from kgcert.report import compare_json, load_runs
+    from kgcert.report.compare import compare_all, family_statement
     from kgcert.run.records import write_json
 
     loaded = load_runs(list(runs))
-    comparisons = compare(loaded.samples, alpha=alpha, spec=spec, setting=setting,
-                          family=family)
-    body = compare_json(comparisons, alpha=alpha, family=family,
+    comparisons, variants = compare_all(loaded.samples, alpha=alpha, spec=spec,
+                                        setting=setting, family=family)
+    body = compare_json(comparisons, alpha=alpha, family=family, variants=variants,
                         runs=[str(run.path) for run in loaded.runs])
     folder = out if out is not None else loaded.runs[0].path / "report"
     target = folder / "compare.json"
     write_json(target, body)
     if as_json:  # the same records as compare.json, one line each
-        for record in body["comparisons"]:
+        for record in [*body["comparisons"], *body["variants"]]:
             click.echo(json.dumps(record, ensure_ascii=False, default=str))
         return
     for item in comparisons:
         _print_comparison(item)
-    console.print(Text(f"multiplicity: {family_statement(family, comparisons)}"))
+    if variants:
+        console.print(Text("Variants of a setting, per spec and model (paired by index):",
+                           style="bold underline"))
+    for variant in variants:
+        _print_variants(variant)
+    console.print(Text("multiplicity: " + family_statement(family, [*comparisons, *variants])))
     console.print(Text(f"comparisons written to {target}"))
 
 

@@ -120,6 +120,26 @@ class _Display:
               type=click.Choice(["vanilla", "distractor"]), help="Repeatable.")
 @click.option("--format", "formats", multiple=True,
               help="Textualization for task specs: list, json, yaml, turtle, jsonld.")
+@click.option("--entity-names", "entity_names", multiple=True,
+              type=click.Choice(["real", "pseudonymized"]),
+              help="Task specs: real and/or pseudonymized entity names, each a setting "
+                   "(repeatable; default real).")
+@click.option("--strategy", "strategies", multiple=True,
+              type=click.Choice(["standard", "system", "cot", "tot"]),
+              help="Prompting strategy, each a setting paired with the standard prompt by "
+                   "index: system (the --system-prompt), cot (chain of thought), tot (tree of "
+                   "thoughts). Repeatable; default standard.")
+@click.option("--system-prompt", default=None,
+              help="System message of the system strategy: text, or @FILE for a file's text.")
+@click.option("--reasoning-tokens", type=int, default=None,
+              help="Extra answer tokens for reasoning: cot adds this to --max-new-tokens, tot "
+                   "twice this (default 384).")
+@click.option("--temperature", type=float, default=None,
+              help="Sampling temperature (default 0: greedy).")
+@click.option("--distractor-weighting", type=click.Choice(["tail", "head", "uniform"]),
+              default=None,
+              help="Entity specs, distractor setting: how distractor paths are weighted "
+                   "(default tail).")
 @click.option("--n", type=int, default=None, help="Samples per certificate (default 250).")
 @click.option("--confidence", type=float, default=None, help="Default 0.95.")
 @click.option("--seed", type=int, default=None, help="Run seed (default 0).")
@@ -179,7 +199,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         cache = data_dir(ctx.data_dir) / "cache"
         models = build_models(config, cache / "responses")
         jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
-                          prompt_budgets(config, models))
+                          lambda answer: prompt_budgets(config, models, answer))
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
             TimeRemainingColumn()]

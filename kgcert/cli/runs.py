@@ -96,6 +96,8 @@ def describe_sample(record: Mapping[str, Any], file: str) -> str:
              f"outcome: {record.get('outcome')}"]
     if prompt.get("skipped"):
         lines.append(f"skipped before reaching the model: {prompt['skipped']}")
+    if prompt.get("system"):  # the system strategy's system message
+        lines += [_section("system"), str(prompt["system"]).rstrip("\n")]
     lines += [_section("prompt"), str(prompt.get("text", "")).rstrip("\n"),
               _section("response")]
     if response.get("error"):

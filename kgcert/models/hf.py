@@ -32,6 +32,7 @@ from transformers import (
 from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.quiet import quiet_loading
+from kgcert.strategy import CLOSE, OPEN
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,13 @@ _DTYPES = {
 
 
 def answer_line_complete(text: str) -> bool:
-    """True once the last ``correct answer`` line has content and has ended with a newline."""
+    """True once the last ``correct answer`` line has content and has ended with a newline;
+    in a reasoning reply (chain or tree of thought), only after the reasoning has closed."""
+    if OPEN in text:
+        closed = text.rfind(CLOSE)
+        if closed < 0:
+            return False
+        text = text[closed:]
     idx = text.lower().rfind("correct answer")
     if idx < 0:
         return False

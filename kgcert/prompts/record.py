@@ -48,6 +48,7 @@ class Prompt:
     no options, `answers` holds every accepted answer and `task` names the scorer.
     `skipped` is set (and `text` empty) when the prompt could not be built faithfully, e.g.
     its essential sentences do not fit the model's context; the reason is recorded.
+    `system` is sent as a system message before `text` (the `system` prompting strategy).
     """
 
     text: str
@@ -59,6 +60,7 @@ class Prompt:
     answers: tuple[str, ...] = ()
     task: str | None = None
     skipped: str | None = None
+    system: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)

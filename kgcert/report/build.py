@@ -30,6 +30,7 @@ from kgcert.report.tables import (
     summary_table,
     task_table,
 )
+from kgcert.report.variants import VariantComparison, variant_comparisons
 from kgcert.run.records import slug
 
 # pyarrow is in the `report` extra: the Parquet copies keep the column types (nullable
@@ -50,6 +51,7 @@ class Report:
     roles: pd.DataFrame
     details: dict[str, SpecDetails] = field(default_factory=dict)  # description, examples
     comparisons: list[Comparison] = field(default_factory=list)
+    variants: list[VariantComparison] = field(default_factory=list)  # formats, names, strategies
     plots: list[plots.Plot] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -82,7 +84,8 @@ def build_report(paths: Sequence[Path], *, confidence: float = 0.95,
                   tasks=task_table(runs.samples, confidence),
                   path_lengths=path_length_table(runs.samples, confidence),
                   roles=outcome_roles(runs.samples), details=spec_details(runs),
-                  comparisons=comparisons)
+                  comparisons=comparisons,
+                  variants=variant_comparisons(runs.samples, alpha=alpha))
 
 
 def _parquet_available() -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,9 @@ import pandas as pd
 from kgcert.errors import InputError
 from kgcert.report.load import ANSWERED
 from kgcert.stats import Hierarchy, hierarchy, holm_adjust
+
+if TYPE_CHECKING:
+    from kgcert.report.variants import VariantComparison
 
 FAMILIES = ("spec", "run")  # Holm within each (spec, setting), or over all of them at once
 
@@ -57,6 +60,10 @@ class Comparison:
     def setting(self) -> str:
         return self.alignment.setting
 
+    def adjusted(self, values: Sequence[float], alpha: float) -> Comparison:
+        return Comparison(self.alignment, hierarchy(self.alignment.outcomes, alpha=alpha,
+                                                    adjusted_p=values))
+
     def as_dict(self) -> dict[str, Any]:
         aligned = self.alignment
         body: dict[str, Any] = {
@@ -68,24 +75,30 @@ class Comparison:
         if self.hierarchy is None:
             body.update(pairwise=[], hierarchy=None)
             return body
-        ranked = self.hierarchy
-        body["pairwise"] = [
-            {"model_a": item.test.model_a, "model_b": item.test.model_b, "n": item.test.n,
+        body.update(tests_dict(self.hierarchy, "model"))
+        return body
+
+
+def tests_dict(ranked: Hierarchy, what: str) -> dict[str, Any]:
+    """The pairwise tests and the hierarchy as JSON-ready data (`what`: model or variant)."""
+    return {
+        "pairwise": [
+            {f"{what}_a": item.test.model_a, f"{what}_b": item.test.model_b, "n": item.test.n,
              "b": item.test.b, "c": item.test.c, "p_value": item.test.p_value,
              "decision": item.test.decision, "holm_p": item.adjusted_p,
              "holm_reject": item.reject,
              "holm_decision": item.better if item.better is not None else "no decision"}
-            for item in ranked.comparisons]
-        body["hierarchy"] = {
+            for item in ranked.comparisons],
+        "hierarchy": {
             "alpha": ranked.alpha, "ordering": list(ranked.ordering),
             "groups": [list(group) for group in ranked.groups],
-            "models": [{"name": m.name, "correct": m.correct, "n": m.n,
-                        "accuracy": m.accuracy, "group": m.group} for m in ranked.models],
-        }
-        return body
+            f"{what}s": [{"name": m.name, "correct": m.correct, "n": m.n,
+                          "accuracy": m.accuracy, "group": m.group} for m in ranked.models],
+        },
+    }
 
 
-def _labelled(samples: pd.DataFrame) -> pd.DataFrame:
+def labelled(samples: pd.DataFrame) -> pd.DataFrame:
     """A `label` column: the model, or "model (run)" where one model appears in several runs
     for the same spec and setting."""
     runs_per_model = samples.groupby(["spec", "setting", "model"])["run"].transform("nunique")
@@ -96,9 +109,17 @@ def _labelled(samples: pd.DataFrame) -> pd.DataFrame:
 
 def align(samples: pd.DataFrame, spec: str, setting: str) -> Alignment:
     """The aligned outcomes of every model for one spec and setting."""
-    rows = _labelled(samples[(samples["spec"] == spec) & (samples["setting"] == setting)])
-    outcome = rows.pivot(index="index", columns="label", values="outcome")
-    prompt = rows.pivot(index="index", columns="label", values="prompt_sha")
+    rows = labelled(samples[(samples["spec"] == spec) & (samples["setting"] == setting)])
+    return align_rows(rows, spec, setting, by="label", guard="prompt_sha")
+
+
+def align_rows(rows: pd.DataFrame, spec: str, setting: str, *, by: str,
+               guard: str) -> Alignment:
+    """Outcomes of the groups in column `by` (models, or settings of one model), aligned
+    by sample index; an index whose `guard` (the prompt text's hash, or the drawn item's)
+    differs between groups is dropped and counted."""
+    outcome = rows.pivot(index="index", columns=by, values="outcome")
+    prompt = rows.pivot(index="index", columns=by, values=guard)
     complete = outcome.notna().all(axis=1)
     answered = outcome.isin(ANSWERED).all(axis=1) & complete
     same_prompt = prompt.nunique(axis=1, dropna=False) == 1
@@ -112,13 +133,9 @@ def align(samples: pd.DataFrame, spec: str, setting: str) -> Alignment:
         mismatched=int((answered & ~same_prompt).sum()))
 
 
-def compare(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = None,
-            setting: str | None = None, family: str = "spec") -> list[Comparison]:
-    """Comparisons for every (spec, setting) that two or more models answered, optionally
-    only those of `spec` and/or `setting`. InputError when there is nothing to compare.
-
-    `family` "spec": Holm controls the family-wise error within each (spec, setting);
-    "run": one Holm family over every pair of every (spec, setting) compared."""
+def _checked(samples: pd.DataFrame, alpha: float, family: str, spec: str | None,
+             setting: str | None) -> pd.DataFrame:
+    """The samples of `spec` and `setting` (when given), after checking the arguments."""
     if family not in FAMILIES:
         raise InputError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
     if not 0 < alpha < 1:
@@ -132,49 +149,105 @@ def compare(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = No
             chosen = chosen[chosen[column] == value]
     if chosen.empty:
         raise InputError("no samples to compare")
-    labelled = _labelled(chosen)
-    counts = labelled.groupby(["spec", "setting"])["label"].nunique()
+    return chosen
+
+
+def _model_comparisons(chosen: pd.DataFrame, alpha: float) -> list[Comparison]:
+    counts = labelled(chosen).groupby(["spec", "setting"])["label"].nunique()
     pairs = [(str(s), str(x)) for (s, x), count in counts.items() if count >= 2]
-    if not pairs:
-        raise InputError("nothing to compare: each spec and setting was answered by one model "
-                         "only (compare needs two or more models on the same prompts)")
     results = []
     for spec_name, setting_name in sorted(pairs):
         aligned = align(chosen, spec_name, setting_name)
         ranked = hierarchy(aligned.outcomes, alpha=alpha) if aligned.n else None
         results.append(Comparison(aligned, ranked))
-    if family == "run":
-        return _one_family(results, alpha)
     return results
 
 
-def _one_family(results: list[Comparison], alpha: float) -> list[Comparison]:
-    """The same tests, Holm-adjusted together across every (spec, setting)."""
+def compare(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = None,
+            setting: str | None = None, family: str = "spec") -> list[Comparison]:
+    """Comparisons for every (spec, setting) that two or more models answered, optionally
+    only those of `spec` and/or `setting`. InputError when there is nothing to compare.
+
+    `family` "spec": Holm controls the family-wise error within each (spec, setting);
+    "run": one Holm family over every pair of every (spec, setting) compared."""
+    results = _model_comparisons(_checked(samples, alpha, family, spec, setting), alpha)
+    if not results:
+        raise InputError("nothing to compare: each spec and setting was answered by one model "
+                         "only (compare needs two or more models on the same prompts)")
+    if family == "run":
+        return one_family(results, alpha)
+    return results
+
+
+def compare_all(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = None,
+                setting: str | None = None, family: str = "spec"
+                ) -> tuple[list[Comparison], list[VariantComparison]]:
+    """Models against each other (per spec and setting) and, per spec and model, the
+    variants of a setting against each other (textualizations, real against pseudonymized
+    names, prompting strategies: see kgcert.report.variants). `setting` keeps the model
+    comparisons of that setting and the variant comparisons that include it. With
+    `family` "run" one Holm family covers every pair of both. InputError when neither
+    kind has anything to compare."""
+    from kgcert.report.variants import variant_comparisons
+
+    chosen = _checked(samples, alpha, family, spec, setting)
+    models = _model_comparisons(chosen, alpha)
+    of_spec = samples if spec is None else samples[samples["spec"] == spec]
+    variants = [item for item in variant_comparisons(of_spec, alpha=alpha)
+                if setting is None or setting in item.settings.values()]
+    if not models and not variants:
+        raise InputError("nothing to compare: no spec and setting was answered by two or more "
+                         "models, and no model answered two variants of a setting (formats, "
+                         "entity names or prompting strategies) on the same prompts")
+    if family == "run":
+        mixed: list[Ranked] = [*models, *variants]
+        joint = one_family(mixed, alpha)
+        return (cast("list[Comparison]", joint[:len(models)]),
+                cast("list[VariantComparison]", joint[len(models):]))
+    return models, variants
+
+
+class Ranked(Protocol):
+    """A comparison with a hierarchy that can be recomputed with other Holm p-values."""
+
+    @property
+    def hierarchy(self) -> Hierarchy | None: ...
+
+    def adjusted(self, values: Sequence[float], alpha: float) -> Ranked: ...
+
+
+R = TypeVar("R", bound=Ranked)
+
+
+def one_family(results: Sequence[R], alpha: float) -> list[R]:
+    """The same tests, Holm-adjusted together across every comparison given."""
     raw = [item.test.p_value for c in results if c.hierarchy for item in c.hierarchy.comparisons]
     adjusted = iter(holm_adjust(raw))
-    joint = []
+    joint: list[R] = []
     for c in results:
         if c.hierarchy is None:
             joint.append(c)
             continue
         values = [next(adjusted) for _ in c.hierarchy.comparisons]
-        joint.append(Comparison(c.alignment, hierarchy(c.alignment.outcomes, alpha=alpha,
-                                                       adjusted_p=values)))
+        joint.append(cast(R, c.adjusted(values, alpha)))
     return joint
 
 
-def family_statement(family: str, comparisons: Sequence[Comparison]) -> str:
+def family_statement(family: str, comparisons: Sequence[Ranked]) -> str:
     pairs = sum(len(c.hierarchy.comparisons) for c in comparisons if c.hierarchy)
     if family == "run":
-        return (f"one Holm family: all {pairs} pairs over {len(comparisons)} (spec, setting) "
-                "comparisons together")
-    return ("one Holm family per (spec, setting); no correction across them (use --family run "
-            f"for one family over all {pairs} pairs)")
+        return (f"one Holm family: all {pairs} pairs over {len(comparisons)} comparisons "
+                "together")
+    return ("one Holm family per comparison (per spec and setting for models; per spec, "
+            "model and held-fixed parts for variants); no correction across them (use "
+            f"--family run for one family over all {pairs} pairs)")
 
 
 def compare_json(comparisons: Sequence[Comparison], *, alpha: float,
-                 runs: Sequence[str] = (), family: str = "spec") -> dict[str, Any]:
+                 runs: Sequence[str] = (), family: str = "spec",
+                 variants: Sequence[VariantComparison] = ()) -> dict[str, Any]:
     return {"alpha": alpha, "runs": list(runs), "family": family,
-            "family_statement": family_statement(family, comparisons),
+            "family_statement": family_statement(family, [*comparisons, *variants]),
             "method": "exact McNemar per pair; Holm-corrected hierarchy with tie groups",
-            "comparisons": [item.as_dict() for item in comparisons]}
+            "comparisons": [item.as_dict() for item in comparisons],
+            "variants": [item.as_dict() for item in variants]}

@@ -122,6 +122,31 @@ def _spec_block(report: Report, spec: str) -> str:
     return "\n".join(parts)
 
 
+def variants_section(report: Report) -> list[str]:
+    """Per spec and model, the variants of a setting against each other: every pair's exact
+    McNemar test with its Holm-adjusted p-value, and the hierarchy (empty without any)."""
+    if not report.variants:
+        return []
+    rows = []
+    for item in report.variants:
+        if item.hierarchy is None:
+            continue
+        groups = " > ".join("{" + ", ".join(group) + "}" for group in item.hierarchy.groups)
+        for pair in item.hierarchy.comparisons:
+            test = pair.test
+            rows.append({"spec": item.spec, "model": item.model, "compared": item.axis,
+                         "held": item.held_text, "n": test.n,
+                         "A": test.model_a, "B": test.model_b, "b": test.b, "c": test.c,
+                         "p": test.p_value, "Holm p": pair.adjusted_p,
+                         "better (Holm)": pair.better or "-", "hierarchy": groups})
+    return [_section("Formats, names and prompting strategies", [
+        _p("The same drawn prompts asked in each variant of a setting (task textualizations, "
+           "real or pseudonymized entity names, prompting strategies), per spec and model: "
+           "b = A right and B wrong, c = the reverse; exact McNemar p-values, Holm-adjusted "
+           f"within each family at alpha {report.alpha}."),
+        table_html(pd.DataFrame(rows), digits=3)], "variants")]
+
+
 def render(report: Report) -> str:
     runs = report.runs
     sections: list[str] = []
@@ -193,6 +218,9 @@ def render(report: Report) -> str:
     from kgcert.report.explorer import explorer_section
 
     sections.append(explorer_section(report.runs))  # every sample, filterable (JS)
+
+
+    sections += variants_section(report)
 
     if report.notes:
         items = "".join(f"<li>{html.escape(note)}</li>" for note in report.notes)

@@ -39,6 +39,7 @@ SAMPLE_COLUMNS = (
     "parsed_option", "correct_option", "chosen_id", "answer_id", "chosen_role", "path_length",
     "textualization", "task", "template", "exact_correct", "flexible_correct", "distractors",
     "latency_s", "prompt_tokens", "completion_tokens", "cached", "spec_hash", "prompt_sha",
+    "item_sha",
 )
 _INTEGER_COLUMNS = ("parsed_option", "correct_option", "path_length", "template",
                     "prompt_tokens", "completion_tokens")
@@ -213,6 +214,19 @@ def chosen_role(prompt: Mapping[str, Any], record: Mapping[str, Any]) -> str | N
     return None
 
 
+def item_sha(prompt: Mapping[str, Any]) -> str:
+    """What the prompt asks, whatever its rendering: the drawn sample (spec, seed, index,
+    entities, edges, question template and aliases, the task instance) and the options.
+    Equal for one index across textualizations, entity names and prompting strategies."""
+    provenance = prompt.get("provenance") or {}
+    keys = ("spec_hash", "seed", "index", "nodes", "edges", "template", "aliases")
+    item = {key: provenance.get(key) for key in keys}
+    item["instance"] = (provenance.get("extra") or {}).get("instance_provenance")
+    item.update({key: prompt.get(key) for key in ("option_ids", "correct_option", "answer_id")})
+    text = json.dumps(item, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def sample_row(record: Mapping[str, Any], run: str) -> dict[str, Any]:
     prompt = record.get("prompt") or {}
     provenance = prompt.get("provenance") or {}
@@ -241,6 +255,7 @@ def sample_row(record: Mapping[str, Any], run: str) -> dict[str, Any]:
         "cached": response.get("cached"),
         "spec_hash": record.get("spec_hash", provenance.get("spec_hash")),
         "prompt_sha": hashlib.sha256(text.encode()).hexdigest()[:16],
+        "item_sha": item_sha(prompt),
     }
 
 

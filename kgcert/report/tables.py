@@ -81,7 +81,10 @@ def task_table(samples: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     tasks = tasks[tasks["task"].notna()]
     if tasks.empty:
         return pd.DataFrame(columns=columns)
-    tasks = tasks.assign(textualization=tasks["textualization"].fillna(tasks["setting"]),
+    # A variant (pseudonymized names, a prompting strategy) is a column of its own.
+    variant = tasks["setting"].astype(str).str.contains("+", regex=False)
+    form = tasks["textualization"].fillna(tasks["setting"]).where(~variant, tasks["setting"])
+    tasks = tasks.assign(textualization=form,
                          flexible_correct=tasks["flexible_correct"].fillna(tasks["correct"]))
     rows = []
     for (model, task, form), group in tasks.groupby(["model", "task", "textualization"],

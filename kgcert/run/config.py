@@ -7,14 +7,23 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
+from kgcert.strategy import STANDARD, STRATEGIES, Strategy
 from kgcert.yamlfile import read_yaml
 
 SETTINGS = ("vanilla", "distractor")
+ENTITY_NAMES = ("real", "pseudonymized")  # task prompts: KG-LLM-Bench's two variants
 UNHASHED = ("n", "batch_size", "cache")  # may change between a run and its resume
 
 
@@ -53,6 +62,13 @@ class RunConfig(BaseModel):
     simultaneous: bool = False  # Bonferroni over all certificates of the run
     baseline: int = Field(default=0, ge=0)  # static prompts per spec (the paper uses 50)
     cache: bool = True
+    # Ablations: each strategy and each entity-name variant is a setting of its own, paired
+    # by prompt index with the standard prompt (see kgcert.prompts.strategy).
+    strategies: tuple[str, ...] = (STANDARD,)
+    system_prompt: str | None = None  # the `system` strategy's system message
+    reasoning_tokens: int = Field(default=384, ge=1)  # cot: + this, tot: + twice this
+    entity_names: tuple[str, ...] = ("real",)  # task specs: real and/or pseudonymized
+    distractor_weighting: Literal["tail", "head", "uniform"] = "tail"  # entity specs
 
     @field_validator("model_options")
     @classmethod
@@ -74,6 +90,45 @@ class RunConfig(BaseModel):
             if setting not in SETTINGS:
                 raise ValueError(f"unknown setting {setting!r} (known: {', '.join(SETTINGS)})")
         return settings
+
+    @field_validator("strategies")
+    @classmethod
+    def _known_strategies(cls, strategies: tuple[str, ...]) -> tuple[str, ...]:
+        for strategy in strategies:
+            if strategy not in STRATEGIES:
+                raise ValueError(f"unknown strategy {strategy!r} (known: "
+                                 f"{', '.join(STRATEGIES)})")
+        if len(set(strategies)) != len(strategies):
+            raise ValueError("a strategy is named twice")
+        return strategies
+
+    @field_validator("entity_names")
+    @classmethod
+    def _known_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        for name in names:
+            if name not in ENTITY_NAMES:
+                raise ValueError(f"unknown entity names {name!r} (known: "
+                                 f"{', '.join(ENTITY_NAMES)})")
+        return tuple(dict.fromkeys(names))
+
+    @model_validator(mode="after")
+    def _strategies_fit(self) -> RunConfig:
+        has_system = bool((self.system_prompt or "").strip())
+        if "system" in self.strategies and not has_system:
+            raise ValueError("strategy system needs a system prompt (--system-prompt TEXT or "
+                             "@FILE, or system_prompt in the run file)")
+        if has_system and "system" not in self.strategies:
+            raise ValueError("a system prompt is given but no strategy uses it: add "
+                             "--strategy system (with --strategy standard to compare the two)")
+        reasoning = [s for s in self.strategies if s in ("cot", "tot")]
+        if reasoning and self.mode == "choice":
+            raise ValueError(f"strategy {reasoning[0]} needs --mode generate: choice scoring "
+                             "reads the option number without letting the model reason")
+        return self
+
+    def strategy(self, name: str) -> Strategy:
+        return Strategy(name, self.system_prompt if name == "system" else None,
+                        self.reasoning_tokens)
 
     def fingerprint(self) -> str:
         """Identifies what the run samples and asks; n may grow on a later resume."""
@@ -117,8 +172,9 @@ def _check_cuda(quant: str) -> None:
 
 def _first_error(error: ValidationError, source: str) -> InputError:
     first = error.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    return InputError(f"{source}: {where}: {first['msg']}")
+    message = str(first["msg"]).removeprefix("Value error, ")
+    where = ".".join(str(p) for p in first["loc"])
+    return InputError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
 def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
@@ -130,7 +186,25 @@ def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
             raise InputError(f"run file {path} must be a YAML mapping")
         data.update(loaded)
     data.update({k: v for k, v in overrides.items() if v not in (None, ())})
+    if isinstance(data.get("system_prompt"), str):
+        data["system_prompt"] = read_system_prompt(data["system_prompt"])
     try:
         return RunConfig.model_validate(data)
     except ValidationError as error:
         raise _first_error(error, str(path) if path else "run settings") from None
+
+
+def read_system_prompt(value: str) -> str:
+    """A system prompt given as text, or as `@FILE` for the text of that file."""
+    if not value.startswith("@"):
+        return value
+    path = Path(value[1:]).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"system prompt file {path} not found") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read system prompt file {path}: {error}") from None
+    if not text.strip():
+        raise InputError(f"system prompt file {path} is empty")
+    return text.strip()

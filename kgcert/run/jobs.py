@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kgcert.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
@@ -11,11 +13,15 @@ from kgcert.models.registry import get_model
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.graph import PromptGraph
 from kgcert.prompts.mcqa import PromptBuilder
+from kgcert.prompts.record import Prompt
 from kgcert.prompts.task import TaskPromptBuilder
 from kgcert.run.config import RunConfig
-from kgcert.run.runner import Job, ModelSlot
+from kgcert.run.runner import Job, ModelSlot, score_choice
+from kgcert.run.variants import setting_name
 from kgcert.specs import TaskSpec, find_spec, prepare_sampler, spec_hash
 from kgcert.store.graph import GraphStore
+from kgcert.strategy import STANDARD, Strategy
+from kgcert.tasks import TaskGenerator
 
 TEMPLATE_RESERVE = 64  # tokens for the chat template's wrapping around the prompt
 
@@ -23,16 +29,19 @@ TEMPLATE_RESERVE = 64  # tokens for the chat template's wrapping around the prom
 BudgetGroup = tuple[Budget, tuple[str, ...] | None]  # a budget and the models it is for
 
 
-def prompt_budget(config: RunConfig, slot: ModelSlot) -> Budget:
+def prompt_budget(config: RunConfig, slot: ModelSlot,
+                  max_new_tokens: int | None = None) -> Budget:
     """Algorithm 7's budget for one model: a local model's prompts are measured with its own
     tokenizer against its context window less the answer (capped by `context_tokens`); API
     models and models without a known tokenizer get the run's character budget. It depends
-    on this model and the run file only, never on the other models of the run."""
+    on this model and the run file only, never on the other models of the run.
+    `max_new_tokens` overrides the run's answer room (a reasoning strategy needs more)."""
     model = getattr(slot.model, "inner", slot.model)
     tokenizer, limit = getattr(model, "tokenizer", None), getattr(model, "context_limit", None)
     if tokenizer is None or not limit:
         return Budget.characters(config.context_chars)
-    room = max(1, int(limit) - config.max_new_tokens - TEMPLATE_RESERVE)
+    answer = config.max_new_tokens if max_new_tokens is None else max_new_tokens
+    room = max(1, int(limit) - answer - TEMPLATE_RESERVE)
     if config.context_tokens is not None:
         room = min(room, config.context_tokens)
     name = str(getattr(tokenizer, "name_or_path", type(tokenizer).__name__))
@@ -43,52 +52,109 @@ def prompt_budget(config: RunConfig, slot: ModelSlot) -> Budget:
     return Budget.tokens(count, room, f"tokens ({name})")
 
 
-def prompt_budgets(config: RunConfig, models: list[ModelSlot]) -> list[BudgetGroup]:
+def prompt_budgets(config: RunConfig, models: list[ModelSlot],
+                   max_new_tokens: int | None = None) -> list[BudgetGroup]:
     """Each model's budget; models with the same budget share their prompts. A single
     group is for every model (None)."""
     groups: dict[tuple[int, str], tuple[Budget, list[str]]] = {}
     for slot in models:
-        budget = prompt_budget(config, slot)
+        budget = prompt_budget(config, slot, max_new_tokens)
         groups.setdefault((budget.limit, budget.unit), (budget, []))[1].append(slot.spec_string)
     if len(groups) <= 1:
         return [(budget, None) for budget, _ in groups.values()]
     return [(budget, tuple(names)) for budget, names in groups.values()]
 
 
+Budgets = list[BudgetGroup] | Callable[[int], list[BudgetGroup]]
+
+
 def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
-               cache_dir: Path | None, budgets: list[BudgetGroup] | None = None) -> list[Job]:
+               cache_dir: Path | None, budgets: Budgets | None = None) -> list[Job]:
+    """One job per (spec, setting): for relation and entity specs each of the run's
+    settings, for task specs each textualization and entity-name variant; each of those
+    once per prompting strategy (standard keeps the setting's own name, the others add
+    `+cot`, `+tot`, `+system`). `budgets` may be a function of the answer room (max new
+    tokens), so a reasoning strategy's prompts leave room for its longer answers."""
     manifest = read_manifest(store)
     base = {"kg": config.kg, "kg_fingerprint": manifest.fingerprint if manifest else None}
-    budgets = budgets or [(Budget.characters(config.context_chars), None)]
+
+    def budget_groups(max_new_tokens: int) -> list[BudgetGroup]:
+        found = budgets(max_new_tokens) if callable(budgets) else budgets
+        return found or [(Budget.characters(config.context_chars), None)]
+
     graph = PromptGraph(store)  # one entity-edge cache for every builder of the run
+    strategies = [config.strategy(name) for name in config.strategies]
     jobs: list[Job] = []
     for name in config.specs:
         entry = find_spec(name, spec_dirs)
         spec = entry.spec
         context = {**base, "spec_kind": spec.kind, "spec_file": str(entry.path)}
         if isinstance(spec, TaskSpec):
-            for form in config.formats:
-                task_builder = TaskPromptBuilder(store, entry.path, seed=config.seed,
-                                                 textualization=form)
-                jobs.append(Job(spec.name, spec_hash(spec), form, task_builder.build,
-                                {**context, "textualization": form},
-                                scorer=task_builder.score))
+            jobs += _task_jobs(store, config, spec, entry.path, context, strategies)
             continue
         sampler = prepare_sampler(spec, store, cache_dir)
         settings: list[tuple[str, int | None]] = [(s, None) for s in config.settings]
         if config.baseline:  # the paper's static set: fixed names, no noise, reported beside
             settings.append(("baseline", config.baseline))
-        for budget, names in budgets:
-            for setting, count in settings:
-                builder = PromptBuilder(store, spec, sampler, seed=config.seed, setting=setting,
-                                        options=config.options, few_shot=config.few_shot,
-                                        budget=budget, graph=graph, cache_dir=cache_dir)
-                jobs.append(Job(spec.name, spec_hash(spec), setting, builder.build,
-                                {**context, "options": config.options,
-                                 "few_shot": config.few_shot,
+        for strategy in strategies:
+            answer_room = strategy.max_new_tokens(config.max_new_tokens)
+            for budget, names in budget_groups(answer_room):
+                for setting, count in settings:
+                    builder = PromptBuilder(store, spec, sampler, seed=config.seed,
+                                            setting=setting, options=config.options,
+                                            few_shot=config.few_shot,
+                                            budget=strategy.budget(budget), graph=graph,
+                                            weighting=config.distractor_weighting,
+                                            cache_dir=cache_dir)
+                    described = {"options": config.options, "few_shot": config.few_shot,
                                  "budget": f"{budget.limit} {budget.unit}",
-                                 "distractors_required": builder.require_distractor},
-                                n=count, models=names))
+                                 "distractors_required": builder.require_distractor}
+                    if spec.kind == "entity" and setting == "distractor":
+                        described["distractor_weighting"] = config.distractor_weighting
+                    jobs.append(Job(spec.name, spec_hash(spec),
+                                    setting_name(setting, strategy=strategy.name),
+                                    _asked(strategy, builder.build),
+                                    {**context, **described, **_strategy_context(strategy)},
+                                    scorer=strategy.scorer(score_choice), n=count,
+                                    models=names, max_new_tokens=answer_room))
+    return jobs
+
+
+def _asked(strategy: Strategy, build: Callable[[int], Prompt]) -> Callable[[int], Prompt]:
+    if strategy.name == STANDARD:
+        return build
+    return lambda index: strategy.apply(build(index))
+
+
+def _strategy_context(strategy: Strategy) -> dict[str, Any]:
+    if strategy.name == STANDARD:
+        return {}
+    described: dict[str, Any] = {"strategy": strategy.name}
+    if strategy.system is not None:
+        described["system_prompt"] = strategy.system
+    return described
+
+
+def _task_jobs(store: GraphStore, config: RunConfig, spec: TaskSpec, path: Path,
+               context: dict[str, Any], strategies: list[Strategy]) -> list[Job]:
+    """Every (format, entity names, strategy) of a task spec. One generator serves them
+    all, so instance i (subgraph, question, answers) is the same in every variant: only
+    its rendering differs, which is what makes the variants paired."""
+    generator = TaskGenerator(store, str(path), seed=config.seed)
+    jobs = []
+    for form in config.formats:
+        for names in config.entity_names:
+            builder = TaskPromptBuilder(store, path, seed=config.seed, textualization=form,
+                                        pseudonymize=names == "pseudonymized",
+                                        generator=generator)
+            for strategy in strategies:
+                jobs.append(Job(spec.name, spec_hash(spec),
+                                setting_name(form, names, strategy.name),
+                                _asked(strategy, builder.build),
+                                {**context, "textualization": form, "entity_names": names,
+                                 **_strategy_context(strategy)},
+                                scorer=strategy.scorer(builder.score),
+                                max_new_tokens=strategy.max_new_tokens(config.max_new_tokens)))
     return jobs
 
 

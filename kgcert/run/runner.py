@@ -9,6 +9,7 @@ uninterrupted run writes.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import yaml
 
 from kgcert.checker import check_answer
 from kgcert.errors import InputError
-from kgcert.models.base import GenerationConfig, Model, ModelRequest, ModelResponse
+from kgcert.models.base import GenerationConfig, Message, Model, ModelRequest, ModelResponse
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import SKIPPED, certificate
 from kgcert.run.config import RunConfig
@@ -55,6 +56,7 @@ class Job:
     scorer: Scorer | None = None  # default: the multiple-choice answer checker
     n: int | None = None  # samples for this job (default: the run's n), e.g. the baseline
     models: tuple[str, ...] | None = None  # the models that answer it (default: every one)
+    max_new_tokens: int | None = None  # answer room, when it differs from the run's (CoT)
 
 
 @dataclass
@@ -76,10 +78,13 @@ def score_choice(prompt: Prompt, response: ModelResponse) -> dict[str, Any]:
 
 
 def _request(prompt: Prompt, index: int) -> ModelRequest:
+    text: dict[str, Any] = ({"messages": (Message("system", prompt.system),
+                                          Message("user", prompt.text))}
+                            if prompt.system else {"prompt": prompt.text})
     if prompt.options:
-        return ModelRequest(prompt=prompt.text, sample_index=index, options=prompt.options,
+        return ModelRequest(**text, sample_index=index, options=prompt.options,
                             correct_option=prompt.correct_option)
-    return ModelRequest(prompt=prompt.text, sample_index=index)
+    return ModelRequest(**text, sample_index=index)
 
 
 def _batches(indices: Sequence[int], size: int) -> Iterator[list[int]]:
@@ -92,6 +97,14 @@ class ModelSlot:
     spec_string: str
     model: Model
     config: GenerationConfig
+
+
+def generation(job: Job, slot: ModelSlot) -> GenerationConfig:
+    """The model's generation settings for this job's prompts (more answer room for a
+    reasoning strategy)."""
+    if job.max_new_tokens is None or job.max_new_tokens == slot.config.max_new_tokens:
+        return slot.config
+    return dataclasses.replace(slot.config, max_new_tokens=job.max_new_tokens)
 
 
 class Runner:
@@ -195,8 +208,8 @@ class Runner:
              indices: list[int]) -> list[dict[str, Any]]:
         ready = [i for i in indices if prompts[i].skipped is None]
         started = time.monotonic()
-        responses = (slot.model.generate([_request(prompts[i], i) for i in ready], slot.config)
-                     if ready else [])
+        responses = (slot.model.generate([_request(prompts[i], i) for i in ready],
+                                         generation(job, slot)) if ready else [])
         if len(responses) != len(ready):
             raise InputError(f"model {slot.spec_string} returned {len(responses)} responses for "
                              f"{len(ready)} prompts")
@@ -247,7 +260,7 @@ class Runner:
         context = {
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
-            "generation": slot.config.as_dict(), "seed": self.config.seed,
+            "generation": generation(job, slot).as_dict(), "seed": self.config.seed,
             "samples_requested": total, "samples_recorded": len(ordered),
             "written_at_n": written_at,
             "sequential": (self.config.sequential.model_dump() | {"stopped_at_index": cut}
