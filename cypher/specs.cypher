@@ -27,12 +27,15 @@ MATCH (s:{{source}}{{:kg}})-[:{{rel}}]->(t:{{target}}{{:kg}})
 RETURN DISTINCT s.id AS s, t.id AS t
 
 // name: out_edges
-// One breadth-first level around an entity-centric pivot, over the whole graph.
-MATCH (s:Entity{{:kg}})-[r]->(t:Entity{{:kg}})
-WHERE s.id IN $ids
-  AND (size($include) = 0 OR type(r) IN $include)
+// One breadth-first level around an entity-centric pivot, over the whole graph, for a chunk
+// of its entities: each looked up by its id (index) rather than `s.id IN $ids` over every
+// edge, one row per entity with its edges collected. Repeated edges are removed in Python
+// (kgcert/specs/entity_sampler.py), not by an in-heap DISTINCT.
+UNWIND $ids AS node_id
+MATCH (s:Entity{{:kg}} {id: node_id})-[r]->(t:Entity{{:kg}})
+WHERE (size($include) = 0 OR type(r) IN $include)
   AND NOT type(r) IN $exclude
-RETURN DISTINCT s.id AS s, type(r) AS rel, t.id AS t
+RETURN node_id AS s, collect([type(r), t.id]) AS edges
 
 // name: entities
 MATCH (n:Entity{{:kg}})
