@@ -16,10 +16,11 @@ RETURN s.id AS id
 // One pattern edge's pairs for the sources with ids in [$low, $high]. No DISTINCT: a match
 // is an assignment of entities to variables, so parallel edges must not count twice, but
 // one DISTINCT over millions of rows exceeds the embedded server's in-heap limit (2,097,152
-// elements); kgcert/specs/tables.py removes the repeats in numpy.
+// elements); kgcert/specs/tables.py removes the repeats in numpy. One row per source with
+// its targets collected: several times cheaper to send than a row per pair.
 MATCH (s:{{source}}{{:kg}})-[:{{rel}}]->(t:{{target}}{{:kg}})
 WHERE s.id >= $low AND s.id <= $high
-RETURN s.id AS s, t.id AS t
+RETURN s.id AS s, collect(t.id) AS targets
 
 // name: edge_pairs_distinct
 // The same pairs in one DISTINCT query: the reference the paged pull is tested against.

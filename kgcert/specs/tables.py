@@ -59,9 +59,9 @@ def _pull(store: GraphStore, source: str, rel_type: str, target: str,
     right: list[str] = []
     cypher = named("specs", "edge_pairs", source=source, rel=rel_type, target=target)
     for low, high in _source_pages(store, source, page):
-        for source_id, target_id in store.rows(cypher, low=low, high=high):
-            left.append(str(source_id))
-            right.append(str(target_id))
+        for source_id, target_ids in store.rows(cypher, low=low, high=high):
+            left.extend([str(source_id)] * len(target_ids))
+            right.extend(str(target_id) for target_id in target_ids)
     return _distinct_pairs(left, right)
 
 
