@@ -40,3 +40,24 @@ RETURN node_id AS id, collect([type(e), m.id, m.name, labels(m), e.display, e.se
 MATCH (n:{{label}}{{:kg}})
 RETURN n.id AS id
 ORDER BY id
+
+// name: all_entities
+// Every entity of the KG with its name and labels: the entity part of a prompt snapshot
+// (kgcert/prompts/snapshot.py).
+MATCH (n:Entity{{:kg}})
+RETURN n.id AS id, n.name AS name, labels(n) AS labels
+
+// name: edge_groups
+// The outgoing edges of the entities with ids in [$low, $high], one row per (source, type)
+// with [far end id, display] per edge, and how many of them carry their own sentences.
+MATCH (s:Entity{{:kg}})-[e]->(m:Entity{{:kg}})
+WHERE s.id >= $low AND s.id <= $high
+RETURN s.id AS id, type(e) AS type, collect([m.id, e.display]) AS edges,
+       count(e.sentences) AS with_sentences
+
+// name: any_edge_sentences
+// Whether an edge carries its own sentences (Wikidata5m with texts): such KGs get no snapshot.
+MATCH (:Entity{{:kg}})-[e]->(:Entity{{:kg}})
+WHERE e.sentences IS NOT NULL
+RETURN 1 AS found
+LIMIT 1

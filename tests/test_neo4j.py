@@ -22,7 +22,8 @@ from kgcert.errors import InputError, StoreError
 from kgcert.info import kg_info
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading import load
-from kgcert.prompts import PromptBuilder
+from kgcert.prompts import PromptBuilder, PromptGraph
+from kgcert.prompts.snapshot import pull
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.graph import GraphStore
 from kgcert.store.neo4j_server import Neo4jServer, _agent_major
@@ -197,7 +198,12 @@ def test_prompts_are_identical_on_both_servers(alz_pair, setting):
         sampler = prepare_sampler(spec, store)
         builder = PromptBuilder(store, spec, sampler, seed=5, setting=setting)
         texts.append([builder.build(i).text for i in range(15)])
-    assert texts[0] == texts[1] and all(texts[0])
+        snapshot = pull(store)  # the whole KG read in pages, as a run reads it
+        assert snapshot is not None
+        local = PromptBuilder(store, spec, sampler, seed=5, setting=setting,
+                              graph=PromptGraph(store, snapshot=snapshot))
+        texts.append([local.build(i).text for i in range(15)])
+    assert texts[0] == texts[1] == texts[2] == texts[3] and all(texts[0])
 
 
 # -- bad input, one line each ---------------------------------------------------------------

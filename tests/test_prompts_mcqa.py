@@ -500,3 +500,47 @@ def test_edge_sentences_aliases_and_alias_notes(texts_kg):
     assert own_sentences > 0
     assert pivots_shown == set(ALIASES["Q1"])
     assert {"seat of government", "neighbour of"} & relations_shown
+
+
+# -- the KG snapshot: the same prompts without per-prompt reads -----------------------------
+
+
+@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
+def test_snapshot_gives_the_same_prompts_as_per_entity_reads(alz, samplers, setting, tmp_path):
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(alz, tmp_path)
+    assert snapshot is not None
+    assert len(snapshot) == alz.value("MATCH (:Entity{{:kg}})-[e]->(:Entity{{:kg}}) "
+                                      "RETURN count(e)")
+    stored = pull(alz, tmp_path)  # read back from the file the first pull wrote
+    assert stored is not None and list(tmp_path.rglob("prompt-graph-*.npz"))
+    for name, sampler in samplers.items():
+        spec = sampler.compiled.spec
+        reads = PromptBuilder(alz, spec, sampler, seed=5, setting=setting,
+                              graph=PromptGraph(alz))
+        for graph in (PromptGraph(alz, snapshot=snapshot), PromptGraph(alz, snapshot=stored)):
+            local = PromptBuilder(alz, spec, sampler, seed=5, setting=setting, graph=graph)
+            for index in range(8):
+                assert local.build(index) == reads.build(index), (name, index)
+            assert graph.round_trips < reads.graph.round_trips  # no edge read, only aliases
+
+
+def test_snapshot_gives_the_same_entity_prompts(countries, entity_spec):
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(countries)
+    assert snapshot is not None
+    sampler = prepare_sampler(entity_spec, countries)
+    for setting in ("vanilla", "distractor"):
+        reads = PromptBuilder(countries, entity_spec, sampler, setting=setting,
+                              graph=PromptGraph(countries))
+        local = PromptBuilder(countries, entity_spec, sampler, setting=setting,
+                              graph=PromptGraph(countries, snapshot=snapshot))
+        assert [local.build(i) for i in range(8)] == [reads.build(i) for i in range(8)]
+
+
+def test_no_snapshot_of_a_kg_whose_edges_have_sentences(texts_kg):
+    from kgcert.prompts.snapshot import pull
+
+    assert pull(texts_kg) is None

@@ -262,12 +262,16 @@ def test_uniqueness_uses_the_whole_graph(entity_setup):
 def test_samples_do_not_depend_on_the_servers_row_order(synthetic_store, monkeypatch):
     compiled = compile_relation_spec(_spec("chain4"), KGSchema.read(synthetic_store))
     forward = RelationSampler(compiled, TableCache(synthetic_store, None), enumerate_limit=0)
-    stream = type(synthetic_store).stream
+    stream, rows = type(synthetic_store).stream, type(synthetic_store).rows
 
     def reversed_rows(self, cypher, **params):
         return iter(list(stream(self, cypher, **params))[::-1])
 
+    def reversed_tuples(self, cypher, **params):
+        return iter(list(rows(self, cypher, **params))[::-1])
+
     monkeypatch.setattr(type(synthetic_store), "stream", reversed_rows)
+    monkeypatch.setattr(type(synthetic_store), "rows", reversed_tuples)  # edge tables read these
     backward = RelationSampler(compiled, TableCache(synthetic_store, None), enumerate_limit=0)
     assert [forward.sample(5, i).nodes for i in range(200)] == [
         backward.sample(5, i).nodes for i in range(200)]

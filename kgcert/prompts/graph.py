@@ -7,6 +7,11 @@ distractors, related entities, filler sentences) is picked from these edge lists
 because the embedded server answers each round trip in milliseconds and a prompt needs
 several of them, while the same entities (the hubs of a spec) recur from prompt to prompt.
 
+With a snapshot (kgcert/prompts/snapshot.py: the whole KG's edges and names, read once per
+run and cached on disk), the edge lists and names come from its arrays instead: the same
+facts, so the same prompts, without a round trip per prompt (aliases and answer sets are
+still read, and cached).
+
 Every list is sorted by ids when it arrives, so what a prompt sees does not depend on the
 server's row order, on the cache, or on which prompts came before. `max_cached_edges` bounds
 the cache: when it is exceeded, the cache is emptied before the next prompt's reads.
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgcert.errors import InputError
+from kgcert.prompts.snapshot import GraphSnapshot
 from kgcert.store.cypher import is_kgcert_label, named
 from kgcert.store.graph import GraphStore
 
@@ -115,8 +121,10 @@ def _chunks(items: Sequence[str], size: int = _CHUNK) -> Iterable[Sequence[str]]
 class PromptGraph:
     """Cached, batched reads of one KG for prompts. Share one between builders of one KG."""
 
-    def __init__(self, store: GraphStore, max_cached_edges: int = DEFAULT_CACHE_EDGES) -> None:
+    def __init__(self, store: GraphStore, max_cached_edges: int = DEFAULT_CACHE_EDGES,
+                 snapshot: GraphSnapshot | None = None) -> None:
         self.store = store
+        self.snapshot = snapshot  # the whole KG in arrays: edges and names without reads
         self.max_cached_edges = max_cached_edges
         self._adjacency: dict[str, Adjacency] = {}
         self._entities: dict[str, EntityInfo] = {}
@@ -170,13 +178,18 @@ class PromptGraph:
         missing = sorted({i for i in ids if i not in self._adjacency})
         if not missing:
             return
+        if self.snapshot is not None:
+            self._load_from_snapshot(missing, self.snapshot)
+            return
         facts: dict[str, list[Fact]] = {i: [] for i in missing}
         for chunk in _chunks(missing):
             for statement, outgoing in (("out_edges", True), ("in_edges", False)):
-                for row in self._query(statement, ids=list(chunk)):
-                    entity = str(row["id"])
+                self.round_trips += 1
+                for entity, edges in self.store.rows(named(STATEMENTS, statement),
+                                                     ids=list(chunk)):
+                    entity = str(entity)
                     bucket = facts[entity]
-                    for rel_type, other, name, labels, display, sentences in row["edges"]:
+                    for rel_type, other, name, labels, display, sentences in edges:
                         other = str(other)
                         if other not in self._entities:
                             self._entities[other] = EntityInfo(
@@ -191,6 +204,41 @@ class PromptGraph:
             self._cached_edges += len(adjacency.facts)
         self.entities([i for i in missing if i not in self._entities])
 
+    def _load_from_snapshot(self, missing: list[str], snapshot: GraphSnapshot) -> None:
+        """The same facts the two edge reads give, taken from the snapshot's arrays."""
+        types, displays, ids = snapshot.types, snapshot.displays, snapshot.id_list
+        for entity in missing:
+            at = snapshot.position(entity)
+            if at is None:
+                raise InputError(f"entities not in the KG: {entity}")
+            found = []
+            start, end = int(snapshot.out_start[at]), int(snapshot.out_start[at + 1])
+            for other, rel, display in zip(snapshot.target[start:end].tolist(),
+                                           snapshot.type[start:end].tolist(),
+                                           snapshot.display[start:end].tolist(), strict=True):
+                found.append(Fact(entity, types[rel], ids[other],
+                                  None if display < 0 else displays[display]))
+            edges = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
+            for other, rel, display in zip(snapshot.source[edges].tolist(),
+                                           snapshot.type[edges].tolist(),
+                                           snapshot.display[edges].tolist(), strict=True):
+                found.append(Fact(ids[other], types[rel], entity,
+                                  None if display < 0 else displays[display]))
+            adjacency = Adjacency.of(entity, found)
+            self._adjacency[entity] = adjacency
+            self._cached_edges += len(adjacency.facts)
+
+    def _info_from_snapshot(self, entity_id: str) -> EntityInfo | None:
+        snapshot = self.snapshot
+        at = snapshot.position(entity_id) if snapshot is not None else None
+        if snapshot is None or at is None:
+            return None
+        name = snapshot.names[at]
+        info = EntityInfo(entity_id, name if name is not None else entity_id,
+                          _label(snapshot.labels[int(snapshot.label_set[at])]))
+        self._entities[entity_id] = info
+        return info
+
     def adjacency(self, entity: str) -> Adjacency:
         if entity not in self._adjacency:
             self.load([entity])
@@ -199,6 +247,10 @@ class PromptGraph:
     def entities(self, ids: Iterable[str], *, aliases: bool = False) -> dict[str, EntityInfo]:
         """Info of `ids` (aliases read too when asked); unknown ids raise InputError."""
         wanted = sorted(set(ids))
+        if not aliases and self.snapshot is not None:
+            for i in wanted:
+                if i not in self._entities:
+                    self._info_from_snapshot(i)
         missing = [i for i in wanted if i not in self._entities
                    or (aliases and self._entities[i].aliases is None)]
         for chunk in _chunks(missing):
@@ -214,7 +266,7 @@ class PromptGraph:
         return {i: self._entities[i] for i in wanted}
 
     def entity(self, entity_id: str) -> EntityInfo:
-        info = self._entities.get(entity_id)
+        info = self._entities.get(entity_id) or self._info_from_snapshot(entity_id)
         return info if info is not None else self.entities([entity_id])[entity_id]
 
     def name(self, entity_id: str) -> str:

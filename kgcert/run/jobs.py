@@ -14,6 +14,7 @@ from kgcert.prompts.budget import Budget
 from kgcert.prompts.graph import PromptGraph
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
+from kgcert.prompts.snapshot import pull
 from kgcert.prompts.task import TaskPromptBuilder
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, score_choice
@@ -82,7 +83,12 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
         found = budgets(max_new_tokens) if callable(budgets) else budgets
         return found or [(Budget.characters(config.context_chars), None)]
 
-    graph = PromptGraph(store)  # one entity-edge cache for every builder of the run
+    # One entity-edge cache for every builder of the run, over the KG's snapshot when the run
+    # has relation or entity specs (thousands of prompts: reading the KG once beats per-prompt
+    # reads; the snapshot is cached on disk beside the edge tables).
+    prompt_specs = any(not isinstance(find_spec(name, spec_dirs).spec, TaskSpec)
+                       for name in config.specs)
+    graph = PromptGraph(store, snapshot=pull(store, cache_dir) if prompt_specs else None)
     strategies = [config.strategy(name) for name in config.strategies]
     jobs: list[Job] = []
     for name in config.specs:

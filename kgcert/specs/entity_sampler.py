@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 MAX_ATTEMPTS = 200_000
 SEARCH_LIMIT = 200_000
+FETCH_CHUNK = 5_000  # entities per neighbourhood query: bounds each query's rows on the server
 
 
 @dataclass(frozen=True)
@@ -298,10 +299,16 @@ class EntitySampler:
             if not batch:
                 break
             expanded.update(batch)
-            found = store.query(named("specs", "out_edges"), ids=batch, include=include,
-                                exclude=exclude)
-            rows.extend((str(r["s"]), str(r["rel"]), str(r["t"])) for r in found)
-            frontier = {str(r["t"]) for r in found}
+            frontier = set()
+            for start in range(0, len(batch), FETCH_CHUNK):
+                for source, edges in store.rows(named("specs", "out_edges"),
+                                                ids=batch[start:start + FETCH_CHUNK],
+                                                include=include, exclude=exclude):
+                    source = str(source)
+                    for rel, target in edges:
+                        target = str(target)
+                        rows.append((source, str(rel), target))
+                        frontier.add(target)
         return rows
 
     def _check_reachable(self, pivot: str) -> None:

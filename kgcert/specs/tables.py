@@ -43,8 +43,8 @@ def _source_pages(store: GraphStore, source: str, page: int) -> list[tuple[str, 
     Ranges rely on the server ordering ids as numpy does: true for ids within the Basic
     Multilingual Plane below U+E000 (Java compares UTF-16 units, numpy code points); any
     other id puts every source in one page."""
-    rows = store.stream(named("specs", "source_ids", source=source))
-    ids = np.unique(np.array([str(row["id"]) for row in rows], dtype=str))
+    rows = store.rows(named("specs", "source_ids", source=source))
+    ids = np.unique(np.array([str(node_id) for node_id, in rows], dtype=str))
     if not len(ids):
         return []
     if np.ascontiguousarray(ids).view(np.uint32).max() >= 0xE000:  # UCS-4 code points
@@ -59,9 +59,9 @@ def _pull(store: GraphStore, source: str, rel_type: str, target: str,
     right: list[str] = []
     cypher = named("specs", "edge_pairs", source=source, rel=rel_type, target=target)
     for low, high in _source_pages(store, source, page):
-        for row in store.stream(cypher, low=low, high=high):
-            left.append(str(row["s"]))
-            right.append(str(row["t"]))
+        for source_id, target_ids in store.rows(cypher, low=low, high=high):
+            left.extend([str(source_id)] * len(target_ids))
+            right.extend(str(target_id) for target_id in target_ids)
     return _distinct_pairs(left, right)
 
 

@@ -53,6 +53,18 @@ class GraphStore:
         except (AuthError, ServiceUnavailable, Neo4jError) as error:
             raise StoreError(f"{self.where}: {_one_line(error)}") from error
 
+    def rows(self, cypher: str, **params: Any) -> Iterator[tuple[Any, ...]]:
+        """Rows as plain tuples in the query's RETURN order: for bulk reads of ids, strings
+        and lists, where `record.data()` would rebuild every nested list (a third of a bulk
+        read's client time, measured on the prompt reads)."""
+        try:
+            with self._driver.session(database=self.database) as session:
+                result = session.run(self.scoped(cypher), params)
+                for record in result:
+                    yield tuple(record)
+        except (AuthError, ServiceUnavailable, Neo4jError) as error:
+            raise StoreError(f"{self.where}: {_one_line(error)}") from error
+
     def execute(self, cypher: str, **params: Any) -> None:
         """Run a write in its own transaction."""
         query = self.scoped(cypher)

@@ -1,0 +1,217 @@
+"""The KG's entities and edges as arrays in this process, for prompts without per-prompt reads.
+
+Prompt i touches the edges of its DAG's entities and of its options, and at full PrimeKG size
+the options are mostly entities no earlier prompt touched: read one by one over Bolt, their
+edge lists cost about 0.1 s per prompt. A run builds thousands of prompts over one KG, so it
+reads the whole KG once instead: the entities (id, name, labels) in one query, then every
+edge in pages of source ids, grouped per (source, type) on the server (`collect` is several
+times cheaper to transfer than one row per edge). The arrays take about 12 bytes per edge,
+and are kept on disk keyed by the KG's fingerprint (like the samplers' edge tables), so the
+next run reads no edge at all.
+
+Not for KGs whose edges carry their own sentences (Wikidata5m with texts): those stay with
+the per-entity reads, and `pull` returns None.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from kgcert.manifest import read_manifest
+from kgcert.store.cypher import named
+from kgcert.store.graph import GraphStore
+
+STATEMENTS = "prompts"
+PAGE_SOURCES = 5_000  # source entities per edge query: bounds each query's rows on the server
+FORMAT = 1  # bump when the file's content changes
+
+
+@dataclass(frozen=True)
+class GraphSnapshot:
+    """Entities sorted by id; edges as codes, sorted by source then kept in that order.
+
+    `out_start[i]:out_start[i+1]` are entity i's outgoing edges; `in_order[in_start[i]:
+    in_start[i+1]]` are the positions of its incoming edges."""
+
+    ids: np.ndarray  # unicode, sorted
+    names: tuple[str | None, ...]
+    labels: tuple[tuple[str, ...], ...]  # per distinct label set, see `label_set`
+    label_set: np.ndarray  # int32 per entity: index into `labels`
+    types: tuple[str, ...]
+    displays: tuple[str, ...]
+    source: np.ndarray  # int32 entity positions
+    target: np.ndarray  # int32
+    type: np.ndarray  # int32 into `types`
+    display: np.ndarray  # int32 into `displays`, -1: none
+    out_start: np.ndarray  # int64, len(ids) + 1
+    in_order: np.ndarray  # int64 edge positions sorted by target
+    in_start: np.ndarray  # int64, len(ids) + 1
+
+    @cached_property
+    def id_list(self) -> list[str]:
+        """`ids` as Python strings: indexing it is several times cheaper than the array."""
+        return self.ids.tolist()
+
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {entity: at for at, entity in enumerate(self.id_list)}
+
+    def position(self, entity: str) -> int | None:
+        return self._positions.get(entity)
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+
+def pull(store: GraphStore, cache_dir: Path | None = None) -> GraphSnapshot | None:
+    """The KG's snapshot: from `cache_dir` when a run already stored it for this KG's
+    fingerprint, else read from the server (and stored there). None when edges carry their
+    own sentences."""
+    path = _path(store, cache_dir)
+    if path is not None and path.exists():
+        try:
+            return _read(path)
+        except (OSError, ValueError, KeyError):
+            pass  # a damaged file is read again from the server, never trusted
+    snapshot = _read_server(store)
+    if snapshot is not None and path is not None:
+        _write(path, snapshot)
+    return snapshot
+
+
+def _path(store: GraphStore, cache_dir: Path | None) -> Path | None:
+    manifest = read_manifest(store)
+    if cache_dir is None or manifest is None or manifest.status != "complete":
+        return None
+    digest = hashlib.sha256(f"{manifest.fingerprint}/{FORMAT}".encode()).hexdigest()[:24]
+    return cache_dir / manifest.fingerprint[:24] / f"prompt-graph-{digest}.npz"
+
+
+def _read_server(store: GraphStore) -> GraphSnapshot | None:
+    if store.query(named(STATEMENTS, "any_edge_sentences")):
+        return None
+    entities = sorted((str(node_id), name, tuple(sorted(str(x) for x in labels or ())))
+                      for node_id, name, labels in store.rows(named(STATEMENTS, "all_entities")))
+    ids = np.array([e[0] for e in entities], dtype=str)
+    label_sets: dict[tuple[str, ...], int] = {}
+    label_set = np.array([label_sets.setdefault(e[2], len(label_sets)) for e in entities],
+                         dtype=np.int32)
+    names = tuple(None if e[1] is None else str(e[1]) for e in entities)
+    del entities
+    types: dict[str, int] = {}
+    displays: dict[str, int] = {}
+    sources: list[np.ndarray] = []
+    targets: list[np.ndarray] = []
+    type_codes: list[np.ndarray] = []
+    display_codes: list[np.ndarray] = []
+    cypher = named(STATEMENTS, "edge_groups")
+    for low, high in _pages(ids):
+        page_sources: list[str] = []
+        page_targets: list[str] = []
+        page_types: list[int] = []
+        page_displays: list[int] = []
+        for source, rel_type, edges, with_sentences in store.rows(cypher, low=low, high=high):
+            if with_sentences:
+                return None
+            code = types.setdefault(str(rel_type), len(types))
+            page_sources.extend([str(source)] * len(edges))
+            for target, display in edges:
+                page_targets.append(str(target))
+                page_displays.append(-1 if display is None else
+                                     displays.setdefault(str(display), len(displays)))
+            page_types.extend([code] * len(edges))
+        sources.append(_positions(ids, page_sources))
+        targets.append(_positions(ids, page_targets))
+        type_codes.append(np.array(page_types, dtype=np.int32))
+        display_codes.append(np.array(page_displays, dtype=np.int32))
+    source = np.concatenate(sources) if sources else np.zeros(0, dtype=np.int32)
+    order = np.argsort(source, kind="stable")
+    source = source[order]
+    target = (np.concatenate(targets) if targets else np.zeros(0, dtype=np.int32))[order]
+    type_ = (np.concatenate(type_codes) if type_codes else np.zeros(0, dtype=np.int32))[order]
+    display = (np.concatenate(display_codes) if display_codes
+               else np.zeros(0, dtype=np.int32))[order]
+    return _indexed(ids, names, tuple(label_sets), label_set, tuple(types), tuple(displays),
+                    source, target, type_, display)
+
+
+def _indexed(ids: np.ndarray, names: tuple[str | None, ...], labels: tuple[tuple[str, ...], ...],
+             label_set: np.ndarray, types: tuple[str, ...], displays: tuple[str, ...],
+             source: np.ndarray, target: np.ndarray, type_: np.ndarray,
+             display: np.ndarray) -> GraphSnapshot:
+    size = len(ids)
+    out_start = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(source, minlength=size), out=out_start[1:])
+    in_start = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(target, minlength=size), out=in_start[1:])
+    in_order = np.argsort(target, kind="stable").astype(np.int64)
+    return GraphSnapshot(ids, names, labels, label_set, types, displays, source, target,
+                         type_, display, out_start, in_order, in_start)
+
+
+def _pages(ids: np.ndarray) -> list[tuple[str, str]]:
+    """[low, high] id ranges of PAGE_SOURCES entities; one range when an id is outside the
+    part of Unicode where the server orders strings as numpy does (see specs/tables.py)."""
+    if not len(ids):
+        return []
+    if np.ascontiguousarray(ids).view(np.uint32).max() >= 0xE000:
+        return [(str(ids[0]), str(ids[-1]))]
+    return [(str(ids[start]), str(ids[min(start + PAGE_SOURCES, len(ids)) - 1]))
+            for start in range(0, len(ids), PAGE_SOURCES)]
+
+
+def _positions(ids: np.ndarray, wanted: list[str]) -> np.ndarray:
+    if not wanted:
+        return np.zeros(0, dtype=np.int32)
+    found = np.array(wanted, dtype=str)
+    at = np.searchsorted(ids, found)
+    if (at >= len(ids)).any() or (ids[np.minimum(at, len(ids) - 1)] != found).any():
+        raise RuntimeError("an edge ends at an entity the entity read did not return")
+    return at.astype(np.int32)
+
+
+def _write(path: Path, snapshot: GraphSnapshot) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez(out, ids=snapshot.ids,
+                     names=np.array(_joined(snapshot.names)),
+                     named=np.array([n is not None for n in snapshot.names], dtype=bool),
+                     labels=np.array(_joined("\x01".join(s) for s in snapshot.labels)),
+                     label_set=snapshot.label_set, types=np.array(_joined(snapshot.types)),
+                     displays=np.array(_joined(snapshot.displays)), source=snapshot.source,
+                     target=snapshot.target, type=snapshot.type, display=snapshot.display)
+        os.replace(temp, path)  # write then rename: never a half-written file in its place
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
+def _joined(texts: object) -> str:
+    return "\x00".join("" if t is None else str(t) for t in texts)  # type: ignore[attr-defined]
+
+
+def _split(blob: np.ndarray, count: int) -> list[str]:
+    return str(blob).split("\x00") if count else []
+
+
+def _read(path: Path) -> GraphSnapshot:
+    with np.load(path, allow_pickle=False) as data:
+        ids, label_set, type_, display = (data["ids"], data["label_set"], data["type"],
+                                          data["display"])
+        names = tuple(n if has else None for n, has in
+                      zip(_split(data["names"], len(ids)), data["named"], strict=True))
+        labels = tuple(tuple(s.split("\x01")) if s else () for s in
+                       _split(data["labels"], int(label_set.max()) + 1 if len(ids) else 0))
+        types = _split(data["types"], int(type_.max()) + 1 if len(type_) else 0)
+        displays = _split(data["displays"], int(display.max()) + 1 if len(display) else 0)
+        return _indexed(ids, names, labels, label_set, tuple(types), tuple(displays),
+                        data["source"], data["target"], type_, display)
