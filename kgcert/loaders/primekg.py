@@ -22,7 +22,7 @@ from typing import Any
 from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
-from kgcert.loaders.factcodes import FactCodes, NodeBook
+from kgcert.loaders.factcodes import FactCodes, NodeBook, dense_codes
 from kgcert.loaders.fastcsv import read_blocks
 from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.neo4j_import import (
@@ -206,8 +206,8 @@ class PrimeKGLoader(Loader):
         # The distinct (relation, display, source type, target type) of the edges: few.
         kinds = len(type_names) or 1
         displays_count = len(facts.displays.names) or 1
-        combos = np.unique(((directed.relations * displays_count + directed.displays) * kinds
-                            + source_type) * kinds + target_type)
+        combos, _ = dense_codes(((directed.relations * displays_count + directed.displays)
+                                 * kinds + source_type) * kinds + target_type)
         rest, target_kinds = np.divmod(combos, kinds)
         rest, source_kinds = np.divmod(rest, kinds)
         rel_codes, display_codes = np.divmod(rest, displays_count)
@@ -242,7 +242,9 @@ class PrimeKGLoader(Loader):
         # go out grouped by relation, in the order de-duplication left them.
         node_ids = np.array(nodes.ids, dtype=object)
         display_names = np.array(facts.displays.names, dtype=object)
-        order = np.argsort(directed.relations, kind="stable")
+        # A stable sort of 16-bit codes is a radix sort: linear.
+        small = directed.relations.astype(np.uint16 if len(rel_types) < 2**16 else np.int64)
+        order = np.argsort(small, kind="stable")
         bounds = np.flatnonzero(np.diff(directed.relations[order])) + 1
         for group in np.split(order, bounds) if edges else []:
             rel = facts.relations.names[int(directed.relations[group[0]])]
@@ -278,7 +280,8 @@ def _add_kg_block(table: Any, nodes: NodeBook, facts: FactCodes) -> None:
     ids = pc.take(both("index"), pa.array(interleave))
     distinct = pc.unique(ids)
     local = pc.index_in(ids, value_set=distinct).to_numpy()
-    _, first = np.unique(local, return_index=True)  # first position of each distinct id
+    first = np.full(len(distinct), len(local), dtype=np.int64)  # each id's first position
+    np.minimum.at(first, local, np.arange(len(local)))
     seen_order = np.argsort(first, kind="stable")
     names = distinct.to_pylist()
     new = [i for i in seen_order.tolist() if names[i] not in nodes]
