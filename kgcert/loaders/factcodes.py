@@ -73,17 +73,18 @@ class DirectedFacts:
 
 @dataclass
 class FactCodes:
-    """Facts as parallel int64 columns: node codes and relation and display codes."""
+    """Facts as parallel integer columns: node codes and relation and display codes."""
 
     relations: Codes = field(default_factory=Codes)
     displays: Codes = field(default_factory=Codes)
-    _blocks: list[np.ndarray] = field(default_factory=list)  # each 4 x n
+    _blocks: list[np.ndarray] = field(default_factory=list)  # each 4 x n, int32
     _loose: list[tuple[int, int, int, int]] = field(default_factory=list)
 
     def add_block(self, sources: Any, relations: Any, displays: Any, targets: Any) -> None:
         import numpy as np
 
-        self._blocks.append(np.stack([sources, relations, displays, targets]).astype(np.int64))
+        # int32 halves what a row costs until directed() (codes stay far below 2**31).
+        self._blocks.append(np.stack([sources, relations, displays, targets]).astype(np.int32))
 
     def add(self, source: int, relation: str, display: str, target: int) -> None:
         self._loose.append((source, self.relations.of(relation), self.displays.of(display),
@@ -93,13 +94,13 @@ class FactCodes:
         """Every distinct fact and its reverse, once each (in no particular order)."""
         import numpy as np
 
-        blocks = self._blocks + ([np.array(self._loose, dtype=np.int64).T] if self._loose
+        blocks = self._blocks + ([np.array(self._loose, dtype=np.int32).T] if self._loose
                                  else [])
         self._blocks, self._loose = [], []
         if not blocks:
             empty = np.zeros(0, dtype=np.int64)
             return DirectedFacts(empty, empty, empty, empty, 0)
-        x, rel, disp, y = np.concatenate(blocks, axis=1)
+        x, rel, disp, y = np.concatenate(blocks, axis=1).astype(np.int64)
         # (relation, display) pairs are few: one code each keeps the packed key small.
         pairs, pair = dense_codes(rel * len(self.displays.names) + disp)
         width = max(nodes, 1)
@@ -119,10 +120,13 @@ class FactCodes:
 
 
 def distinct(values: np.ndarray) -> np.ndarray:
-    """The distinct values, sorted. (np.unique took a minute on 8M int64 keys where a sort
-    took a second, numpy 2.4.)"""
+    """The distinct values (non-negative integers), sorted: counted where their range is
+    small, else sorted (np.unique took a minute on 8M int64 keys where a sort took a second,
+    numpy 2.4)."""
     import numpy as np
 
+    if len(values) and _small(values):
+        return np.flatnonzero(np.bincount(values))
     values = np.sort(values)
     if len(values) < 2:
         return values
@@ -134,14 +138,15 @@ def distinct(values: np.ndarray) -> np.ndarray:
 
 def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the distinct values sorted, each value's position among them), for non-negative
-    values; counting, without a sort, where they are small."""
+    integers."""
     import numpy as np
 
-    if not len(values):
-        return values, values
-    if values.max() > 4 * len(values) + 2**20:  # too sparse to count: sort
+    if not len(values) or not _small(values):
         found = distinct(values)
         return found, np.searchsorted(found, values)
     present = np.bincount(values) > 0
-    position = np.cumsum(present) - 1
-    return np.flatnonzero(present), position[values]
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
+
+
+def _small(values: np.ndarray) -> bool:
+    return int(values.max()) <= 4 * len(values) + 2**20

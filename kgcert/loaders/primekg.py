@@ -22,7 +22,7 @@ from typing import Any
 from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
-from kgcert.loaders.factcodes import FactCodes, NodeBook, dense_codes
+from kgcert.loaders.factcodes import FactCodes, NodeBook, distinct
 from kgcert.loaders.fastcsv import read_blocks
 from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.neo4j_import import (
@@ -206,8 +206,8 @@ class PrimeKGLoader(Loader):
         # The distinct (relation, display, source type, target type) of the edges: few.
         kinds = len(type_names) or 1
         displays_count = len(facts.displays.names) or 1
-        combos, _ = dense_codes(((directed.relations * displays_count + directed.displays)
-                                 * kinds + source_type) * kinds + target_type)
+        combos = distinct(((directed.relations * displays_count + directed.displays)
+                           * kinds + source_type) * kinds + target_type)
         rest, target_kinds = np.divmod(combos, kinds)
         rest, source_kinds = np.divmod(rest, kinds)
         rel_codes, display_codes = np.divmod(rest, displays_count)
