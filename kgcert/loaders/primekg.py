@@ -278,12 +278,12 @@ def _add_kg_block(table: Any, nodes: NodeBook, facts: FactCodes) -> None:
     interleave[0::2] = np.arange(count)
     interleave[1::2] = np.arange(count) + count
     ids = pc.take(both("index"), pa.array(interleave))
-    distinct = pc.unique(ids)
-    local = pc.index_in(ids, value_set=distinct).to_numpy()
-    first = np.full(len(distinct), len(local), dtype=np.int64)  # each id's first position
+    seen = pc.unique(ids)
+    local = pc.index_in(ids, value_set=seen).to_numpy()
+    first = np.full(len(seen), len(local), dtype=np.int64)  # each id's first position
     np.minimum.at(first, local, np.arange(len(local)))
     seen_order = np.argsort(first, kind="stable")
-    names = distinct.to_pylist()
+    names = seen.to_pylist()
     new = [i for i in seen_order.tolist() if names[i] not in nodes]
     if new:
         # The attributes of new nodes where they first appear (row, side) in x-then-y order.
