@@ -1,6 +1,7 @@
 """Build a report from run directories and write it: tables as CSV, the certificates and
-samples also as Parquet, figures as PNG and SVG, and one static `report.html`. Parquet and
-figures need the `report` extra (pyarrow, matplotlib); without it the rest is written.
+samples also as Parquet (which keeps the nullable integer and boolean columns CSV loses),
+figures as PNG and SVG, and one static `report.html`. Figures need the `report` extra
+(matplotlib); without it the rest is written.
 
     report = write_report([Path("runs/a")], Path("runs/a/report"))
     report.files   # every file written
@@ -32,11 +33,6 @@ from kgcert.report.tables import (
 )
 from kgcert.report.variants import VariantComparison, variant_comparisons
 from kgcert.run.records import slug
-
-# pyarrow is in the `report` extra: the Parquet copies keep the column types (nullable
-# integers and booleans) that CSV loses, so pandas reads back the frames load_runs made.
-PARQUET_HINT = ("Parquet copies of certificates and samples need pyarrow: pip install "
-                "'kgcert[report]'; CSV files were written")
 
 
 @dataclass
@@ -88,14 +84,6 @@ def build_report(paths: Sequence[Path], *, confidence: float = 0.95,
                   variants=variant_comparisons(runs.samples, alpha=alpha))
 
 
-def _parquet_available() -> bool:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def draw_plots(report: Report, out: Path) -> list[plots.Plot]:
     """Every figure the report's data allow; MissingDependencyError without matplotlib."""
     drawn: list[plots.Plot] = []
@@ -140,17 +128,14 @@ def _write_files(report: Report, out: Path, figures: bool) -> None:
     """Every table, figure and the HTML page, under `out`."""
     out.mkdir(parents=True, exist_ok=True)
     report.out = out
-    parquet = _parquet_available()
     for name, table in report.tables().items():
         csv = out / f"{name}.csv"
         table.to_csv(csv, index=False)
         report.files.append(csv)
-        if parquet and name in ("certificates", "samples"):
+        if name in ("certificates", "samples"):
             target = out / f"{name}.parquet"
             table.to_parquet(target, index=False)
             report.files.append(target)
-    if not parquet:
-        report.notes.append(PARQUET_HINT)
     if figures:
         try:
             report.plots = draw_plots(report, out / "figures")
