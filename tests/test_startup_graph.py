@@ -99,3 +99,56 @@ def test_a_shipped_spec_found_by_its_file_is_the_catalogs() -> None:
 
     for entry in catalog():
         assert find_spec(entry.spec.name) == entry
+
+
+LIST_AND_REPORT = """
+import json, sys
+from pathlib import Path
+from kgcert.spec_listing import listed_specs
+extra = [Path(p) for p in sys.argv[1:]]
+names = [(s.name, s.description) for s in listed_specs(extra)]
+print(json.dumps({"pydantic": "pydantic" in sys.modules, "names": names}))
+"""
+
+
+def test_specs_list_reads_its_cache_until_a_spec_changes(tmp_path: Path) -> None:
+    from kgcert.specs import catalog
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    spec = REPO_ROOT / "specs" / "primekg" / "dual_indication.yaml"
+    text = spec.read_text().replace("name: primekg.dual_indication", "name: mine.dual")
+    (mine / "dual.yaml").write_text(text)
+
+    def listing() -> dict[str, object]:
+        code = LIST_AND_REPORT
+        env = os.environ | {"KGCERT_CACHE_DIR": str(tmp_path / "cache"),
+                            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT),
+                                                           os.environ.get("PYTHONPATH", "")])}
+        done = subprocess.run([sys.executable, "-c", code, str(mine)], env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+        return result
+
+    first, second = listing(), listing()
+    assert first["pydantic"] is True and second["pydantic"] is False
+    expected = [[e.spec.name, e.spec.description] for e in catalog([mine])]
+    assert first["names"] == second["names"] == expected
+    (mine / "dual.yaml").write_text(text.replace("name: mine.dual", "name: mine.renamed"))
+    third = listing()
+    assert third["pydantic"] is True and ["mine.renamed", expected[-1][1]] in third["names"]
+
+
+def test_a_broken_spec_fails_the_listing_every_time(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from kgcert.spec_listing import listed_specs
+
+    monkeypatch.setenv("KGCERT_CACHE_DIR", str(tmp_path / "cache"))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    listed_specs([mine])  # cached without it
+    (mine / "bad.yaml").write_text("name: mine.bad\nkind: relation\n")
+    for _ in range(2):
+        with pytest.raises(InputError):
+            listed_specs([mine])

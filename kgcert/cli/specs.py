@@ -49,14 +49,14 @@ def specs_group() -> None:
 @dirs_option
 def list_command(specs_dirs: tuple[Path, ...]) -> None:
     """Every spec kgcert can see, shipped and yours."""
-    from kgcert.specs import catalog
+    from kgcert.spec_listing import listed_specs
 
     table = Table(show_header=True, header_style="bold")
     for column in ("name", "kind", "description", "file"):
         table.add_column(column)
-    for entry in catalog(specs_dirs):
-        first = entry.spec.description.strip().split(". ")[0]
-        table.add_row(entry.spec.name, entry.spec.kind, Text(first), Text(entry.path.name))
+    for spec in listed_specs(specs_dirs):
+        first = spec.description.strip().split(". ")[0]
+        table.add_row(spec.name, spec.kind, Text(first), Text(Path(spec.path).name))
     console.print(table)
 
 

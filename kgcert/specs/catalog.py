@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kgcert.errors import InputError
 from kgcert.resources import data_folder
+from kgcert.spec_listing import spec_files_in, spec_folders
 from kgcert.specs.model import EntitySpec, RelationSpec, TaskSpec, load_spec_file
 
 AnySpec = RelationSpec | EntitySpec | TaskSpec
@@ -20,25 +21,16 @@ class SpecEntry:
     path: Path
 
 
-def _files(folders: Iterable[Path]) -> list[Path]:
-    found: list[Path] = []
-    for folder in folders:
-        if not folder.is_dir():
-            raise InputError(f"spec folder {folder} does not exist")
-        found += sorted(p for p in folder.rglob("*.yaml") if p.is_file())
-    return found
-
-
 def spec_files(extra_dirs: Iterable[Path] = ()) -> list[Path]:
     """The files `catalog` reads, shipped first, without reading them."""
-    return _files([data_folder("specs"), *extra_dirs])
+    return spec_files_in(spec_folders(extra_dirs))
 
 
 def catalog(extra_dirs: Iterable[Path] = ()) -> list[SpecEntry]:
     """Every spec kgcert can see, shipped first; a user spec may not reuse a shipped name."""
     entries: list[SpecEntry] = []
     seen: dict[str, Path] = {}
-    for path in _files([data_folder("specs"), *extra_dirs]):
+    for path in spec_files_in(spec_folders(extra_dirs)):
         spec = load_spec_file(path)
         if spec.name in seen:
             raise InputError(f"spec name {spec.name!r} is used twice: {seen[spec.name]} and {path}")
