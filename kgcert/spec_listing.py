@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from kgcert.atomicfile import write_cache_json
 from kgcert.errors import InputError
 from kgcert.resources import data_folder
 
@@ -78,17 +78,5 @@ def listed_specs(extra_dirs: Iterable[Path] = ()) -> list[Listed]:
     listed = [Listed(e.spec.name, e.spec.kind, e.spec.description, str(e.path))
               for e in catalog(extra_dirs)]
     if key is not None:
-        _write(cache, {"key": key, "specs": [asdict(item) for item in listed]})
+        write_cache_json(cache, {"key": key, "specs": [asdict(item) for item in listed]})
     return listed
-
-
-def _write(path: Path, body: dict[str, object]) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
-                       encoding="utf-8") as out:
-            out.write(json.dumps(body))
-        partial.replace(path)
-    except OSError:
-        pass  # a cache that cannot be written is only slower

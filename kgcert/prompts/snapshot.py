@@ -16,14 +16,13 @@ the per-entity reads, and `pull` returns None.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
+from kgcert.atomicfile import replacing
 from kgcert.manifest import read_manifest
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
@@ -179,20 +178,14 @@ def _positions(ids: np.ndarray, wanted: list[str]) -> np.ndarray:
 
 def _write(path: Path, snapshot: GraphSnapshot) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, ids=snapshot.ids,
-                     names=np.array(_joined(snapshot.names)),
-                     named=np.array([n is not None for n in snapshot.names], dtype=bool),
-                     labels=np.array(_joined("\x01".join(s) for s in snapshot.labels)),
-                     label_set=snapshot.label_set, types=np.array(_joined(snapshot.types)),
-                     displays=np.array(_joined(snapshot.displays)), source=snapshot.source,
-                     target=snapshot.target, type=snapshot.type, display=snapshot.display)
-        os.replace(temp, path)  # write then rename: never a half-written file in its place
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+    with replacing(path, "wb") as out:  # never a half-written file in its place
+        np.savez(out, ids=snapshot.ids,
+                 names=np.array(_joined(snapshot.names)),
+                 named=np.array([n is not None for n in snapshot.names], dtype=bool),
+                 labels=np.array(_joined("\x01".join(s) for s in snapshot.labels)),
+                 label_set=snapshot.label_set, types=np.array(_joined(snapshot.types)),
+                 displays=np.array(_joined(snapshot.displays)), source=snapshot.source,
+                 target=snapshot.target, type=snapshot.type, display=snapshot.display)
 
 
 def _joined(texts: object) -> str:

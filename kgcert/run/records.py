@@ -11,12 +11,12 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgcert.atomicfile import replacing
 from kgcert.errors import InputError
 from kgcert.output import output_to
 
@@ -35,16 +35,10 @@ def write_text(path: Path, text: str) -> None:
     disk is full)."""
     with output_to(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temp, path)
-        finally:
-            if os.path.exists(temp):
-                os.unlink(temp)
+        with replacing(path) as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
 
 
 def write_json(path: Path, data: Any, *, allow_nan: bool = True) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections import defaultdict, deque
 from dataclasses import dataclass
@@ -111,17 +110,10 @@ def _read_cached(path: Path) -> PatternGraph | None:
 
 
 def _write_cached(path: Path, graph: PatternGraph) -> None:
-    body = {"labels": list(graph.labels.items()),
-            "edges": [[e.source, e.rel_type, e.target] for e in graph.edges]}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
-                       encoding="utf-8") as out:
-            out.write(json.dumps(body))
-        partial.replace(path)
-    except OSError:
-        pass  # a cache that cannot be written is only slower
+    from kgcert.atomicfile import write_cache_json
+
+    write_cache_json(path, {"labels": list(graph.labels.items()),
+                            "edges": [[e.source, e.rel_type, e.target] for e in graph.edges]})
 
 
 def check_reference_dag(graph: PatternGraph, answer: str, text: str) -> None:

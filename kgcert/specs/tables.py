@@ -10,13 +10,12 @@ manifest (not loaded by kgcert) is pulled fresh each time.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from kgcert.atomicfile import replacing
 from kgcert.manifest import read_manifest
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
@@ -114,11 +113,5 @@ class TableCache:
 def _save(path: Path, table: PairTable) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Write then rename: a killed run leaves no half-written table behind.
-    handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            np.savez(out, ids=table.ids, sources=table.sources, targets=table.targets)
-        os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+    with replacing(path, "wb") as out:
+        np.savez(out, ids=table.ids, sources=table.sources, targets=table.targets)

@@ -18,6 +18,8 @@ import os
 import re
 from pathlib import Path
 
+from kgcert.atomicfile import replacing
+
 # <name>.<file id>.<page size>.v<version>.<kind>, e.g. drug_0.19.65536.v0.bucket
 _PAGE_FILE = re.compile(r"^.+\.\d+\.(\d+)\.v\d+\.[a-z]+$")
 
@@ -91,12 +93,8 @@ class Seal:
                 if folder.is_dir():
                     recorded[folder.name] = (damaged[folder.name][1] if folder.name in damaged
                                              else page_file_sizes(folder))
-        temp = self.path.with_suffix(".tmp")
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as out:
+            with replacing(self.path) as out:
                 json.dump(recorded, out)
-            os.replace(temp, self.path)
         except OSError:  # a full disk: without a seal only the whole-pages check runs
-            with contextlib.suppress(OSError):
-                temp.unlink()
+            pass

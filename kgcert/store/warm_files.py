@@ -9,15 +9,14 @@ dies releases them, so a stale lock file never blocks anyone.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgcert.atomicfile import replacing
 from kgcert.errors import StoreError
 
 REPLY_LIMIT = 1 << 20
@@ -69,14 +68,8 @@ class WarmFiles:
 
     def write_state(self, state: dict[str, Any]) -> None:
         """Write then rename, mode 0600: a reader never sees half a file."""
-        handle, temp = tempfile.mkstemp(dir=self.home, prefix=".server-", suffix=".json")
-        try:
-            with os.fdopen(handle, "w") as out:
-                json.dump(state, out)
-            os.replace(temp, self.state)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
+        with replacing(self.state) as out:
+            json.dump(state, out)
 
 
 def pid_alive(pid: int) -> bool:
