@@ -295,14 +295,14 @@ class EntitySampler:
             expanded.update(batch)
             frontier = set()
             for start in range(0, len(batch), FETCH_CHUNK):
-                for source, edges in store.rows(named("specs", "out_edges"),
-                                                ids=batch[start:start + FETCH_CHUNK],
-                                                include=include, exclude=exclude):
+                for source, rels, targets in store.rows(named("specs", "out_edges"),
+                                                        ids=batch[start:start + FETCH_CHUNK],
+                                                        include=include, exclude=exclude):
                     source = str(source)
-                    for rel, target in edges:
-                        target = str(target)
-                        rows.append((source, str(rel), target))
-                        frontier.add(target)
+                    targets = [str(target) for target in targets]
+                    rows.extend(zip([source] * len(targets), map(str, rels), targets,
+                                    strict=True))
+                    frontier.update(targets)
             yield rows
 
     def _check_reachable(self, pivot: str) -> None:
