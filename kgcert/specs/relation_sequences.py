@@ -70,15 +70,18 @@ class SequenceLevels:
                        walks: np.ndarray) -> tuple[list[tuple[int, ...]], np.ndarray, list[int]]:
         reached = np.bincount(sequence, minlength=len(self._parent[-1]))
         rows = np.flatnonzero(reached[sequence] == 1)  # rows are sorted by sequence id
-        return ([self._relations_of(int(s)) for s in sequence[rows].tolist()],
-                np.cumsum(walks[rows], dtype=np.int64), entity[rows].tolist())
+        return (self._relations_of(sequence[rows]), np.cumsum(walks[rows], dtype=np.int64),
+                entity[rows].tolist())
 
-    def _relations_of(self, sequence: int) -> tuple[int, ...]:
-        relations = []
+    def _relations_of(self, sequences: np.ndarray) -> list[tuple[int, ...]]:
+        """The relation codes of each sequence of the deepest level, back through parents."""
+        columns = []
         for level in range(len(self._parent) - 1, 0, -1):
-            relations.append(int(self._last[level][sequence]))
-            sequence = int(self._parent[level][sequence])
-        return tuple(reversed(relations))
+            columns.append(self._last[level][sequences])
+            sequences = self._parent[level][sequences]
+        if not columns:
+            return []
+        return [tuple(row) for row in np.stack(columns[::-1], axis=1).tolist()]
 
 
 def sum_by_key(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
