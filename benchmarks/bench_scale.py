@@ -182,13 +182,13 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
         results.update(load_s=seconds, load_rows_per_s=rows / seconds)
         print(f"load: {seconds:.1f} s ({rows / seconds:,.0f} rows/s)")
     store = server.open(kg)
-    cache = Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-"))  # cold: no table cached
-
     per_spec: dict[str, dict[str, object]] = {}
     for path in sorted(data_folder("specs").glob("primekg/*.yaml")):
         spec = load_spec_file(path)
         row: dict[str, object] = {}
         per_spec[spec.name] = row
+        # Cold: a table cache of its own, so no table comes from an earlier spec.
+        cache = Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-"))
         try:
             start = time.perf_counter()
             sampler = prepare_sampler(spec, store, cache)
@@ -217,7 +217,8 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
               + (f"; {_check_line(row['check'])}" if "check" in row else ""), flush=True)
     results["specs"] = per_spec
     if args.prompts:
-        results["prompts"] = bench_prompts(store, cache, args.prompts)
+        results["prompts"] = bench_prompts(
+            store, Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-")), args.prompts)
     if not (args.loaded or args.keep):
         server.drop(kg)
 
