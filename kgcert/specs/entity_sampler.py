@@ -14,9 +14,11 @@ exactly one entity, the answer. Which valid path, by the spec's `paths`:
 
 How it stays exact. The pivot's neighbourhood up to rho-1 hops is fetched from the server
 (every out-edge of every entity within rho-2 hops, so nothing a path or the uniqueness walk
-can use is missing). `uniform`: every relation sequence of L hops is followed from the pivot
-with a vector of walk counts per entity; the sequences whose vector ends on exactly one
-entity are the unique-answer ones, and their walk counts are exact. A sequence is drawn in
+can use is missing), level by level: a length with no unique-answer sequence refuses the
+pivot before the next, larger level is read. `uniform`: every relation sequence of L hops is
+followed from the pivot with walk counts per entity (all sequences together,
+kgcert/specs/relation_sequences.py); the sequences whose counts end on exactly one entity
+are the unique-answer ones, and their walk counts are exact. A sequence is drawn in
 proportion to its walks, then each hop in proportion to the walks that continue from it,
 which makes the walk uniform over walks with a unique answer; walks that visit an entity
 twice are rejected (a redraw from the sequence up). `random_walk`: random walks are drawn
