@@ -2,10 +2,15 @@
 
     python benchmarks/bench_scale.py --scale 0.1 [--server embedded|neo4j] [--samples 2000]
     python benchmarks/bench_scale.py --work DIR --loaded KG   # a KG loaded before, in DIR/data
+    python benchmarks/bench_scale.py --scale 0 --entity-scale 0.05   # entity specs only
 
 Times `synth` (rows/s), the load, and for each of the 10 shipped PrimeKG specs: preparation
 with an empty table cache (edge tables pulled over Bolt), preparation again (cached tables),
-the match count and samples/s; prompts per CPU-second (sampling included, warm) with the
+the memory that preparation allocates at its peak (tracemalloc, cached tables), the match
+count and samples/s; with `--cypher-counts`, each count against the server's own Cypher
+count (benchmarks/scale_counts.py); with `--entity-scale S`, `specs generate` on a synthetic
+Wikidata5m at scale S, preparation per pivot and samples/s (benchmarks/scale_entity.py);
+prompts per CPU-second (sampling included, warm) with the
 per-entity reads as the baseline against the KG snapshot (`--prompts`, two specs, both
 settings); and the peak RSS of this process. `--server neo4j` uses
 KGCERT_NEO4J_URI and its credentials from the environment. Scale 1.0 is the full PrimeKG
@@ -20,7 +25,11 @@ import os
 import resource
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
+
+from scale_counts import check_count
+from scale_entity import bench_entity, load_wikidata5m
 
 from kgcert.errors import KgcertError
 from kgcert.loaders import get_loader
@@ -88,7 +97,8 @@ def bench_prompts(store: GraphStore, cache: Path, count: int) -> dict[str, objec
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--scale", type=float, default=0.1)
+    parser.add_argument("--scale", type=float, default=0.1,
+                        help="synthetic PrimeKG scale; 0: skip the relation specs")
     parser.add_argument("--server", choices=["embedded", "neo4j"], default="embedded")
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
@@ -99,13 +109,64 @@ def main() -> None:
                              "the embedded server's KGs")
     parser.add_argument("--loaded", default=None, metavar="KG",
                         help="measure KG, already loaded in --work, instead of synth + load")
+    parser.add_argument("--cypher-counts", action="store_true",
+                        help="check each spec's match count against the server's Cypher count")
+    parser.add_argument("--count-limit", type=float, default=2e6,
+                        help="skip the Cypher count of specs with more matches than this")
+    parser.add_argument("--entity-scale", type=float, default=0.0,
+                        help="also time entity specs on a synthetic Wikidata5m at this scale")
+    parser.add_argument("--entity-loaded", default=None, metavar="KG",
+                        help="a Wikidata5m KG already loaded in --work, instead of synthesising")
+    parser.add_argument("--unsupported-edges", choices=["drop", "template"], default="template",
+                        help="Wikidata5m loader: drop edges without a support sentence (the "
+                             "paper) or keep them (denser neighbourhoods: the harder case)")
+    parser.add_argument("--pivots", type=int, default=50)
+    parser.add_argument("--rho", type=int, default=5)
+    parser.add_argument("--keep", action="store_true", help="keep the loaded KGs in --work")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale.json"))
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="kgcert-bench-scale-"))
     results: dict[str, object] = {"scale": args.scale, "server": args.server}
 
+    server = _server(args.server, work)
+    if args.scale > 0 or args.loaded:
+        bench_relation(server, work, args, results)
+    if args.entity_scale > 0 or args.entity_loaded:
+        if args.entity_loaded:
+            kg = args.entity_loaded
+        else:
+            kg, results["wikidata5m"] = load_wikidata5m(server, work, args.entity_scale,
+                                                        args.unsupported_edges, args.seed)
+        results["entity_specs"] = bench_entity(server.open(kg), kg, work, pivots=args.pivots,
+                                               rho=args.rho, samples=args.samples)
+        if not (args.entity_loaded or args.keep):
+            server.drop(kg)
+    results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2, default=str), encoding="utf-8")
+    print(f"peak RSS (kgcert process) {results['peak_rss_mb']:,.0f} MB; wrote {args.out}")
+
+
+def _prepare_memory_mb(spec, store: GraphStore, cache: Path) -> float:
+    """Peak bytes allocated while preparing from cached tables (numpy arrays included)."""
+    tracemalloc.start()
+    prepare_sampler(spec, store, cache)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def _check_line(check: dict[str, object]) -> str:
+    counted = check["cypher_count"]
+    if not isinstance(counted, int):
+        return f"Cypher count {counted}"
+    verdict = "agrees" if check["agrees"] else "DISAGREES"
+    return f"Cypher count {counted:,} {verdict} ({check['cypher_count_s']:.1f} s)"
+
+
+def bench_relation(server, work: Path, args: argparse.Namespace,
+                   results: dict[str, object]) -> None:
     if args.loaded:  # a KG this script (or `kgcert load`) loaded before into --work's data
-        server = _server(args.server, work)
         kg = args.loaded
     else:
         start = time.perf_counter()
@@ -114,7 +175,6 @@ def main() -> None:
         results.update(synth_rows=rows, synth_s=seconds, synth_rows_per_s=rows / seconds)
         print(f"synth: {rows:,} rows in {seconds:.1f} s ({rows / seconds:,.0f} rows/s)")
 
-        server = _server(args.server, work)
         start = time.perf_counter()
         kg = "bench_scale"
         load(server, get_loader("primekg"), [work / "kg.csv"], kg, replace=True)
@@ -122,13 +182,13 @@ def main() -> None:
         results.update(load_s=seconds, load_rows_per_s=rows / seconds)
         print(f"load: {seconds:.1f} s ({rows / seconds:,.0f} rows/s)")
     store = server.open(kg)
-    cache = Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-"))  # cold: no table cached
-
     per_spec: dict[str, dict[str, object]] = {}
     for path in sorted(data_folder("specs").glob("primekg/*.yaml")):
         spec = load_spec_file(path)
         row: dict[str, object] = {}
         per_spec[spec.name] = row
+        # Cold: a table cache of its own, so no table comes from an earlier spec.
+        cache = Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-"))
         try:
             start = time.perf_counter()
             sampler = prepare_sampler(spec, store, cache)
@@ -136,6 +196,7 @@ def main() -> None:
             start = time.perf_counter()
             sampler = prepare_sampler(spec, store, cache)
             row["prepare_cached_s"] = time.perf_counter() - start
+            row["prepare_peak_mb"] = _prepare_memory_mb(spec, store, cache)
             assert isinstance(sampler, RelationSampler)
             count = sampler.count()
             row["matches"] = count.matches if count.matches is not None else \
@@ -144,22 +205,22 @@ def main() -> None:
             for index in range(args.samples):
                 sampler.sample(0, index)
             row["samples_per_s"] = args.samples / (time.perf_counter() - start)
+            if args.cypher_counts:
+                row["check"] = check_count(store, sampler, args.count_limit)
         except KgcertError as error:
             row["error"] = str(error)
             print(f"{spec.name}: {error}")
             continue
         print(f"{spec.name}: prepare {row['prepare_cold_s']:.1f} s cold, "
-              f"{row['prepare_cached_s']:.2f} s cached; {row['matches']:,.0f} matches; "
-              f"{row['samples_per_s']:,.0f} samples/s")
+              f"{row['prepare_cached_s']:.2f} s cached, {row['prepare_peak_mb']:,.0f} MB at "
+              f"peak; {row['matches']:,.0f} matches; {row['samples_per_s']:,.0f} samples/s"
+              + (f"; {_check_line(row['check'])}" if "check" in row else ""), flush=True)
     results["specs"] = per_spec
     if args.prompts:
-        results["prompts"] = bench_prompts(store, cache, args.prompts)
-    results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if not args.loaded:
+        results["prompts"] = bench_prompts(
+            store, Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-")), args.prompts)
+    if not (args.loaded or args.keep):
         server.drop(kg)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2), encoding="utf-8")
-    print(f"peak RSS (kgcert process) {results['peak_rss_mb']:,.0f} MB; wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -31,12 +31,15 @@ RETURN DISTINCT s.id AS s, t.id AS t
 // One breadth-first level around an entity-centric pivot, over the whole graph, for a chunk
 // of its entities: each looked up by its id (index) rather than `s.id IN $ids` over every
 // edge, one row per entity with its edges collected. Repeated edges are removed in Python
-// (kgcert/specs/entity_sampler.py), not by an in-heap DISTINCT.
+// (kgcert/specs/entity_sampler.py), not by an in-heap DISTINCT. Types and targets come as two
+// parallel lists (one aggregation pass, same order): a two-item list per edge cost the
+// driver about twice the decoding.
 UNWIND $ids AS node_id
 MATCH (s:Entity{{:kg}} {id: node_id})-[r]->(t:Entity{{:kg}})
 WHERE (size($include) = 0 OR type(r) IN $include)
   AND NOT type(r) IN $exclude
-RETURN node_id AS s, collect([type(r), t.id]) AS edges
+WITH node_id, type(r) AS rel, t.id AS target
+RETURN node_id AS s, collect(rel) AS rels, collect(target) AS targets
 
 // name: entities
 MATCH (n:Entity{{:kg}})

@@ -29,6 +29,7 @@ from kgcert.specs import (
 )
 from kgcert.specs.generate import generate_entity_specs
 from kgcert.specs.pattern import PatternEdge
+from kgcert.specs.server_count import answer_pages, count_on_server
 from kgcert.store.cypher import escape_identifier, sanitize_identifier
 from kgcert.store.graph import GraphStore
 
@@ -264,6 +265,24 @@ def test_phenotype_triples_counted_in_closed_form(extracts, extract):
         "MATCH (p:effect__phenotype)-[:disease_phenotype_positive]->(x:disease) "
         "WITH x, count(DISTINCT p) AS k RETURN sum(k * (k - 1) * (k - 2))")
     assert triples == prepared.outcomes[BIG]
+
+
+def test_paged_server_counts_add_up_to_the_count(extracts):
+    """At full size one DISTINCT over every match exceeds the embedded server's in-heap
+    limit, so `specs count --cypher` counts in pages of answer ids: many small pages must add
+    up to the sampler's count, and an answer too heavy for one page is refused."""
+    prepared = extracts["diabetes"]
+    for name in ("primekg.synergistic", "primekg.dual_indication"):
+        sampler = prepared.samplers[name]
+        heaviest = int(sampler.answer_candidates().max())
+        pages = answer_pages(sampler, limit=heaviest)
+        assert len(pages) > 3, name
+        assert all(low <= high for low, high in pages)
+        assert all(pages[i][1] < pages[i + 1][0] for i in range(len(pages) - 1))  # disjoint
+        assert count_on_server(prepared.store, sampler, limit=heaviest) == \
+            prepared.outcomes[name]
+        with pytest.raises(InputError, match="too many to count"):
+            answer_pages(sampler, limit=heaviest - 1)
 
 
 def test_samples_do_not_depend_on_what_was_drawn_before(extracts):

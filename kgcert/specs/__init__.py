@@ -2,7 +2,7 @@
 
 The spec files' model and catalog load with the package; the compiler and samplers are
 imported on first use (PEP 562), so reading spec files (`kgcert specs list`) does not load the
-graph driver or scipy, which the samplers need.
+graph driver, which the samplers need.
 """
 
 from __future__ import annotations

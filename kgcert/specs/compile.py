@@ -59,9 +59,12 @@ class CompiledRelationSpec:
         conditions = self._conditions() + (extra or [])
         return (" WHERE " + " AND ".join(conditions)) if conditions else ""
 
-    def count_cypher(self) -> str:
+    def count_cypher(self, paged: bool = False) -> str:
+        """The number of matches; `paged`: only those whose answer id is in [$low, $high]
+        (each page's DISTINCT stays under the embedded server's in-heap limit)."""
+        page = [f"{self.answer}.id >= $low", f"{self.answer}.id <= $high"] if paged else []
         ids = ", ".join(f"{v}.id AS {v}" for v in self.order)
-        return f"{self._match()}{self._where()} WITH DISTINCT {ids} RETURN count(*) AS count"
+        return f"{self._match()}{self._where(page)} WITH DISTINCT {ids} RETURN count(*) AS count"
 
     def enumerate_cypher(self) -> str:
         ids = ", ".join(f"{v}.id AS {v}" for v in self.order)

@@ -14,9 +14,11 @@ exactly one entity, the answer. Which valid path, by the spec's `paths`:
 
 How it stays exact. The pivot's neighbourhood up to rho-1 hops is fetched from the server
 (every out-edge of every entity within rho-2 hops, so nothing a path or the uniqueness walk
-can use is missing). `uniform`: every relation sequence of L hops is followed from the pivot
-with a vector of walk counts per entity; the sequences whose vector ends on exactly one
-entity are the unique-answer ones, and their walk counts are exact. A sequence is drawn in
+can use is missing), level by level: a length with no unique-answer sequence refuses the
+pivot before the next, larger level is read. `uniform`: every relation sequence of L hops is
+followed from the pivot with walk counts per entity (all sequences together,
+kgcert/specs/relation_sequences.py); the sequences whose counts end on exactly one entity
+are the unique-answer ones, and their walk counts are exact. A sequence is drawn in
 proportion to its walks, then each hop in proportion to the walks that continue from it,
 which makes the walk uniform over walks with a unique answer; walks that visit an entity
 twice are rejected (a redraw from the sequence up). `random_walk`: random walks are drawn
@@ -32,19 +34,17 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import cached_property
 
 import numpy as np
 
 from kgcert.errors import InputError
 from kgcert.rng import sample_rng
 from kgcert.specs.model import EntitySpec, spec_hash
+from kgcert.specs.relation_sequences import SequenceLevels, sum_by_key
 from kgcert.specs.schema import KGSchema
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
-
-if TYPE_CHECKING:
-    import scipy.sparse as sp
 
 MAX_ATTEMPTS = 200_000
 SEARCH_LIMIT = 200_000
@@ -85,78 +85,46 @@ class _Neighbourhood:
         np.cumsum(np.bincount(src, minlength=size), out=self.indptr[1:])
         self.pivot = position[pivot]
         self._unique: dict[tuple[int, ...], bool] = {}
-        self.by_rel: dict[tuple[int, int], list[int]] = defaultdict(list)
-        for s, r, t in triples:
-            self.by_rel[(s, r)].append(t)
         self._src = src
-        self._forward: dict[int, sp.csr_matrix] = {}  # per relation: counts at sources -> targets
-        self._sequences: dict[int, tuple[list[tuple[int, ...]], np.ndarray, list[int]]] = {}
-        self._suffix_counts: dict[tuple[int, ...], list[np.ndarray]] = {}
+        self._levels: SequenceLevels | None = None
+        self._suffix_counts: dict[tuple[int, ...], list[tuple[np.ndarray, np.ndarray]]] = {}
 
     # -- uniform over valid paths: by relation sequence -----------------------------------------
 
-    def _step(self, rel: int) -> sp.csr_matrix:
-        matrix = self._forward.get(rel)
-        if matrix is None:
-            import scipy.sparse as sp  # here: a second to import, and only entity specs need it
-
-            chosen = self.rel == rel
-            size = len(self.ids)
-            matrix = sp.csr_matrix((np.ones(int(chosen.sum()), dtype=np.int64),
-                                    (self.dst[chosen], self._src[chosen])), shape=(size, size))
-            self._forward[rel] = matrix
-        return matrix
-
     def sequences(self, hops: int) -> tuple[list[tuple[int, ...]], np.ndarray, list[int]]:
-        """The relation sequences of `hops` hops that reach exactly one entity from the pivot,
-        with the number of walks following each (running sums) and that entity.
+        """The relation sequences of `hops` hops that reach exactly one entity from the pivot
+        (sorted), the running sums of the walks following each, and that entity."""
+        if self._levels is None:
+            self._levels = SequenceLevels(self.pivot, self.indptr, self.rel, self.dst,
+                                          len(self.rel_names))
+        return self._levels.unique(hops)
 
-        Counting walks along each sequence (a vector of walk counts per entity, pushed through
-        the relation's edges) gives the set the sequence reaches as the vector's support, so
-        uniqueness is read off the same computation. The tree of sequences is small in
-        practice (1,764 prefixes for 5 hops around a PrimeKG-shaped pivot with 160k edges)."""
-        known = self._sequences.get(hops)
-        if known is not None:
-            return known
-        found: list[tuple[int, ...]] = []
-        weights: list[int] = []
-        ends: list[int] = []
-        start = np.zeros(len(self.ids), dtype=np.int64)
-        start[self.pivot] = 1
-        # Each stack entry holds its parent's counts (shared), not its own: memory stays at a
-        # few vectors per level however many relations branch out.
-        stack: list[tuple[np.ndarray, tuple[int, ...]]] = [(start, ())]
-        while stack:
-            parent, prefix = stack.pop()
-            counts = self._step(prefix[-1]) @ parent if prefix else parent
-            if float(counts.sum()) >= 2.0**62:
-                raise InputError(f"too many walks of {hops} hops to count exactly; lower rho or "
-                                 "restrict the relations")
-            if len(prefix) == hops:
-                reached = np.flatnonzero(counts)
-                if len(reached) == 1:
-                    found.append(prefix)
-                    weights.append(int(counts[reached[0]]))
-                    ends.append(int(reached[0]))
-                continue
-            leaving = self.rel[(counts > 0)[self._src]]  # relations of the reached entities
-            for rel in np.unique(leaving)[::-1].tolist():  # pushed last-first, popped in order
-                stack.append((counts, (*prefix, rel)))
-        order = sorted(range(len(found)), key=lambda i: found[i])
-        running = np.cumsum([weights[i] for i in order], dtype=np.int64)
-        result = ([found[i] for i in order], running, [ends[i] for i in order])
-        self._sequences[hops] = result
-        return result
+    @cached_property
+    def _incoming(self) -> tuple[np.ndarray, np.ndarray]:
+        """Edges sorted by (target, relation) as keys target * relations + relation, and
+        their sources: to walk a sequence backwards from its end."""
+        keys = self.dst * max(len(self.rel_names), 1) + self.rel
+        order = np.argsort(keys, kind="stable")
+        return keys[order], self._src[order]
 
-    def _suffix(self, sequence: tuple[int, ...], end: int) -> list[np.ndarray]:
-        """counts[i][u]: walks from u following sequence[i:] to `end` (cached, few sequences)."""
+    def _suffix(self, sequence: tuple[int, ...],
+                end: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per step i: the entities (sorted) with walks following sequence[i:] to `end`, and
+        those walk counts. Walked back over in-edges, so the cost follows those few entities
+        rather than the neighbourhood's size (cached, up to 512 sequences)."""
         cached = self._suffix_counts.get(sequence)
         if cached is None:
-            last = np.zeros(len(self.ids), dtype=np.int64)
-            last[end] = 1
-            cached = [last]
+            keys, sources = self._incoming
+            relations = max(len(self.rel_names), 1)
+            nodes, walks = np.array([end], dtype=np.int64), np.ones(1, dtype=np.int64)
+            cached = [(nodes, walks)]
             for rel in reversed(sequence):
-                cached.insert(0, self._step(rel).T @ cached[0])
+                wanted = nodes * relations + rel
+                low = np.searchsorted(keys, wanted, "left")
+                sizes = np.searchsorted(keys, wanted, "right") - low
+                edge = np.repeat(low - (np.cumsum(sizes) - sizes), sizes) + np.arange(sizes.sum())
+                nodes, walks = sum_by_key(sources[edge], np.repeat(walks, sizes))
+                cached.insert(0, (nodes, walks))
             if len(self._suffix_counts) > 512:
                 self._suffix_counts.clear()
             self._suffix_counts[sequence] = cached
@@ -177,7 +145,7 @@ class _Neighbourhood:
             u = nodes[-1]
             edges = np.arange(self.indptr[u], self.indptr[u + 1])
             edges = edges[self.rel[edges] == rel]
-            weight = counts[step + 1][self.dst[edges]]
+            weight = _lookup(*counts[step + 1], self.dst[edges])
             cumulative = np.cumsum(weight)
             position = int(np.searchsorted(cumulative, int(rng.integers(int(cumulative[-1]))),
                                            "right"))
@@ -209,6 +177,15 @@ class _Neighbourhood:
             nodes[:, step + 1] = target
             rels[:, step] = self.rel[edge] if len(self.rel) else 0
         return nodes, rels, alive
+
+    @cached_property
+    def by_rel(self) -> dict[tuple[int, int], list[int]]:
+        """Targets by (source, relation); only random walks need it, so built on first use."""
+        found: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for s, r, t in zip(self._src.tolist(), self.rel.tolist(), self.dst.tolist(),
+                           strict=True):
+            found[(s, r)].append(t)
+        return found
 
     def unique_answer(self, rels: tuple[int, ...]) -> bool:
         """Whether the relation sequence, followed from the pivot, reaches exactly one entity.
@@ -255,6 +232,12 @@ class _Neighbourhood:
         yield from extend([self.pivot], [])
 
 
+def _lookup(nodes: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """values[i] where nodes[i] == wanted (nodes sorted), 0 where wanted is not in nodes."""
+    position = np.minimum(np.searchsorted(nodes, wanted), len(nodes) - 1)
+    return np.where(nodes[position] == wanted, values[position], 0)
+
+
 class EntitySampler:
     def __init__(self, spec: EntitySpec, store: GraphStore, schema: KGSchema | None = None) -> None:
         self.spec = spec
@@ -282,34 +265,47 @@ class EntitySampler:
         self.length_cumulative = np.cumsum([weights[hops] / total for hops in self.lengths])
         max_hops = max(self.lengths)
         self.pivots = list(spec.pivots)
-        self.areas = {pivot: _Neighbourhood(pivot, self._fetch(store, pivot, max_hops, include,
-                                                               exclude))
+        self.areas = {pivot: self._area(store, pivot, max_hops, include, exclude)
                       for pivot in self.pivots}
         for pivot in self.pivots:
             self._check_reachable(pivot)
 
+    def _area(self, store: GraphStore, pivot: str, max_hops: int, include: list[str],
+              exclude: list[str]) -> _Neighbourhood:
+        rows: list[tuple[str, str, str]] = []
+        for level, rows in enumerate(self._fetch(store, pivot, max_hops, include, exclude), 1):
+            # After level L every entity within L-1 hops has its out-edges in, so L-hop
+            # sequences are already final: a pivot without unique-answer ones is refused
+            # before the far larger next levels are read (top hubs fail at L = 1).
+            if rows and level < max_hops and level in self.lengths and \
+                    not _Neighbourhood(pivot, rows).sequences(level)[0]:
+                raise InputError(self._no_path(pivot, level))
+        return _Neighbourhood(pivot, rows)
+
     @staticmethod
     def _fetch(store: GraphStore, pivot: str, max_hops: int, include: list[str],
-               exclude: list[str]) -> list[tuple[str, str, str]]:
+               exclude: list[str]) -> Iterator[list[tuple[str, str, str]]]:
+        """The rows so far after each breadth-first level: out-edges of every entity within
+        max_hops - 1 hops in the end."""
         rows: list[tuple[str, str, str]] = []
         expanded: set[str] = set()
         frontier = {pivot}
-        for _ in range(max_hops):  # out-edges of every entity within max_hops - 1 hops
+        for _ in range(max_hops):
             batch = sorted(frontier - expanded)
             if not batch:
                 break
             expanded.update(batch)
             frontier = set()
             for start in range(0, len(batch), FETCH_CHUNK):
-                for source, edges in store.rows(named("specs", "out_edges"),
-                                                ids=batch[start:start + FETCH_CHUNK],
-                                                include=include, exclude=exclude):
+                for source, rels, targets in store.rows(named("specs", "out_edges"),
+                                                        ids=batch[start:start + FETCH_CHUNK],
+                                                        include=include, exclude=exclude):
                     source = str(source)
-                    for rel, target in edges:
-                        target = str(target)
-                        rows.append((source, str(rel), target))
-                        frontier.add(target)
-        return rows
+                    targets = [str(target) for target in targets]
+                    rows.extend(zip([source] * len(targets), map(str, rels), targets,
+                                    strict=True))
+                    frontier.update(targets)
+            yield rows
 
     def _check_reachable(self, pivot: str) -> None:
         """Every allowed hop count must have a valid path, or the stated distribution is void."""
@@ -320,9 +316,7 @@ class EntitySampler:
         rng = sample_rng(0, f"{self.spec_hash}/check", 0)
         for hops in self.lengths:
             if not area.sequences(hops)[0]:
-                raise InputError(f"spec {self.spec.name}: pivot {pivot!r} has no {hops}-hop path "
-                                 "with a unique answer; drop that length from `lengths` or pick "
-                                 "another pivot")
+                raise InputError(self._no_path(pivot, hops))
             if any(area.draw_uniform(hops, rng) is not None for _ in range(200)):
                 continue
             if next(area.paths(hops, limit=SEARCH_LIMIT), None) is None:
@@ -330,6 +324,10 @@ class EntitySampler:
                                  f"with a unique answer (or none among {SEARCH_LIMIT:,} "
                                  "candidates); drop that length from `lengths` or pick another "
                                  "pivot")
+
+    def _no_path(self, pivot: str, hops: int) -> str:
+        return (f"spec {self.spec.name}: pivot {pivot!r} has no {hops}-hop path with a unique "
+                "answer; drop that length from `lengths` or pick another pivot")
 
     def draw(self, seed: int, index: int) -> tuple[str, list[int], list[int], int]:
         rng = sample_rng(seed, self._stream, index)

@@ -194,6 +194,10 @@ class RelationSampler:
         # depend on the order in which the server returned the pairs.
         return table[np.lexsort(table.T[::-1])] if len(table) else table
 
+    def answer_candidates(self) -> np.ndarray:
+        """Tree-shaped candidates per entity position as the answer (zero off its label)."""
+        return np.diff(self._root_cumulative)
+
     @property
     def columns(self) -> list[str]:
         return list(self.compiled.order)
