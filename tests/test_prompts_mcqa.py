@@ -544,3 +544,24 @@ def test_no_snapshot_of_a_kg_whose_edges_have_sentences(texts_kg):
     from kgcert.prompts.snapshot import pull
 
     assert pull(texts_kg) is None
+
+
+def test_snapshot_answer_sets_are_the_servers(alz, samplers, tmp_path):
+    """The answer sets found in the snapshot's arrays are the compiled answer-set query's,
+    for every shipped spec and for question entities that answer nothing."""
+    from kgcert.prompts.answers import AnswerFinder
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(alz, tmp_path)
+    assert snapshot is not None
+    for sampler in samplers.values():
+        compiled = sampler.compiled
+        finder = AnswerFinder(snapshot, compiled)
+        askings = [{v: sampler.sample(seed, i).nodes[v] for v in compiled.given}
+                   for seed in SEEDS for i in range(10)]
+        first = askings[0]
+        askings.append({v: first[compiled.given[0]] for v in compiled.given})  # one entity twice
+        askings.append({**first, compiled.given[0]: askings[1][compiled.given[-1]]})
+        for given in askings:
+            rows = alz.query(compiled.answers_cypher(), **given)
+            assert finder.answers(given) == tuple(sorted(str(r["id"]) for r in rows)), given

@@ -8,9 +8,9 @@ because the embedded server answers each round trip in milliseconds and a prompt
 several of them, while the same entities (the hubs of a spec) recur from prompt to prompt.
 
 With a snapshot (kgcert/prompts/snapshot.py: the whole KG's edges and names, read once per
-run and cached on disk), the edge lists and names come from its arrays instead: the same
-facts, so the same prompts, without a round trip per prompt (aliases and answer sets are
-still read, and cached).
+run and cached on disk), the edge lists, names and aliases come from its arrays instead, and
+answer sets from kgcert/prompts/answers.py: the same facts, so the same prompts, without a
+round trip per prompt.
 
 Every list is sorted by ids when it arrives, so what a prompt sees does not depend on the
 server's row order, on the cache, or on which prompts came before. `max_cached_edges` bounds
@@ -234,8 +234,9 @@ class PromptGraph:
         if snapshot is None or at is None:
             return None
         name = snapshot.names[at]
-        info = EntityInfo(entity_id, name if name is not None else entity_id,
-                          _label(snapshot.labels[int(snapshot.label_set[at])]))
+        shown = name if name is not None else entity_id
+        info = EntityInfo(entity_id, shown, _label(snapshot.labels[int(snapshot.label_set[at])]),
+                          snapshot.aliases[at] or (shown,))
         self._entities[entity_id] = info
         return info
 
@@ -247,7 +248,7 @@ class PromptGraph:
     def entities(self, ids: Iterable[str], *, aliases: bool = False) -> dict[str, EntityInfo]:
         """Info of `ids` (aliases read too when asked); unknown ids raise InputError."""
         wanted = sorted(set(ids))
-        if not aliases and self.snapshot is not None:
+        if self.snapshot is not None:
             for i in wanted:
                 if i not in self._entities:
                     self._info_from_snapshot(i)

@@ -48,6 +48,7 @@ import numpy as np
 from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.prompts import context as ctx
+from kgcert.prompts.answers import AnswerFinder
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import (
     WEIGHTINGS,
@@ -74,6 +75,7 @@ from kgcert.specs import (
     prepare_sampler,
     spec_hash,
 )
+from kgcert.specs.compile import CompiledRelationSpec
 from kgcert.store.graph import GraphStore
 
 # baseline: the paper's static comparison set, vanilla context with every entity and
@@ -169,6 +171,7 @@ class PromptBuilder:
                                dict[str, tuple[Fact, ...]]] = {}
         self._allowed: dict[tuple[str, frozenset[str]], tuple[Fact, ...]] = {}
         self._cost = lru_cache(maxsize=65_536)(self._line_cost)
+        self._finder: AnswerFinder | None = None
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -248,13 +251,22 @@ class PromptBuilder:
         given = {var: sample.nodes[var] for var in compiled.given}
         key = tuple(given[var] for var in compiled.given)
         if key not in self._answers:
-            rows = self.store.query(compiled.answers_cypher(), **given)
-            self._answers[key] = tuple(sorted(str(row["id"]) for row in rows))
+            self._answers[key] = self._answer_set(compiled, given)
         found = self._answers[key]
         if sample.nodes[compiled.answer] not in found:
             raise RuntimeError(f"spec {self.spec.name}: the drawn answer is not among the "
                                "answer-set query's answers")
         return found
+
+    def _answer_set(self, compiled: CompiledRelationSpec, given: dict[str, str]
+                    ) -> tuple[str, ...]:
+        snapshot = self.graph.snapshot
+        if snapshot is not None:  # the same set from the arrays, without a round trip
+            if self._finder is None:
+                self._finder = AnswerFinder(snapshot, compiled)
+            return self._finder.answers(given)
+        rows = self.store.query(compiled.answers_cypher(), **given)
+        return tuple(sorted(str(row["id"]) for row in rows))
 
     # -- context pieces -----------------------------------------------------------------------
 
