@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from kgcert.errors import InputError
 from kgcert.prompts.snapshot import GraphSnapshot
 from kgcert.store.cypher import is_kgcert_label, named
@@ -93,11 +95,15 @@ class Adjacency:
 
     @classmethod
     def of(cls, entity: str, facts: Iterable[Fact]) -> Adjacency:
-        ordered = tuple(sorted(set(facts), key=_fact_order))
+        return cls.ordered(entity, tuple(sorted(set(facts), key=_fact_order)))
+
+    @classmethod
+    def ordered(cls, entity: str, facts: tuple[Fact, ...]) -> Adjacency:
+        """From facts already distinct and in `_fact_order`."""
         grouped: dict[str, list[Fact]] = {}
-        for fact in ordered:
+        for fact in facts:
             grouped.setdefault(fact.type, []).append(fact)
-        return cls(entity, ordered, {t: tuple(fs) for t, fs in grouped.items()})
+        return cls(entity, facts, {t: tuple(fs) for t, fs in grouped.items()})
 
     def outgoing(self, rel_type: str) -> list[Fact]:
         return [f for f in self.by_type.get(rel_type, ()) if f.source == self.entity]
@@ -130,6 +136,8 @@ class PromptGraph:
         self._entities: dict[str, EntityInfo] = {}
         self._cached_edges = 0
         self._label_members: dict[str, list[str]] = {}
+        self._sentences: dict[Fact, tuple[str, ...]] = {}
+        self._snapshot_ranks: tuple[np.ndarray, np.ndarray] | None = None
         self.round_trips = 0
         self._relations = self._read_relations()
         by_key: dict[tuple[str, str, str, str], Relation] = {}
@@ -170,6 +178,7 @@ class PromptGraph:
         """Called before each prompt's reads: empties the cache once it outgrew its bound."""
         if self._cached_edges > self.max_cached_edges:
             self._adjacency.clear()
+            self._sentences.clear()
             self._entities = {k: v for k, v in self._entities.items() if v.aliases is not None}
             self._cached_edges = 0
 
@@ -205,28 +214,49 @@ class PromptGraph:
         self.entities([i for i in missing if i not in self._entities])
 
     def _load_from_snapshot(self, missing: list[str], snapshot: GraphSnapshot) -> None:
-        """The same facts the two edge reads give, taken from the snapshot's arrays."""
+        """The same facts the two edge reads give, taken from the snapshot's arrays, put in
+        `_fact_order` by one array sort instead of sorting Fact objects."""
         types, displays, ids = snapshot.types, snapshot.displays, snapshot.id_list
+        type_rank, display_rank = self._ranks(snapshot)
         for entity in missing:
             at = snapshot.position(entity)
             if at is None:
                 raise InputError(f"entities not in the KG: {entity}")
-            found = []
-            start, end = int(snapshot.out_start[at]), int(snapshot.out_start[at + 1])
-            for other, rel, display in zip(snapshot.target[start:end].tolist(),
-                                           snapshot.type[start:end].tolist(),
-                                           snapshot.display[start:end].tolist(), strict=True):
-                found.append(Fact(entity, types[rel], ids[other],
-                                  None if display < 0 else displays[display]))
-            edges = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
-            for other, rel, display in zip(snapshot.source[edges].tolist(),
-                                           snapshot.type[edges].tolist(),
-                                           snapshot.display[edges].tolist(), strict=True):
-                found.append(Fact(ids[other], types[rel], entity,
-                                  None if display < 0 else displays[display]))
-            adjacency = Adjacency.of(entity, found)
-            self._adjacency[entity] = adjacency
-            self._cached_edges += len(adjacency.facts)
+            incoming = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
+            edges = np.concatenate([
+                np.arange(snapshot.out_start[at], snapshot.out_start[at + 1]),
+                incoming[snapshot.source[incoming] != at]])  # a loop is once among outgoing
+            source, target = snapshot.source[edges], snapshot.target[edges]
+            type_, display = snapshot.type[edges], snapshot.display[edges]
+            # Entity positions follow the sorted ids, so they order sources and targets.
+            order = np.lexsort((display, display_rank[display + 1], target, source,
+                                type_rank[type_]))
+            source, target, type_, display = (source[order], target[order], type_[order],
+                                              display[order])
+            distinct = np.ones(len(order), dtype=bool)  # the same edge stored twice: once
+            distinct[1:] = ((source[1:] != source[:-1]) | (target[1:] != target[:-1])
+                            | (type_[1:] != type_[:-1]) | (display[1:] != display[:-1]))
+            facts = tuple(
+                Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
+                for s, t, o, d in zip(source[distinct].tolist(), type_[distinct].tolist(),
+                                      target[distinct].tolist(), display[distinct].tolist(),
+                                      strict=True))
+            self._adjacency[entity] = Adjacency.ordered(entity, facts)
+            self._cached_edges += len(facts)
+
+    def _ranks(self, snapshot: GraphSnapshot) -> tuple[np.ndarray, np.ndarray]:
+        """Sort ranks of the snapshot's type names, and of its displays shifted by one
+        (index 0: no display, which sorts as "")."""
+        if self._snapshot_ranks is None:
+            types = snapshot.types
+            type_rank = np.zeros(len(types), dtype=np.int64)
+            type_rank[sorted(range(len(types)), key=types.__getitem__)] = np.arange(len(types))
+            shown = ["", *snapshot.displays]
+            display_rank = np.zeros(len(shown), dtype=np.int64)
+            display_rank[sorted(range(len(shown)), key=shown.__getitem__)] = np.arange(
+                len(shown))
+            self._snapshot_ranks = (type_rank, display_rank)
+        return self._snapshot_ranks
 
     def _info_from_snapshot(self, entity_id: str) -> EntityInfo | None:
         snapshot = self.snapshot
@@ -318,9 +348,16 @@ class PromptGraph:
         return rel.name if rel is not None else fact.type
 
     def sentences(self, fact: Fact) -> tuple[str, ...]:
-        """The fact's own sentences, else its relation's template filled with the names."""
+        """The fact's own sentences, else its relation's template filled with the names
+        (kept: the edges of hub entities are offered again and again)."""
         if fact.sentences:
             return fact.sentences
+        found = self._sentences.get(fact)
+        if found is None:
+            found = self._sentences[fact] = self._template_sentences(fact)
+        return found
+
+    def _template_sentences(self, fact: Fact) -> tuple[str, ...]:
         rel = self.relation(fact)
         source, target = self.name(fact.source), self.name(fact.target)
         if rel is not None and rel.template:

@@ -442,9 +442,10 @@ class PromptBuilder:
 
         def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line]) -> None:
             for fact in facts:
-                if fact.fact_key in used:
+                key = fact.fact_key
+                if key in used:
                     continue
-                used.add(fact.fact_key)
+                used.add(key)
                 into.extend(ctx.Line(text, tier, fact) for text in graph.sentences(fact))
 
         add(dag.essential, ctx.ESSENTIAL, tiers.essential)
