@@ -23,9 +23,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from kgcert.errors import InputError
+from kgcert.prompts.fact import Adjacency, Fact
+from kgcert.prompts.rows import RowAdjacency, RowIndex
 from kgcert.prompts.snapshot import GraphSnapshot
 from kgcert.store.cypher import is_kgcert_label, named
 from kgcert.store.graph import GraphStore
@@ -35,35 +35,6 @@ ENTITY = "Entity"
 DEFAULT_CACHE_EDGES = 2_000_000
 _CHUNK = 2_000
 GENERIC_TEMPLATE = "{source} is related to {target} ({relation})."
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One stored edge, in its stored direction. `sentences` are its own supporting sentences
-    (Wikidata5m with texts); when there are none its relation's template is used."""
-
-    source: str
-    type: str
-    target: str
-    display: str | None = None
-    sentences: tuple[str, ...] = ()
-
-    @property
-    def key(self) -> tuple[str, str, str, str]:
-        return (self.source, self.type, self.target, self.display or "")
-
-    @property
-    def fact_key(self) -> tuple[str, str, str, str]:
-        """The same for both directions of a fact that the KG stores twice (PrimeKG stores
-        every fact both ways): such pairs say one thing, so a context shows one of them."""
-        low, high = sorted((self.source, self.target))
-        return (low, self.type, high, self.display or "")
-
-    def other(self, entity: str) -> str:
-        return self.target if self.source == entity else self.source
-
-    def as_triple(self) -> tuple[str, str, str]:
-        return (self.source, self.type, self.target)
 
 
 @dataclass(frozen=True)
@@ -85,34 +56,6 @@ class Relation:
     template: str
 
 
-@dataclass(frozen=True)
-class Adjacency:
-    """One entity's edges, both directions, sorted; also grouped by relationship type."""
-
-    entity: str
-    facts: tuple[Fact, ...]
-    by_type: dict[str, tuple[Fact, ...]]
-
-    @classmethod
-    def of(cls, entity: str, facts: Iterable[Fact]) -> Adjacency:
-        return cls.ordered(entity, tuple(sorted(set(facts), key=_fact_order)))
-
-    @classmethod
-    def ordered(cls, entity: str, facts: tuple[Fact, ...]) -> Adjacency:
-        """From facts already distinct and in `_fact_order`."""
-        grouped: dict[str, list[Fact]] = {}
-        for fact in facts:
-            grouped.setdefault(fact.type, []).append(fact)
-        return cls(entity, facts, {t: tuple(fs) for t, fs in grouped.items()})
-
-    def outgoing(self, rel_type: str) -> list[Fact]:
-        return [f for f in self.by_type.get(rel_type, ()) if f.source == self.entity]
-
-
-def _fact_order(fact: Fact) -> tuple[str, str, str, str, tuple[str, ...]]:
-    return (fact.type, fact.source, fact.target, fact.display or "", fact.sentences)
-
-
 def _label(labels: Sequence[str] | None) -> str:
     names = sorted(label for label in (labels or ())
                    if label != ENTITY and not is_kgcert_label(label))
@@ -132,12 +75,12 @@ class PromptGraph:
         self.store = store
         self.snapshot = snapshot  # the whole KG in arrays: edges and names without reads
         self.max_cached_edges = max_cached_edges
-        self._adjacency: dict[str, Adjacency] = {}
+        self._adjacency: dict[str, Adjacency | RowAdjacency] = {}
         self._entities: dict[str, EntityInfo] = {}
         self._cached_edges = 0
         self._label_members: dict[str, list[str]] = {}
         self._sentences: dict[Fact, tuple[str, ...]] = {}
-        self._snapshot_ranks: tuple[np.ndarray, np.ndarray] | None = None
+        self._rows: RowIndex | None = None
         self.round_trips = 0
         self._relations = self._read_relations()
         by_key: dict[tuple[str, str, str, str], Relation] = {}
@@ -214,49 +157,16 @@ class PromptGraph:
         self.entities([i for i in missing if i not in self._entities])
 
     def _load_from_snapshot(self, missing: list[str], snapshot: GraphSnapshot) -> None:
-        """The same facts the two edge reads give, taken from the snapshot's arrays, put in
-        `_fact_order` by one array sort instead of sorting Fact objects."""
-        types, displays, ids = snapshot.types, snapshot.displays, snapshot.id_list
-        type_rank, display_rank = self._ranks(snapshot)
+        """The same facts the two edge reads give, as rows of the snapshot's arrays."""
+        if self._rows is None:
+            self._rows = RowIndex.of(snapshot, [_label(labels) for labels in snapshot.labels])
         for entity in missing:
             at = snapshot.position(entity)
             if at is None:
                 raise InputError(f"entities not in the KG: {entity}")
-            incoming = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
-            edges = np.concatenate([
-                np.arange(snapshot.out_start[at], snapshot.out_start[at + 1]),
-                incoming[snapshot.source[incoming] != at]])  # a loop is once among outgoing
-            source, target = snapshot.source[edges], snapshot.target[edges]
-            type_, display = snapshot.type[edges], snapshot.display[edges]
-            # Entity positions follow the sorted ids, so they order sources and targets.
-            order = np.lexsort((display, display_rank[display + 1], target, source,
-                                type_rank[type_]))
-            source, target, type_, display = (source[order], target[order], type_[order],
-                                              display[order])
-            distinct = np.ones(len(order), dtype=bool)  # the same edge stored twice: once
-            distinct[1:] = ((source[1:] != source[:-1]) | (target[1:] != target[:-1])
-                            | (type_[1:] != type_[:-1]) | (display[1:] != display[:-1]))
-            facts = tuple(
-                Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
-                for s, t, o, d in zip(source[distinct].tolist(), type_[distinct].tolist(),
-                                      target[distinct].tolist(), display[distinct].tolist(),
-                                      strict=True))
-            self._adjacency[entity] = Adjacency.ordered(entity, facts)
-            self._cached_edges += len(facts)
-
-    def _ranks(self, snapshot: GraphSnapshot) -> tuple[np.ndarray, np.ndarray]:
-        """Sort ranks of the snapshot's type names, and of its displays shifted by one
-        (index 0: no display, which sorts as "")."""
-        if self._snapshot_ranks is None:
-            types = snapshot.types
-            type_rank = np.zeros(len(types), dtype=np.int64)
-            type_rank[sorted(range(len(types)), key=types.__getitem__)] = np.arange(len(types))
-            shown = ["", *snapshot.displays]
-            display_rank = np.zeros(len(shown), dtype=np.int64)
-            display_rank[sorted(range(len(shown)), key=shown.__getitem__)] = np.arange(
-                len(shown))
-            self._snapshot_ranks = (type_rank, display_rank)
-        return self._snapshot_ranks
+            adjacency = self._rows.adjacency(entity, at)
+            self._adjacency[entity] = adjacency
+            self._cached_edges += len(adjacency.facts)
 
     def _info_from_snapshot(self, entity_id: str) -> EntityInfo | None:
         snapshot = self.snapshot
@@ -270,7 +180,7 @@ class PromptGraph:
         self._entities[entity_id] = info
         return info
 
-    def adjacency(self, entity: str) -> Adjacency:
+    def adjacency(self, entity: str) -> Adjacency | RowAdjacency:
         if entity not in self._adjacency:
             self.load([entity])
         return self._adjacency[entity]

@@ -37,7 +37,7 @@ the budget or the KG has too few entities of the answer's type for the options.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -168,8 +168,8 @@ class PromptBuilder:
         self.examples = examples(self.kind, few_shot)
         self._answers: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._neighbours: dict[tuple[str, str, frozenset[str]],
-                               dict[str, tuple[Fact, ...]]] = {}
-        self._allowed: dict[tuple[str, frozenset[str]], tuple[Fact, ...]] = {}
+                               Mapping[str, Sequence[Fact]]] = {}
+        self._allowed: dict[tuple[str, frozenset[str]], Sequence[Fact]] = {}
         self._cost = lru_cache(maxsize=65_536)(self._line_cost)
         self._finder: AnswerFinder | None = None
 
@@ -270,7 +270,7 @@ class PromptBuilder:
 
     # -- context pieces -----------------------------------------------------------------------
 
-    def _allowed_facts(self, entity: str, dag: _Dag) -> tuple[Fact, ...]:
+    def _allowed_facts(self, entity: str, dag: _Dag) -> Sequence[Fact]:
         """The entity's edges the setting lets into the context (vanilla: none of the DAG's
         relationship types; the DAG's own edges are tier 1 anyway)."""
         if self.setting == "distractor":
@@ -278,26 +278,20 @@ class PromptBuilder:
         key = (entity, dag.types)
         cached = self._allowed.get(key)
         if cached is None:
-            cached = tuple(f for f in self.graph.adjacency(entity).facts
-                           if f.type not in dag.types)
+            cached = self.graph.adjacency(entity).allowed(dag.types)
             if len(self._allowed) > 200_000:
                 self._allowed.clear()
             self._allowed[key] = cached
         return cached
 
     def _neighbours_of_label(self, entity: str, label: str,
-                             dag: _Dag) -> dict[str, tuple[Fact, ...]]:
+                             dag: _Dag) -> Mapping[str, Sequence[Fact]]:
         """Neighbours of `entity` with `label` through allowed edges, with those edges."""
-        key = (entity, label, dag.types if self.setting != "distractor" else frozenset())
+        excluded = dag.types if self.setting != "distractor" else frozenset()
+        key = (entity, label, excluded)
         cached = self._neighbours.get(key)
         if cached is None:
-            found: dict[str, list[Fact]] = {}
-            graph = self.graph
-            for fact in self._allowed_facts(entity, dag):
-                other = fact.other(entity)
-                if other != entity and graph.label(other) == label:
-                    found.setdefault(other, []).append(fact)
-            cached = {other: tuple(facts) for other, facts in sorted(found.items())}
+            cached = self.graph.adjacency(entity).neighbours(label, excluded, self.graph.label)
             if len(self._neighbours) > 200_000:
                 self._neighbours.clear()
             self._neighbours[key] = cached
@@ -332,7 +326,7 @@ class PromptBuilder:
                 if edge.source == distractor.instead_of:
                     facts += adjacency.outgoing(edge.rel_type)
                 elif edge.target == distractor.instead_of:
-                    facts += [f for f in adjacency.by_type.get(edge.rel_type, ())
+                    facts += [f for f in adjacency.of_type(edge.rel_type)
                               if f.target == distractor.id]
             return facts
         position = int(distractor.instead_of)
@@ -434,7 +428,7 @@ class PromptBuilder:
 
     def _tiers(self, sample: DagSample | PathSample, dag: _Dag, options: Sequence[Option],
                distractors: Sequence[Distractor],
-               neighbours: Sequence[dict[str, tuple[Fact, ...]]],
+               neighbours: Sequence[Mapping[str, Sequence[Fact]]],
                rng: np.random.Generator) -> ctx.Tiers:
         graph = self.graph
         tiers = ctx.Tiers()
