@@ -81,6 +81,7 @@ class PromptGraph:
         self._label_members: dict[str, list[str]] = {}
         self._sentences: dict[Fact, tuple[str, ...]] = {}
         self._rows: RowIndex | None = None
+        self._shortest: int | None = None
         self.round_trips = 0
         self._relations = self._read_relations()
         by_key: dict[tuple[str, str, str, str], Relation] = {}
@@ -256,6 +257,21 @@ class PromptGraph:
     def relation_name(self, fact: Fact) -> str:
         rel = self.relation(fact)
         return rel.name if rel is not None else fact.type
+
+    def shortest_template(self) -> int:
+        """A lower bound on the length of any sentence `sentences` fills in from a template:
+        each template's (and the generic one's) text without names; 0 for a template that
+        empty names do not fill."""
+        if self._shortest is None:
+            lengths = [len(GENERIC_TEMPLATE.format(source="", target="", relation=""))]
+            for rel in self._relations:
+                if rel.template:
+                    try:
+                        lengths.append(len(rel.template.format(source="", target="")))
+                    except (KeyError, IndexError, ValueError):
+                        lengths.append(0)
+            self._shortest = min(lengths)
+        return self._shortest
 
     def sentences(self, fact: Fact) -> tuple[str, ...]:
         """The fact's own sentences, else its relation's template filled with the names

@@ -60,7 +60,7 @@ from kgcert.prompts.distractors import (
 )
 from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
 from kgcert.prompts.graph import Fact, PromptGraph
-from kgcert.prompts.layout import Layout
+from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
@@ -213,8 +213,7 @@ class PromptBuilder:
             edges = []
             for edge in compiled.edges:
                 source, target = nodes[edge.source], nodes[edge.target]
-                found = [f for f in graph.adjacency(source).outgoing(edge.rel_type)
-                         if f.target == target]
+                found = graph.adjacency(source).outgoing_to(edge.rel_type, target)
                 if not found:
                     raise InputError(f"spec {self.spec.name}: sampled edge {source} "
                                      f"-[{edge.rel_type}]-> {target} is not in the KG")
@@ -231,7 +230,7 @@ class PromptBuilder:
         edges = []
         for i, rel_type in enumerate(sample.relations):
             source, target = sample.nodes[i], sample.nodes[i + 1]
-            found = [f for f in graph.adjacency(source).outgoing(rel_type) if f.target == target]
+            found = graph.adjacency(source).outgoing_to(rel_type, target)
             if not found:
                 raise InputError(f"spec {self.spec.name}: sampled edge {source} -[{rel_type}]-> "
                                  f"{target} is not in the KG")
@@ -346,6 +345,18 @@ class PromptBuilder:
     def _line_cost(self, text: str) -> int:
         return self.budget.count(f"- {text}\n")
 
+    def _write(self, fact: Fact) -> str:
+        return self.graph.sentences(fact)[0]
+
+    @property
+    def _floor(self) -> int:
+        """What any template sentence's line costs at least: with a character budget the
+        shortest template (or generic sentence) with empty names, plus the line's "- " and
+        newline; other budgets give no such bound (0)."""
+        if self.budget.counter is not len:
+            return 0
+        return self.graph.shortest_template() + LINE_OVERHEAD
+
     # -- rendering ----------------------------------------------------------------------------
 
     def render(self, sample: DagSample | PathSample, *, index: int | None = None,
@@ -389,7 +400,7 @@ class PromptBuilder:
         layout = Layout(self.examples, query.text, tuple(o.name for o in options), query.notes,
                         path_query=self.kind == "entity")
         room = self.budget.limit - self.budget.count(layout.render([]))
-        trimmed = ctx.trim(tiers, room, self._cost)
+        trimmed = ctx.trim(tiers, room, self._cost, self._write, self._floor)
         correct_option = next(i for i, o in enumerate(options, 1) if o.role == "answer")
         details: dict[str, Any] = {
             "option_roles": [o.role for o in options],
@@ -434,15 +445,22 @@ class PromptBuilder:
         tiers = ctx.Tiers()
         used: set[tuple[str, str, str, str]] = set()
 
-        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line]) -> None:
+        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line | ctx.Pending]) -> None:
             for fact in facts:
                 key = fact.fact_key
                 if key in used:
                     continue
                 used.add(key)
-                into.extend(ctx.Line(text, tier, fact) for text in graph.sentences(fact))
+                if fact.sentences:
+                    into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
+                else:  # written when the budget may still take it
+                    into.append(ctx.Pending(fact))
 
-        add(dag.essential, ctx.ESSENTIAL, tiers.essential)
+        for fact in dag.essential:
+            if fact.fact_key not in used:
+                used.add(fact.fact_key)
+                tiers.essential.extend(ctx.Line(text, ctx.ESSENTIAL, fact)
+                                       for text in graph.sentences(fact))
         by_id = {d.id: d for d in distractors}
         extra_ids = [o.id for o in options if o.role == "random"]
         graph.load([*extra_ids, *by_id])

@@ -131,6 +131,14 @@ class RowAdjacency:
         rows = self.facts
         return list(rows.where((rows.type == code) & (rows.source == self.at)))
 
+    def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
+        code, at = self._codes.get(rel_type), self.index.snapshot.position(target)
+        if code is None or at is None:
+            return []
+        rows = self.facts
+        return list(rows.where((rows.type == code) & (rows.source == self.at)
+                               & (rows.target == at)))
+
     def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
         codes = [self._codes[t] for t in excluded if t in self._codes]
         if not codes:
