@@ -8,9 +8,9 @@ because the embedded server answers each round trip in milliseconds and a prompt
 several of them, while the same entities (the hubs of a spec) recur from prompt to prompt.
 
 With a snapshot (kgcert/prompts/snapshot.py: the whole KG's edges and names, read once per
-run and cached on disk), the edge lists, names and aliases come from its arrays instead, and
-answer sets from kgcert/prompts/answers.py: the same facts, so the same prompts, without a
-round trip per prompt.
+run and cached on disk), the edge lists, names and aliases come from its arrays instead (edge
+lists as array rows, kgcert/prompts/rows.py), and answer sets from kgcert/prompts/answers.py:
+the same facts, so the same prompts, without a round trip per prompt.
 
 Every list is sorted by ids when it arrives, so what a prompt sees does not depend on the
 server's row order, on the cache, or on which prompts came before. `max_cached_edges` bounds
