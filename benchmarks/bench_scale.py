@@ -116,8 +116,8 @@ def bench_run(store: GraphStore, kg: str, cache: Path, n: int) -> dict[str, floa
     models = build_models(config, None)
     inside = [0.0, 0.0]  # wall, CPU seconds in the models
 
-    def timed(generate):  # type: ignore[no-untyped-def]
-        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def timed(generate):
+        def call(*args, **kwargs):
             wall, cpu = time.perf_counter(), time.process_time()
             try:
                 return generate(*args, **kwargs)

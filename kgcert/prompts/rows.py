@@ -71,7 +71,7 @@ class FactRows(Sequence[Fact]):
 
     def __init__(self, index: RowIndex, source: np.ndarray, type_: np.ndarray,
                  target: np.ndarray, display: np.ndarray) -> None:
-        self.index = index
+        self.shared = index  # not `index`: that is Sequence.index
         self.source, self.type, self.target, self.display = source, type_, target, display
         self._facts: tuple[Fact, ...] | None = None
 
@@ -89,7 +89,7 @@ class FactRows(Sequence[Fact]):
             return self.all()[at]
         if self._facts is not None:
             return self._facts[at]
-        snapshot = self.index.snapshot
+        snapshot = self.shared.snapshot
         ids, display = snapshot.id_list, int(self.display[at])
         return Fact(ids[int(self.source[at])], snapshot.types[int(self.type[at])],
                     ids[int(self.target[at])], None if display < 0 else snapshot.displays[display])
@@ -99,7 +99,7 @@ class FactRows(Sequence[Fact]):
 
     def all(self) -> tuple[Fact, ...]:
         if self._facts is None:
-            snapshot = self.index.snapshot
+            snapshot = self.shared.snapshot
             ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
             self._facts = tuple(
                 Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
@@ -109,7 +109,7 @@ class FactRows(Sequence[Fact]):
 
     def where(self, rows: np.ndarray) -> FactRows:
         """The rows picked by a mask or by positions, in order."""
-        return FactRows(self.index, self.source[rows], self.type[rows], self.target[rows],
+        return FactRows(self.shared, self.source[rows], self.type[rows], self.target[rows],
                         self.display[rows])
 
 
@@ -164,7 +164,7 @@ class Neighbours(Mapping[str, Sequence[Fact]]):
         self.rows = rows
         self.positions, self.starts = np.unique(other, return_index=True)
         self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
-        ids = rows.index.snapshot.id_list
+        ids = rows.shared.snapshot.id_list
         self._keys = {ids[at]: i for i, at in enumerate(self.positions.tolist())}
 
     def __getitem__(self, entity: str) -> Sequence[Fact]:
