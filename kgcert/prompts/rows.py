@@ -29,6 +29,7 @@ class RowIndex:
     display_rank: np.ndarray  # per display code + 1 (0: none, which sorts as "")
     label_code: np.ndarray  # per entity: its label (see `labels`) as an index
     labels: tuple[str, ...]
+    codes: dict[str, int]  # type name -> code
 
     @classmethod
     def of(cls, snapshot: GraphSnapshot, label_of_set: Sequence[str]) -> RowIndex:
@@ -42,7 +43,8 @@ class RowIndex:
         labels = tuple(dict.fromkeys(label_of_set))
         per_set = np.array([labels.index(label) for label in label_of_set], dtype=np.int32)
         label_code = per_set[snapshot.label_set] if len(per_set) else np.zeros(0, np.int32)
-        return cls(snapshot, type_rank, display_rank, label_code, labels)
+        codes = {name: code for code, name in enumerate(types)}
+        return cls(snapshot, type_rank, display_rank, label_code, labels, codes)
 
     def adjacency(self, entity: str, at: int) -> RowAdjacency:
         """Entity `at`'s edges, both directions, distinct, in fact order."""
@@ -74,6 +76,7 @@ class FactRows(Sequence[Fact]):
         self.shared = index  # not `index`: that is Sequence.index
         self.source, self.type, self.target, self.display = source, type_, target, display
         self._facts: tuple[Fact, ...] | None = None
+        self._made: dict[int, Fact] = {}  # rows read one by one (filler draws from hubs)
 
     def __len__(self) -> int:
         return len(self.source)
@@ -89,10 +92,14 @@ class FactRows(Sequence[Fact]):
             return self.all()[at]
         if self._facts is not None:
             return self._facts[at]
-        snapshot = self.shared.snapshot
-        ids, display = snapshot.id_list, int(self.display[at])
-        return Fact(ids[int(self.source[at])], snapshot.types[int(self.type[at])],
-                    ids[int(self.target[at])], None if display < 0 else snapshot.displays[display])
+        fact = self._made.get(at)
+        if fact is None:
+            snapshot = self.shared.snapshot
+            ids, display = snapshot.id_list, int(self.display[at])
+            fact = self._made[at] = Fact(
+                ids[int(self.source[at])], snapshot.types[int(self.type[at])],
+                ids[int(self.target[at])], None if display < 0 else snapshot.displays[display])
+        return fact
 
     def __iter__(self) -> Iterator[Fact]:
         return iter(self.all())
@@ -114,22 +121,33 @@ class FactRows(Sequence[Fact]):
 
 
 class RowAdjacency:
-    """The same questions as `kgcert.prompts.fact.Adjacency`, over rows."""
+    """The same questions as `kgcert.prompts.fact.Adjacency`, over rows. Answers are kept:
+    a hub's adjacency is asked the same questions by prompt after prompt."""
 
     def __init__(self, entity: str, at: int, facts: FactRows, index: RowIndex) -> None:
         self.entity, self.at, self.facts, self.index = entity, at, facts, index
-        self._codes = {name: code for code, name in enumerate(index.snapshot.types)}
+        self._codes = index.codes
+        self._of_type: dict[str, Sequence[Fact]] = {}
+        self._outgoing: dict[str, tuple[Fact, ...]] = {}
+        self._allowed: dict[frozenset[str], Sequence[Fact]] = {}
 
     def of_type(self, rel_type: str) -> Sequence[Fact]:
-        code = self._codes.get(rel_type)
-        return self.facts.where(self.facts.type == code) if code is not None else ()
+        found = self._of_type.get(rel_type)
+        if found is None:
+            code = self._codes.get(rel_type)
+            found = self._of_type[rel_type] = (
+                self.facts.where(self.facts.type == code).all() if code is not None else ())
+        return found
 
     def outgoing(self, rel_type: str) -> list[Fact]:
-        code = self._codes.get(rel_type)
-        if code is None:
-            return []
-        rows = self.facts
-        return list(rows.where((rows.type == code) & (rows.source == self.at)))
+        found = self._outgoing.get(rel_type)
+        if found is None:
+            code = self._codes.get(rel_type)
+            rows = self.facts
+            found = self._outgoing[rel_type] = (
+                rows.where((rows.type == code) & (rows.source == self.at)).all()
+                if code is not None else ())
+        return list(found)
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
         code, at = self._codes.get(rel_type), self.index.snapshot.position(target)
@@ -140,10 +158,12 @@ class RowAdjacency:
                                & (rows.target == at)))
 
     def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
-        codes = [self._codes[t] for t in excluded if t in self._codes]
-        if not codes:
-            return self.facts
-        return self.facts.where(~np.isin(self.facts.type, codes))
+        found = self._allowed.get(excluded)
+        if found is None:
+            codes = [self._codes[t] for t in excluded if t in self._codes]
+            found = self._allowed[excluded] = (
+                self.facts.where(~np.isin(self.facts.type, codes)) if codes else self.facts)
+        return found
 
     def neighbours(self, label: str, excluded: frozenset[str],
                    label_of: object = None) -> Mapping[str, Sequence[Fact]]:
@@ -166,10 +186,15 @@ class Neighbours(Mapping[str, Sequence[Fact]]):
         self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
         ids = rows.shared.snapshot.id_list
         self._keys = {ids[at]: i for i, at in enumerate(self.positions.tolist())}
+        self._facts: dict[str, tuple[Fact, ...]] = {}
 
     def __getitem__(self, entity: str) -> Sequence[Fact]:
-        i = self._keys[entity]
-        return self.rows.where(np.arange(self.starts[i], self.ends[i]))
+        found = self._facts.get(entity)
+        if found is None:
+            i = self._keys[entity]
+            found = self._facts[entity] = self.rows.where(
+                np.arange(self.starts[i], self.ends[i])).all()
+        return found
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
