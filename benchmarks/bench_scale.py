@@ -3,16 +3,25 @@
     python benchmarks/bench_scale.py --scale 0.1 [--server embedded|neo4j] [--samples 2000]
     python benchmarks/bench_scale.py --work DIR --loaded KG   # a KG loaded before, in DIR/data
     python benchmarks/bench_scale.py --scale 0 --entity-scale 0.05   # entity specs only
+    python benchmarks/bench_scale.py --work DIR --loaded KG --only-prompts --run-n 250 \
+        --baseline ../main                                 # this checkout against another
 
 Times `synth` (rows/s), the load, and for each of the 10 shipped PrimeKG specs: preparation
-with an empty table cache (edge tables pulled over Bolt), preparation again (cached tables),
-the memory that preparation allocates at its peak (tracemalloc, cached tables), the match
-count and samples/s; with `--cypher-counts`, each count against the server's own Cypher
+with an empty table cache of its own (edge tables pulled over Bolt), preparation again (cached
+tables), the memory that preparation allocates at its peak (tracemalloc, cached tables), the
+match count and samples/s; with `--cypher-counts`, each count against the server's own Cypher
 count (benchmarks/scale_counts.py); with `--entity-scale S`, `specs generate` on a synthetic
-Wikidata5m at scale S, preparation per pivot and samples/s (benchmarks/scale_entity.py);
-prompts per CPU-second (sampling included, warm) with the
-per-entity reads as the baseline against the KG snapshot (`--prompts`, two specs, both
-settings); and the peak RSS of this process. `--server neo4j` uses
+Wikidata5m at scale S, preparation per pivot and samples/s (benchmarks/scale_entity.py). Then,
+for each spec and setting (vanilla, distractor), multiple-choice prompts per CPU-second over
+the KG snapshot, sampling included, warm (after `--prompts` prompts of warm-up, the next
+`--prompts` are timed; `--cold`: the first ones, on a graph cache of their own); with
+`--run-n`, a run's overhead: `kgcert run` of every spec x both settings x n with
+`bernoulli:0.7` and `oracle`, after its preparation (jobs built, snapshot and tables read),
+wall and CPU time less the models' own, per prompt; and the peak RSS of this process.
+`--baseline DIR` measures the prompts and the run with the kgcert of another checkout too (a
+separate process on the same KG, before this one starts its server; needs --loaded) and
+prints the ratios. The embedded server runs in the measuring process, so its CPU counts.
+`--server neo4j` uses
 KGCERT_NEO4J_URI and its credentials from the environment. Scale 1.0 is the full PrimeKG
 (8.1M rows): mind the machine's memory before running it.
 """
@@ -23,6 +32,8 @@ import argparse
 import json
 import os
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -55,7 +66,7 @@ def _server(kind: str, work: Path):
     return connect(StoreTarget.resolve(os.environ["KGCERT_NEO4J_URI"], str(work / "data")))
 
 
-PROMPT_SPECS = ("dual_indication", "exposure_drug")
+SETTINGS = ("vanilla", "distractor")
 
 
 def _per_cpu_s(builder: PromptBuilder, indices: range) -> float:
@@ -65,9 +76,17 @@ def _per_cpu_s(builder: PromptBuilder, indices: range) -> float:
     return len(indices) / (time.process_time() - cpu)
 
 
-def bench_prompts(store: GraphStore, cache: Path, count: int) -> dict[str, object]:
-    """Prompts (sampling included) per CPU-second, warm: the per-entity reads (the old path,
-    baseline) against the KG snapshot, after `count` prompts of warm-up each."""
+def _prompt_specs() -> list[Path]:
+    return sorted(data_folder("specs").glob("primekg/*.yaml"))
+
+
+def bench_prompts(store: GraphStore, cache: Path, count: int,
+                  cold: bool = False) -> dict[str, object]:
+    """Prompts (sampling included) per CPU-second over the KG snapshot, warm: per spec and
+    setting, `count` prompts of warm-up, then `count` timed; one graph cache for all, as a
+    run shares it. `cold`: each spec and setting times its first `count` prompts on a graph
+    cache of its own, so every entity is met for the first time, as most options are at
+    full PrimeKG size (a small KG is otherwise soon cached whole)."""
     start, cpu = time.perf_counter(), time.process_time()
     snapshot = pull(store, cache)
     row: dict[str, object] = {"snapshot_s": time.perf_counter() - start,
@@ -76,23 +95,94 @@ def bench_prompts(store: GraphStore, cache: Path, count: int) -> dict[str, objec
     snapshot = pull(store, cache)
     row["snapshot_cached_s"] = time.perf_counter() - start
     print(f"prompt snapshot: {row['snapshot_s']:.1f} s ({row['snapshot_cpu_s']:.1f} CPU-s), "
-          f"{row['snapshot_cached_s']:.1f} s from its file")
-    for name in PROMPT_SPECS:
-        spec = load_spec_file(data_folder("specs") / "primekg" / f"{name}.yaml")
+          f"{row['snapshot_cached_s']:.1f} s from its file", flush=True)
+    graph = PromptGraph(store, snapshot=snapshot)
+    for path in _prompt_specs():
+        spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, store, cache)
-        for setting in ("vanilla", "distractor"):
-            figures = {}
-            for path, graph in (("reads", PromptGraph(store)),
-                                ("snapshot", PromptGraph(store, snapshot=snapshot))):
-                builder = PromptBuilder(store, spec, sampler, setting=setting, graph=graph)
+        for setting in SETTINGS:
+            if cold:
+                graph = PromptGraph(store, snapshot=snapshot)
+            builder = PromptBuilder(store, spec, sampler, setting=setting, graph=graph)
+            if not cold:
                 _per_cpu_s(builder, range(count))  # warm-up: caches fill
-                figures[path] = _per_cpu_s(builder, range(count, 2 * count))
-            row[f"{name}/{setting}"] = figures
-            print(f"prompts {name}/{setting}: {figures['reads']:,.1f} per CPU-s with per-entity "
-                  f"reads, {figures['snapshot']:,.1f} with the snapshot "
-                  f"({figures['snapshot'] / figures['reads']:.1f}x)", flush=True)
+            row[f"{spec.name}/{setting}"] = rate = _per_cpu_s(builder, range(count, 2 * count))
+            print(f"prompts {spec.name}/{setting}: {rate:,.1f} per CPU-s", flush=True)
     return row
+
+
+def bench_run(store: GraphStore, kg: str, cache: Path, n: int) -> dict[str, float]:
+    """A run's overhead per prompt after its preparation: every spec x both settings x `n`
+    with two test models, wall and CPU time less the time inside the models' `generate`."""
+    from kgcert.run.config import RunConfig
+    from kgcert.run.jobs import build_jobs, build_models
+    from kgcert.run.runner import Runner
+
+    specs = tuple(load_spec_file(path).name for path in _prompt_specs())
+    config = RunConfig(kg=kg, specs=specs, models=("bernoulli:0.7", "oracle"),
+                       settings=SETTINGS, n=n, cache=False)
+    models = build_models(config, None)
+    inside = [0.0, 0.0]  # wall, CPU seconds in the models
+
+    def timed(generate):
+        def call(*args, **kwargs):
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return generate(*args, **kwargs)
+            finally:
+                inside[0] += time.perf_counter() - wall
+                inside[1] += time.process_time() - cpu
+        return call
+
+    for slot in models:
+        slot.model.generate = timed(slot.model.generate)  # type: ignore[method-assign]
+    start, cpu = time.perf_counter(), time.process_time()
+    jobs = build_jobs(store, config, [], cache)
+    prepared_s = time.perf_counter() - start
+    with tempfile.TemporaryDirectory(prefix="kgcert-bench-run-") as run_dir:
+        start, cpu = time.perf_counter(), time.process_time()
+        Runner(config, Path(run_dir), jobs, models).run()
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    prompts = len(jobs) * n
+    row = {"prompts": prompts, "prepare_s": prepared_s, "wall_s": wall, "cpu_s": cpu,
+           "models_s": inside[0],
+           "overhead_ms_per_prompt": (wall - inside[0]) / prompts * 1000,
+           "overhead_cpu_ms_per_prompt": (cpu - inside[1]) / prompts * 1000}
+    print(f"run: {prompts:,} prompts x 2 models in {wall:.1f} s ({cpu:.1f} CPU-s) after "
+          f"{prepared_s:.1f} s of preparation, models {inside[0]:.2f} s: overhead "
+          f"{row['overhead_ms_per_prompt']:.1f} ms per prompt "
+          f"({row['overhead_cpu_ms_per_prompt']:.1f} CPU-ms)", flush=True)
+    return row
+
+
+def _baseline(checkout: Path, args: argparse.Namespace) -> dict[str, object]:
+    """The prompt and run figures with `checkout`'s kgcert (this script, its imports there)."""
+    with tempfile.TemporaryDirectory(prefix="kgcert-bench-baseline-") as folder:
+        out = Path(folder) / "baseline.json"
+        command = [sys.executable, __file__, "--only-prompts", "--work", str(args.work),
+                   "--loaded", args.loaded, "--prompts", str(args.prompts),
+                   "--run-n", str(args.run_n), "--out", str(out)] + (
+                       ["--cold"] if args.cold else [])
+        env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
+        print(f"baseline: {checkout}", flush=True)
+        subprocess.run(command, env=env, check=True)
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def _compare(results: dict[str, object], baseline: dict[str, object]) -> None:
+    print("\nthis checkout against the baseline")
+    mine, theirs = results.get("prompts", {}), baseline.get("prompts", {})
+    assert isinstance(mine, dict) and isinstance(theirs, dict)
+    for key, rate in mine.items():
+        if "/" in key and key in theirs:
+            print(f"  {key:<48} {theirs[key]:>8,.1f} -> {rate:>8,.1f} prompts/CPU-s "
+                  f"({rate / theirs[key]:.1f}x)")
+    run, before = results.get("run"), baseline.get("run")
+    if isinstance(run, dict) and isinstance(before, dict):
+        for key in ("overhead_ms_per_prompt", "overhead_cpu_ms_per_prompt"):
+            print(f"  run {key:<44} {before[key]:>8.2f} -> {run[key]:>8.2f} "
+                  f"({before[key] / run[key]:.1f}x)")
 
 
 def main() -> None:
@@ -104,6 +194,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--prompts", type=int, default=200,
                         help="prompts per spec and setting (warm-up, then timed); 0: skip")
+    parser.add_argument("--cold", action="store_true",
+                        help="time prompts on a fresh graph cache per spec and setting")
+    parser.add_argument("--run-n", type=int, default=0,
+                        help="n of the run whose overhead is measured; 0: skip")
+    parser.add_argument("--only-prompts", action="store_true",
+                        help="skip the per-spec preparation and sampling figures")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another checkout of kgcert to measure prompts and run against")
     parser.add_argument("--work", type=Path, default=None,
                         help="working folder (default: a new temporary one); its data/ holds "
                              "the embedded server's KGs")
@@ -125,12 +223,18 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the loaded KGs in --work")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale.json"))
     args = parser.parse_args()
+    if args.baseline is not None and not (args.loaded and args.work):
+        parser.error("--baseline needs --work and --loaded (a KG both checkouts read)")
+    baseline = _baseline(args.baseline, args) if args.baseline is not None else None
     work = args.work or Path(tempfile.mkdtemp(prefix="kgcert-bench-scale-"))
     results: dict[str, object] = {"scale": args.scale, "server": args.server}
 
     server = _server(args.server, work)
     if args.scale > 0 or args.loaded:
         bench_relation(server, work, args, results)
+    if baseline is not None:
+        results["baseline"] = baseline
+        _compare(results, baseline)
     if args.entity_scale > 0 or args.entity_loaded:
         if args.entity_loaded:
             kg = args.entity_loaded
@@ -183,7 +287,7 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
         print(f"load: {seconds:.1f} s ({rows / seconds:,.0f} rows/s)")
     store = server.open(kg)
     per_spec: dict[str, dict[str, object]] = {}
-    for path in sorted(data_folder("specs").glob("primekg/*.yaml")):
+    for path in [] if args.only_prompts else _prompt_specs():
         spec = load_spec_file(path)
         row: dict[str, object] = {}
         per_spec[spec.name] = row
@@ -217,8 +321,12 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
               + (f"; {_check_line(row['check'])}" if "check" in row else ""), flush=True)
     results["specs"] = per_spec
     if args.prompts:
-        results["prompts"] = bench_prompts(
-            store, Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-")), args.prompts)
+        # Tables and snapshot kept between measurements with --only-prompts (not timed here).
+        cache = work / "bench-cache" if args.only_prompts else \
+            Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-"))
+        results["prompts"] = bench_prompts(store, cache, args.prompts, args.cold)
+        if args.run_n:
+            results["run"] = bench_run(store, kg, cache, args.run_n)
     if not (args.loaded or args.keep):
         server.drop(kg)
 

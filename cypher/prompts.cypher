@@ -42,10 +42,10 @@ RETURN n.id AS id
 ORDER BY id
 
 // name: all_entities
-// Every entity of the KG with its name and labels: the entity part of a prompt snapshot
-// (kgcert/prompts/snapshot.py).
+// Every entity of the KG with its name, labels and aliases: the entity part of a prompt
+// snapshot (kgcert/prompts/snapshot.py).
 MATCH (n:Entity{{:kg}})
-RETURN n.id AS id, n.name AS name, labels(n) AS labels
+RETURN n.id AS id, n.name AS name, labels(n) AS labels, n.aliases AS aliases
 
 // name: edge_groups
 // The outgoing edges of the entities with ids in [$low, $high], one row per (source, type)

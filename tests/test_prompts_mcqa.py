@@ -544,3 +544,78 @@ def test_no_snapshot_of_a_kg_whose_edges_have_sentences(texts_kg):
     from kgcert.prompts.snapshot import pull
 
     assert pull(texts_kg) is None
+
+
+def test_snapshot_answer_sets_are_the_servers(alz, samplers, tmp_path):
+    """The answer sets found in the snapshot's arrays are the compiled answer-set query's,
+    for every shipped spec and for question entities that answer nothing."""
+    from kgcert.prompts.answers import AnswerFinder
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(alz, tmp_path)
+    assert snapshot is not None
+    for sampler in samplers.values():
+        compiled = sampler.compiled
+        finder = AnswerFinder(snapshot, compiled)
+        askings = [{v: sampler.sample(seed, i).nodes[v] for v in compiled.given}
+                   for seed in SEEDS for i in range(10)]
+        first = askings[0]
+        askings.append({v: first[compiled.given[0]] for v in compiled.given})  # one entity twice
+        askings.append({**first, compiled.given[0]: askings[1][compiled.given[-1]]})
+        for given in askings:
+            rows = alz.query(compiled.answers_cypher(), **given)
+            assert finder.answers(given) == tuple(sorted(str(r["id"]) for r in rows)), given
+
+
+# -- a synthetic PrimeKG: hubs, many distractors, every shipped spec -----------------------
+
+
+@pytest.fixture(scope="module")
+def synthetic(embedded_server, tmp_path_factory) -> GraphStore:
+    from kgcert.synth import SyntheticPrimeKG
+
+    folder = tmp_path_factory.mktemp("synthetic-primekg")
+    SyntheticPrimeKG(0.003, seed=2).write_kg_csv(folder / "kg.csv")
+    store, _ = load_kg(embedded_server, "primekg", [folder / "kg.csv"], "prompts_synth")
+    return store
+
+
+class _WritesEveryLine(PromptBuilder):
+    """Writes every offered sentence before trimming (no lower bound on a line's cost)."""
+
+    _floor = 0
+
+
+@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
+def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic, setting,
+                                                                      tmp_path):
+    """Every shipped PrimeKG spec on a power-law KG (hub entities with hundreds of edges,
+    prompts with dozens of distractors): the snapshot path (array rows, answer sets from
+    the arrays) gives the per-entity reads' prompts byte for byte, and leaving unwritten the
+    sentences the room left cannot take changes no prompt."""
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(synthetic, tmp_path)
+    assert snapshot is not None
+    reads_graph, rows_graph = PromptGraph(synthetic), PromptGraph(synthetic, snapshot=snapshot)
+    built = trimmed = 0
+    for path in sorted(SPECS.glob("*.yaml")):
+        spec = load_spec_file(path)
+        assert isinstance(spec, RelationSpec)
+        sampler = prepare_sampler(spec, synthetic, tmp_path)
+        reads = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
+                              graph=reads_graph)
+        rows = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
+                             graph=rows_graph)
+        every_line = _WritesEveryLine(synthetic, spec, sampler, seed=1, setting=setting,
+                                      graph=rows_graph)
+        for index in range(5):
+            expected = every_line.build(index)
+            assert reads.build(index) == expected, (spec.name, index)
+            assert rows.build(index) == expected, (spec.name, index)
+            built += expected.skipped is None
+            extra = expected.provenance.extra
+            trimmed += extra.get("context_kept", {}).get("rest", 0) < extra.get(
+                "context_offered", {}).get("rest", 0)
+    assert built > 40 and trimmed > 5  # budgets filled: sentences left unwritten
+    assert rows_graph.round_trips < reads_graph.round_trips

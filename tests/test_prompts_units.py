@@ -196,3 +196,25 @@ def test_redraw_seeds_are_distinct_and_keep_attempt_zero():
     seeds = {redraw_seed(7, k) for k in range(1, 200)}
     assert len(seeds) == 199 and all(0 <= s < 2**63 for s in seeds)
     assert redraw_seed(7, 1) != redraw_seed(8, 1)
+
+
+def test_prompt_as_dict_is_asdicts_without_sharing_containers():
+    from dataclasses import asdict
+
+    from kgcert.prompts.record import Prompt, Provenance
+
+    provenance = Provenance("s", "h", "relation", 0, 3, "vanilla", nodes={"a": "x"},
+                            edges=(("x", "r", "y"),), aliases={"x": "X"}, distractors=("z",),
+                            extra={"context_edges": ["x|r|y"], "nested": {"k": [1, (2, 3)]},
+                                   "none": None, "flag": True, "ratio": 0.5})
+    prompt = Prompt("text", provenance, options=("A", "B"), option_ids=("x", "z"),
+                    correct_option=1, answer_id="x")
+    expected = asdict(prompt)
+    expected["provenance"] = asdict(provenance) | {"edges": [["x", "r", "y"]],
+                                                   "distractors": ["z"]}
+    expected |= {"options": ["A", "B"], "option_ids": ["x", "z"], "answers": []}
+    data = prompt.as_dict()
+    assert data == expected
+    data["provenance"]["extra"]["nested"]["k"].append(4)
+    data["provenance"]["nodes"]["b"] = "y"
+    assert provenance.extra["nested"]["k"] == [1, (2, 3)] and provenance.nodes == {"a": "x"}

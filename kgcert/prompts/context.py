@@ -5,6 +5,11 @@ Tier 2 (options): the sentences that bring each wrong option and each distractor
 context. Tier 3 (rest): other sentences of the entities involved, in a seeded random order.
 Tier 1 must fit whole or the prompt is skipped; then every later sentence is added, in order,
 when it still fits and is not already there (Algorithm 7's greedy pass). Nothing is cut.
+
+A hub's edges offer thousands of sentences of which a budget keeps a hundred or so, so a
+sentence filled in from its relation's template may wait as `Pending` (its fact) and is
+written only when the room left could still take it: never once the room left is below
+`floor`, a lower bound on the cost of any such sentence.
 """
 
 from __future__ import annotations
@@ -29,14 +34,18 @@ class Line:
     fact: Fact | None = None
 
 
+@dataclass(frozen=True)
+class Pending:
+    """One sentence of a fact, from its relation's template, not written yet."""
+
+    fact: Fact
+
+
 @dataclass
 class Tiers:
     essential: list[Line] = field(default_factory=list)
-    options: list[Line] = field(default_factory=list)
-    rest: list[Line] = field(default_factory=list)
-
-    def all(self) -> list[Line]:
-        return [*self.essential, *self.options, *self.rest]
+    options: list[Line | Pending] = field(default_factory=list)
+    rest: list[Line | Pending] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -47,10 +56,12 @@ class Trimmed:
     kept: dict[str, int]
 
 
-def trim(tiers: Tiers, room: int, cost: Callable[[str], int]) -> Trimmed:
+def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
+         write: Callable[[Fact], str] | None = None, floor: int = 0) -> Trimmed:
     """Fill `room` units: tier 1 whole or nothing, then tiers 2 and 3 greedily.
 
-    `cost(text)` is what one line adds to the prompt (its own units plus a separator's).
+    `cost(text)` is what one line adds to the prompt (its own units plus a separator's);
+    `write(fact)` writes a pending sentence, whose cost is at least `floor`.
     """
     offered = {ESSENTIAL: len(tiers.essential), OPTIONS: len(tiers.options),
                REST: len(tiers.rest)}
@@ -66,14 +77,20 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int]) -> Trimmed:
     if used > room:
         return Trimmed((), f"the essential context needs {used} units but only {room} are "
                            "left for the context", offered, {})
-    for line in (*tiers.options, *tiers.rest):
-        if line.text in seen:
-            continue
-        extra = cost(line.text)
-        if used + extra <= room:
-            seen.add(line.text)
-            kept.append(line)
-            used += extra
+    for tier, entries in ((OPTIONS, tiers.options), (REST, tiers.rest)):
+        for entry in entries:
+            if isinstance(entry, Pending):
+                if room - used < floor:
+                    continue  # it cannot fit: not worth writing
+                assert write is not None
+                entry = Line(write(entry.fact), tier, entry.fact)
+            if entry.text in seen:
+                continue
+            extra = cost(entry.text)
+            if used + extra <= room:
+                seen.add(entry.text)
+                kept.append(entry)
+                used += extra
     counts = {tier: sum(1 for line in kept if line.tier == tier) for tier in TIERS}
     return Trimmed(tuple(kept), None, offered, counts)
 

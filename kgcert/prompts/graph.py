@@ -8,9 +8,9 @@ because the embedded server answers each round trip in milliseconds and a prompt
 several of them, while the same entities (the hubs of a spec) recur from prompt to prompt.
 
 With a snapshot (kgcert/prompts/snapshot.py: the whole KG's edges and names, read once per
-run and cached on disk), the edge lists and names come from its arrays instead: the same
-facts, so the same prompts, without a round trip per prompt (aliases and answer sets are
-still read, and cached).
+run and cached on disk), the edge lists, names and aliases come from its arrays instead (edge
+lists as array rows, kgcert/prompts/rows.py), and answer sets from kgcert/prompts/answers.py:
+the same facts, so the same prompts, without a round trip per prompt.
 
 Every list is sorted by ids when it arrives, so what a prompt sees does not depend on the
 server's row order, on the cache, or on which prompts came before. `max_cached_edges` bounds
@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgcert.errors import InputError
+from kgcert.prompts.fact import Adjacency, Fact
+from kgcert.prompts.rows import RowAdjacency, RowIndex
 from kgcert.prompts.snapshot import GraphSnapshot
 from kgcert.store.cypher import is_kgcert_label, named
 from kgcert.store.graph import GraphStore
@@ -33,35 +35,6 @@ ENTITY = "Entity"
 DEFAULT_CACHE_EDGES = 2_000_000
 _CHUNK = 2_000
 GENERIC_TEMPLATE = "{source} is related to {target} ({relation})."
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One stored edge, in its stored direction. `sentences` are its own supporting sentences
-    (Wikidata5m with texts); when there are none its relation's template is used."""
-
-    source: str
-    type: str
-    target: str
-    display: str | None = None
-    sentences: tuple[str, ...] = ()
-
-    @property
-    def key(self) -> tuple[str, str, str, str]:
-        return (self.source, self.type, self.target, self.display or "")
-
-    @property
-    def fact_key(self) -> tuple[str, str, str, str]:
-        """The same for both directions of a fact that the KG stores twice (PrimeKG stores
-        every fact both ways): such pairs say one thing, so a context shows one of them."""
-        low, high = sorted((self.source, self.target))
-        return (low, self.type, high, self.display or "")
-
-    def other(self, entity: str) -> str:
-        return self.target if self.source == entity else self.source
-
-    def as_triple(self) -> tuple[str, str, str]:
-        return (self.source, self.type, self.target)
 
 
 @dataclass(frozen=True)
@@ -83,30 +56,6 @@ class Relation:
     template: str
 
 
-@dataclass(frozen=True)
-class Adjacency:
-    """One entity's edges, both directions, sorted; also grouped by relationship type."""
-
-    entity: str
-    facts: tuple[Fact, ...]
-    by_type: dict[str, tuple[Fact, ...]]
-
-    @classmethod
-    def of(cls, entity: str, facts: Iterable[Fact]) -> Adjacency:
-        ordered = tuple(sorted(set(facts), key=_fact_order))
-        grouped: dict[str, list[Fact]] = {}
-        for fact in ordered:
-            grouped.setdefault(fact.type, []).append(fact)
-        return cls(entity, ordered, {t: tuple(fs) for t, fs in grouped.items()})
-
-    def outgoing(self, rel_type: str) -> list[Fact]:
-        return [f for f in self.by_type.get(rel_type, ()) if f.source == self.entity]
-
-
-def _fact_order(fact: Fact) -> tuple[str, str, str, str, tuple[str, ...]]:
-    return (fact.type, fact.source, fact.target, fact.display or "", fact.sentences)
-
-
 def _label(labels: Sequence[str] | None) -> str:
     names = sorted(label for label in (labels or ())
                    if label != ENTITY and not is_kgcert_label(label))
@@ -126,10 +75,13 @@ class PromptGraph:
         self.store = store
         self.snapshot = snapshot  # the whole KG in arrays: edges and names without reads
         self.max_cached_edges = max_cached_edges
-        self._adjacency: dict[str, Adjacency] = {}
+        self._adjacency: dict[str, Adjacency | RowAdjacency] = {}
         self._entities: dict[str, EntityInfo] = {}
         self._cached_edges = 0
         self._label_members: dict[str, list[str]] = {}
+        self._sentences: dict[Fact, tuple[str, ...]] = {}
+        self._rows: RowIndex | None = None
+        self._shortest: int | None = None
         self.round_trips = 0
         self._relations = self._read_relations()
         by_key: dict[tuple[str, str, str, str], Relation] = {}
@@ -170,6 +122,7 @@ class PromptGraph:
         """Called before each prompt's reads: empties the cache once it outgrew its bound."""
         if self._cached_edges > self.max_cached_edges:
             self._adjacency.clear()
+            self._sentences.clear()
             self._entities = {k: v for k, v in self._entities.items() if v.aliases is not None}
             self._cached_edges = 0
 
@@ -205,26 +158,14 @@ class PromptGraph:
         self.entities([i for i in missing if i not in self._entities])
 
     def _load_from_snapshot(self, missing: list[str], snapshot: GraphSnapshot) -> None:
-        """The same facts the two edge reads give, taken from the snapshot's arrays."""
-        types, displays, ids = snapshot.types, snapshot.displays, snapshot.id_list
+        """The same facts the two edge reads give, as rows of the snapshot's arrays."""
+        if self._rows is None:
+            self._rows = RowIndex.of(snapshot, [_label(labels) for labels in snapshot.labels])
         for entity in missing:
             at = snapshot.position(entity)
             if at is None:
                 raise InputError(f"entities not in the KG: {entity}")
-            found = []
-            start, end = int(snapshot.out_start[at]), int(snapshot.out_start[at + 1])
-            for other, rel, display in zip(snapshot.target[start:end].tolist(),
-                                           snapshot.type[start:end].tolist(),
-                                           snapshot.display[start:end].tolist(), strict=True):
-                found.append(Fact(entity, types[rel], ids[other],
-                                  None if display < 0 else displays[display]))
-            edges = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
-            for other, rel, display in zip(snapshot.source[edges].tolist(),
-                                           snapshot.type[edges].tolist(),
-                                           snapshot.display[edges].tolist(), strict=True):
-                found.append(Fact(ids[other], types[rel], entity,
-                                  None if display < 0 else displays[display]))
-            adjacency = Adjacency.of(entity, found)
+            adjacency = self._rows.adjacency(entity, at)
             self._adjacency[entity] = adjacency
             self._cached_edges += len(adjacency.facts)
 
@@ -234,12 +175,13 @@ class PromptGraph:
         if snapshot is None or at is None:
             return None
         name = snapshot.names[at]
-        info = EntityInfo(entity_id, name if name is not None else entity_id,
-                          _label(snapshot.labels[int(snapshot.label_set[at])]))
+        shown = name if name is not None else entity_id
+        info = EntityInfo(entity_id, shown, _label(snapshot.labels[int(snapshot.label_set[at])]),
+                          snapshot.aliases[at] or (shown,))
         self._entities[entity_id] = info
         return info
 
-    def adjacency(self, entity: str) -> Adjacency:
+    def adjacency(self, entity: str) -> Adjacency | RowAdjacency:
         if entity not in self._adjacency:
             self.load([entity])
         return self._adjacency[entity]
@@ -247,7 +189,7 @@ class PromptGraph:
     def entities(self, ids: Iterable[str], *, aliases: bool = False) -> dict[str, EntityInfo]:
         """Info of `ids` (aliases read too when asked); unknown ids raise InputError."""
         wanted = sorted(set(ids))
-        if not aliases and self.snapshot is not None:
+        if self.snapshot is not None:
             for i in wanted:
                 if i not in self._entities:
                     self._info_from_snapshot(i)
@@ -316,10 +258,32 @@ class PromptGraph:
         rel = self.relation(fact)
         return rel.name if rel is not None else fact.type
 
+    def shortest_template(self) -> int:
+        """A lower bound on the length of any sentence `sentences` fills in from a template:
+        each template's (and the generic one's) text without names; 0 for a template that
+        empty names do not fill."""
+        if self._shortest is None:
+            lengths = [len(GENERIC_TEMPLATE.format(source="", target="", relation=""))]
+            for rel in self._relations:
+                if rel.template:
+                    try:
+                        lengths.append(len(rel.template.format(source="", target="")))
+                    except (KeyError, IndexError, ValueError):
+                        lengths.append(0)
+            self._shortest = min(lengths)
+        return self._shortest
+
     def sentences(self, fact: Fact) -> tuple[str, ...]:
-        """The fact's own sentences, else its relation's template filled with the names."""
+        """The fact's own sentences, else its relation's template filled with the names
+        (kept: the edges of hub entities are offered again and again)."""
         if fact.sentences:
             return fact.sentences
+        found = self._sentences.get(fact)
+        if found is None:
+            found = self._sentences[fact] = self._template_sentences(fact)
+        return found
+
+    def _template_sentences(self, fact: Fact) -> tuple[str, ...]:
         rel = self.relation(fact)
         source, target = self.name(fact.source), self.name(fact.target)
         if rel is not None and rel.template:

@@ -37,7 +37,7 @@ the budget or the KG has too few entities of the answer's type for the options.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -48,6 +48,7 @@ import numpy as np
 from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.prompts import context as ctx
+from kgcert.prompts.answers import AnswerFinder
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import (
     WEIGHTINGS,
@@ -59,7 +60,7 @@ from kgcert.prompts.distractors import (
 )
 from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
 from kgcert.prompts.graph import Fact, PromptGraph
-from kgcert.prompts.layout import Layout
+from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
@@ -74,6 +75,7 @@ from kgcert.specs import (
     prepare_sampler,
     spec_hash,
 )
+from kgcert.specs.compile import CompiledRelationSpec
 from kgcert.store.graph import GraphStore
 
 # baseline: the paper's static comparison set, vanilla context with every entity and
@@ -166,9 +168,10 @@ class PromptBuilder:
         self.examples = examples(self.kind, few_shot)
         self._answers: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._neighbours: dict[tuple[str, str, frozenset[str]],
-                               dict[str, tuple[Fact, ...]]] = {}
-        self._allowed: dict[tuple[str, frozenset[str]], tuple[Fact, ...]] = {}
+                               Mapping[str, Sequence[Fact]]] = {}
+        self._allowed: dict[tuple[str, frozenset[str]], Sequence[Fact]] = {}
         self._cost = lru_cache(maxsize=65_536)(self._line_cost)
+        self._finder: AnswerFinder | None = None
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -210,8 +213,7 @@ class PromptBuilder:
             edges = []
             for edge in compiled.edges:
                 source, target = nodes[edge.source], nodes[edge.target]
-                found = [f for f in graph.adjacency(source).outgoing(edge.rel_type)
-                         if f.target == target]
+                found = graph.adjacency(source).outgoing_to(edge.rel_type, target)
                 if not found:
                     raise InputError(f"spec {self.spec.name}: sampled edge {source} "
                                      f"-[{edge.rel_type}]-> {target} is not in the KG")
@@ -228,7 +230,7 @@ class PromptBuilder:
         edges = []
         for i, rel_type in enumerate(sample.relations):
             source, target = sample.nodes[i], sample.nodes[i + 1]
-            found = [f for f in graph.adjacency(source).outgoing(rel_type) if f.target == target]
+            found = graph.adjacency(source).outgoing_to(rel_type, target)
             if not found:
                 raise InputError(f"spec {self.spec.name}: sampled edge {source} -[{rel_type}]-> "
                                  f"{target} is not in the KG")
@@ -248,17 +250,26 @@ class PromptBuilder:
         given = {var: sample.nodes[var] for var in compiled.given}
         key = tuple(given[var] for var in compiled.given)
         if key not in self._answers:
-            rows = self.store.query(compiled.answers_cypher(), **given)
-            self._answers[key] = tuple(sorted(str(row["id"]) for row in rows))
+            self._answers[key] = self._answer_set(compiled, given)
         found = self._answers[key]
         if sample.nodes[compiled.answer] not in found:
             raise RuntimeError(f"spec {self.spec.name}: the drawn answer is not among the "
                                "answer-set query's answers")
         return found
 
+    def _answer_set(self, compiled: CompiledRelationSpec, given: dict[str, str]
+                    ) -> tuple[str, ...]:
+        snapshot = self.graph.snapshot
+        if snapshot is not None:  # the same set from the arrays, without a round trip
+            if self._finder is None:
+                self._finder = AnswerFinder(snapshot, compiled)
+            return self._finder.answers(given)
+        rows = self.store.query(compiled.answers_cypher(), **given)
+        return tuple(sorted(str(row["id"]) for row in rows))
+
     # -- context pieces -----------------------------------------------------------------------
 
-    def _allowed_facts(self, entity: str, dag: _Dag) -> tuple[Fact, ...]:
+    def _allowed_facts(self, entity: str, dag: _Dag) -> Sequence[Fact]:
         """The entity's edges the setting lets into the context (vanilla: none of the DAG's
         relationship types; the DAG's own edges are tier 1 anyway)."""
         if self.setting == "distractor":
@@ -266,26 +277,20 @@ class PromptBuilder:
         key = (entity, dag.types)
         cached = self._allowed.get(key)
         if cached is None:
-            cached = tuple(f for f in self.graph.adjacency(entity).facts
-                           if f.type not in dag.types)
+            cached = self.graph.adjacency(entity).allowed(dag.types)
             if len(self._allowed) > 200_000:
                 self._allowed.clear()
             self._allowed[key] = cached
         return cached
 
     def _neighbours_of_label(self, entity: str, label: str,
-                             dag: _Dag) -> dict[str, tuple[Fact, ...]]:
+                             dag: _Dag) -> Mapping[str, Sequence[Fact]]:
         """Neighbours of `entity` with `label` through allowed edges, with those edges."""
-        key = (entity, label, dag.types if self.setting != "distractor" else frozenset())
+        excluded = dag.types if self.setting != "distractor" else frozenset()
+        key = (entity, label, excluded)
         cached = self._neighbours.get(key)
         if cached is None:
-            found: dict[str, list[Fact]] = {}
-            graph = self.graph
-            for fact in self._allowed_facts(entity, dag):
-                other = fact.other(entity)
-                if other != entity and graph.label(other) == label:
-                    found.setdefault(other, []).append(fact)
-            cached = {other: tuple(facts) for other, facts in sorted(found.items())}
+            cached = self.graph.adjacency(entity).neighbours(label, excluded, self.graph.label)
             if len(self._neighbours) > 200_000:
                 self._neighbours.clear()
             self._neighbours[key] = cached
@@ -320,7 +325,7 @@ class PromptBuilder:
                 if edge.source == distractor.instead_of:
                     facts += adjacency.outgoing(edge.rel_type)
                 elif edge.target == distractor.instead_of:
-                    facts += [f for f in adjacency.by_type.get(edge.rel_type, ())
+                    facts += [f for f in adjacency.of_type(edge.rel_type)
                               if f.target == distractor.id]
             return facts
         position = int(distractor.instead_of)
@@ -339,6 +344,18 @@ class PromptBuilder:
 
     def _line_cost(self, text: str) -> int:
         return self.budget.count(f"- {text}\n")
+
+    def _write(self, fact: Fact) -> str:
+        return self.graph.sentences(fact)[0]
+
+    @property
+    def _floor(self) -> int:
+        """What any template sentence's line costs at least: with a character budget the
+        shortest template (or generic sentence) with empty names, plus the line's "- " and
+        newline; other budgets give no such bound (0)."""
+        if self.budget.counter is not len:
+            return 0
+        return self.graph.shortest_template() + LINE_OVERHEAD
 
     # -- rendering ----------------------------------------------------------------------------
 
@@ -383,7 +400,7 @@ class PromptBuilder:
         layout = Layout(self.examples, query.text, tuple(o.name for o in options), query.notes,
                         path_query=self.kind == "entity")
         room = self.budget.limit - self.budget.count(layout.render([]))
-        trimmed = ctx.trim(tiers, room, self._cost)
+        trimmed = ctx.trim(tiers, room, self._cost, self._write, self._floor)
         correct_option = next(i for i, o in enumerate(options, 1) if o.role == "answer")
         details: dict[str, Any] = {
             "option_roles": [o.role for o in options],
@@ -422,20 +439,28 @@ class PromptBuilder:
 
     def _tiers(self, sample: DagSample | PathSample, dag: _Dag, options: Sequence[Option],
                distractors: Sequence[Distractor],
-               neighbours: Sequence[dict[str, tuple[Fact, ...]]],
+               neighbours: Sequence[Mapping[str, Sequence[Fact]]],
                rng: np.random.Generator) -> ctx.Tiers:
         graph = self.graph
         tiers = ctx.Tiers()
         used: set[tuple[str, str, str, str]] = set()
 
-        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line]) -> None:
+        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line | ctx.Pending]) -> None:
             for fact in facts:
-                if fact.fact_key in used:
+                key = fact.fact_key
+                if key in used:
                     continue
-                used.add(fact.fact_key)
-                into.extend(ctx.Line(text, tier, fact) for text in graph.sentences(fact))
+                used.add(key)
+                if fact.sentences:
+                    into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
+                else:  # written when the budget may still take it
+                    into.append(ctx.Pending(fact))
 
-        add(dag.essential, ctx.ESSENTIAL, tiers.essential)
+        for fact in dag.essential:
+            if fact.fact_key not in used:
+                used.add(fact.fact_key)
+                tiers.essential.extend(ctx.Line(text, ctx.ESSENTIAL, fact)
+                                       for text in graph.sentences(fact))
         by_id = {d.id: d for d in distractors}
         extra_ids = [o.id for o in options if o.role == "random"]
         graph.load([*extra_ids, *by_id])

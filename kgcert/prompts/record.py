@@ -8,7 +8,8 @@ the same prompt can be rebuilt byte for byte and its failures explored in Neo4j 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 Kind = Literal["relation", "entity", "task"]
@@ -33,7 +34,7 @@ class Provenance:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = _fields(self)
         data["edges"] = [list(edge) for edge in self.edges]
         data["distractors"] = list(self.distractors)
         return data
@@ -63,9 +64,31 @@ class Prompt:
     system: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = _fields(self)
         data["provenance"] = self.provenance.as_dict()
         data["options"] = list(self.options)
         data["option_ids"] = list(self.option_ids)
         data["answers"] = list(self.answers)
         return data
+
+
+def _fields(record: Prompt | Provenance) -> dict[str, Any]:
+    """What `dataclasses.asdict` gives for these records (containers copied, so the dict
+    shares nothing mutable with the record), without its deep copy of every string: a run
+    writes one per prompt and model, and asdict was a third of a run's own time."""
+    return {f.name: _copied(getattr(record, f.name)) for f in fields(record)}
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {_copied(k): _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    if isinstance(value, tuple):
+        items = [_copied(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, Provenance):
+        return _fields(value)
+    return copy.deepcopy(value)

@@ -7,7 +7,8 @@ reads the whole KG once instead: the entities (id, name, labels) in one query, t
 edge in pages of source ids, grouped per (source, type) on the server (`collect` is several
 times cheaper to transfer than one row per edge). The arrays take about 12 bytes per edge,
 and are kept on disk keyed by the KG's fingerprint (like the samplers' edge tables), so the
-next run reads no edge at all.
+next run reads no edge at all. Entities carry their aliases too, so a prompt's question needs no
+read either.
 
 Not for KGs whose edges carry their own sentences (Wikidata5m with texts): those stay with
 the per-entity reads, and `pull` returns None.
@@ -29,7 +30,7 @@ from kgcert.store.graph import GraphStore
 
 STATEMENTS = "prompts"
 PAGE_SOURCES = 5_000  # source entities per edge query: bounds each query's rows on the server
-FORMAT = 1  # bump when the file's content changes
+FORMAT = 2  # bump when the file's content changes
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class GraphSnapshot:
 
     ids: np.ndarray  # unicode, sorted
     names: tuple[str | None, ...]
+    aliases: tuple[tuple[str, ...], ...]  # the non-empty ones, in stored order
     labels: tuple[tuple[str, ...], ...]  # per distinct label set, see `label_set`
     label_set: np.ndarray  # int32 per entity: index into `labels`
     types: tuple[str, ...]
@@ -96,13 +98,16 @@ def _path(store: GraphStore, cache_dir: Path | None) -> Path | None:
 def _read_server(store: GraphStore) -> GraphSnapshot | None:
     if store.query(named(STATEMENTS, "any_edge_sentences")):
         return None
-    entities = sorted((str(node_id), name, tuple(sorted(str(x) for x in labels or ())))
-                      for node_id, name, labels in store.rows(named(STATEMENTS, "all_entities")))
+    entities = sorted((str(node_id), name, tuple(sorted(str(x) for x in labels or ())),
+                       tuple(str(a) for a in aliases or () if a))
+                      for node_id, name, labels, aliases
+                      in store.rows(named(STATEMENTS, "all_entities")))
     ids = np.array([e[0] for e in entities], dtype=str)
     label_sets: dict[tuple[str, ...], int] = {}
     label_set = np.array([label_sets.setdefault(e[2], len(label_sets)) for e in entities],
                          dtype=np.int32)
     names = tuple(None if e[1] is None else str(e[1]) for e in entities)
+    aliases = tuple(e[3] for e in entities)
     del entities
     types: dict[str, int] = {}
     displays: dict[str, int] = {}
@@ -137,11 +142,12 @@ def _read_server(store: GraphStore) -> GraphSnapshot | None:
     type_ = (np.concatenate(type_codes) if type_codes else np.zeros(0, dtype=np.int32))[order]
     display = (np.concatenate(display_codes) if display_codes
                else np.zeros(0, dtype=np.int32))[order]
-    return _indexed(ids, names, tuple(label_sets), label_set, tuple(types), tuple(displays),
-                    source, target, type_, display)
+    return _indexed(ids, names, aliases, tuple(label_sets), label_set, tuple(types),
+                    tuple(displays), source, target, type_, display)
 
 
-def _indexed(ids: np.ndarray, names: tuple[str | None, ...], labels: tuple[tuple[str, ...], ...],
+def _indexed(ids: np.ndarray, names: tuple[str | None, ...],
+             aliases: tuple[tuple[str, ...], ...], labels: tuple[tuple[str, ...], ...],
              label_set: np.ndarray, types: tuple[str, ...], displays: tuple[str, ...],
              source: np.ndarray, target: np.ndarray, type_: np.ndarray,
              display: np.ndarray) -> GraphSnapshot:
@@ -151,7 +157,7 @@ def _indexed(ids: np.ndarray, names: tuple[str | None, ...], labels: tuple[tuple
     in_start = np.zeros(size + 1, dtype=np.int64)
     np.cumsum(np.bincount(target, minlength=size), out=in_start[1:])
     in_order = np.argsort(target, kind="stable").astype(np.int64)
-    return GraphSnapshot(ids, names, labels, label_set, types, displays, source, target,
+    return GraphSnapshot(ids, names, aliases, labels, label_set, types, displays, source, target,
                          type_, display, out_start, in_order, in_start)
 
 
@@ -182,6 +188,7 @@ def _write(path: Path, snapshot: GraphSnapshot) -> None:
         np.savez(out, ids=snapshot.ids,
                  names=np.array(_joined(snapshot.names)),
                  named=np.array([n is not None for n in snapshot.names], dtype=bool),
+                 aliases=np.array(_joined("\x01".join(a) for a in snapshot.aliases)),
                  labels=np.array(_joined("\x01".join(s) for s in snapshot.labels)),
                  label_set=snapshot.label_set, types=np.array(_joined(snapshot.types)),
                  displays=np.array(_joined(snapshot.displays)), source=snapshot.source,
@@ -202,9 +209,11 @@ def _read(path: Path) -> GraphSnapshot:
                                           data["display"])
         names = tuple(n if has else None for n, has in
                       zip(_split(data["names"], len(ids)), data["named"], strict=True))
+        aliases = tuple(tuple(a.split("\x01")) if a else ()
+                        for a in _split(data["aliases"], len(ids)))
         labels = tuple(tuple(s.split("\x01")) if s else () for s in
                        _split(data["labels"], int(label_set.max()) + 1 if len(ids) else 0))
         types = _split(data["types"], int(type_.max()) + 1 if len(type_) else 0)
         displays = _split(data["displays"], int(display.max()) + 1 if len(display) else 0)
-        return _indexed(ids, names, labels, label_set, tuple(types), tuple(displays),
+        return _indexed(ids, names, aliases, labels, label_set, tuple(types), tuple(displays),
                         data["source"], data["target"], type_, display)

@@ -1,0 +1,96 @@
+"""A KG edge as prompts see it (`Fact`), and one entity's edges in a fixed order (`Adjacency`).
+
+Every list of facts is in `fact_order` (type, source id, target id, display), so what a prompt
+sees never depends on the server's row order or on which prompts came before. Two kinds of
+adjacency give the same facts in the same order: `Adjacency`, built from Fact objects (the
+per-entity reads), and `kgcert.prompts.rows.RowAdjacency`, over the KG snapshot's arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class Fact(NamedTuple):
+    """One stored edge, in its stored direction. `sentences` are its own supporting sentences
+    (Wikidata5m with texts); when there are none its relation's template is used. A named
+    tuple: a prompt makes thousands of them, which costs a third of a frozen dataclass."""
+
+    source: str
+    type: str
+    target: str
+    display: str | None = None
+    sentences: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.source, self.type, self.target, self.display or "")
+
+    @property
+    def fact_key(self) -> tuple[str, str, str, str]:
+        """The same for both directions of a fact that the KG stores twice (PrimeKG stores
+        every fact both ways): such pairs say one thing, so a context shows one of them."""
+        source, target = self.source, self.target
+        if source <= target:
+            return (source, self.type, target, self.display or "")
+        return (target, self.type, source, self.display or "")
+
+    def other(self, entity: str) -> str:
+        return self.target if self.source == entity else self.source
+
+    def as_triple(self) -> tuple[str, str, str]:
+        return (self.source, self.type, self.target)
+
+
+
+@dataclass(frozen=True)
+class Adjacency:
+    """One entity's edges, both directions, sorted; also grouped by relationship type."""
+
+    entity: str
+    facts: tuple[Fact, ...]
+    by_type: dict[str, tuple[Fact, ...]]
+
+    @classmethod
+    def of(cls, entity: str, facts: Iterable[Fact]) -> Adjacency:
+        return cls.ordered(entity, tuple(sorted(set(facts), key=fact_order)))
+
+    @classmethod
+    def ordered(cls, entity: str, facts: tuple[Fact, ...]) -> Adjacency:
+        """From facts already distinct and in `fact_order`."""
+        grouped: dict[str, list[Fact]] = {}
+        for fact in facts:
+            grouped.setdefault(fact.type, []).append(fact)
+        return cls(entity, facts, {t: tuple(fs) for t, fs in grouped.items()})
+
+    def of_type(self, rel_type: str) -> Sequence[Fact]:
+        return self.by_type.get(rel_type, ())
+
+    def outgoing(self, rel_type: str) -> list[Fact]:
+        return [f for f in self.by_type.get(rel_type, ()) if f.source == self.entity]
+
+    def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
+        return [f for f in self.outgoing(rel_type) if f.target == target]
+
+    def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
+        """The facts whose type is not in `excluded`, in order."""
+        if not excluded:
+            return self.facts
+        return tuple(f for f in self.facts if f.type not in excluded)
+
+    def neighbours(self, label: str, excluded: frozenset[str],
+                   label_of: Callable[[str], str]) -> dict[str, tuple[Fact, ...]]:
+        """The other ends with `label` (never the entity itself) of the allowed facts, sorted
+        by id, each with its facts in order."""
+        found: dict[str, list[Fact]] = {}
+        for fact in self.allowed(excluded):
+            other = fact.other(self.entity)
+            if other != self.entity and label_of(other) == label:
+                found.setdefault(other, []).append(fact)
+        return {other: tuple(facts) for other, facts in sorted(found.items())}
+
+
+def fact_order(fact: Fact) -> tuple[str, str, str, str, tuple[str, ...]]:
+    return (fact.type, fact.source, fact.target, fact.display or "", fact.sentences)

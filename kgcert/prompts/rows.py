@@ -1,0 +1,203 @@
+"""One entity's edges over the KG snapshot's arrays, made into Fact objects only when looked at.
+
+A prompt offers every distractor's and option's edges, and draws its filler from the edges of
+each entity involved, so a hub among them (a disease with thousands of edges) used to cost
+thousands of Fact objects for the few dozen a prompt shows. `RowAdjacency` keeps the edges as
+rows of the snapshot's arrays, in `fact_order` (one lexsort), and answers the builder's
+questions (edges of a type, the allowed edges, neighbours with a label) with array
+operations; a row becomes a Fact when it is read, the same Fact the per-entity reads give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import overload
+
+import numpy as np
+
+from kgcert.prompts.fact import Fact
+from kgcert.prompts.snapshot import GraphSnapshot
+
+
+@dataclass(frozen=True)
+class RowIndex:
+    """What every adjacency of one snapshot shares: sort ranks and entity labels."""
+
+    snapshot: GraphSnapshot
+    type_rank: np.ndarray  # per type code
+    display_rank: np.ndarray  # per display code + 1 (0: none, which sorts as "")
+    label_code: np.ndarray  # per entity: its label (see `labels`) as an index
+    labels: tuple[str, ...]
+    codes: dict[str, int]  # type name -> code
+
+    @classmethod
+    def of(cls, snapshot: GraphSnapshot, label_of_set: Sequence[str]) -> RowIndex:
+        """`label_of_set`: the label prompts give an entity, per label set of the snapshot."""
+        types = snapshot.types
+        type_rank = np.zeros(len(types), dtype=np.int64)
+        type_rank[sorted(range(len(types)), key=types.__getitem__)] = np.arange(len(types))
+        shown = ["", *snapshot.displays]
+        display_rank = np.zeros(len(shown), dtype=np.int64)
+        display_rank[sorted(range(len(shown)), key=shown.__getitem__)] = np.arange(len(shown))
+        labels = tuple(dict.fromkeys(label_of_set))
+        per_set = np.array([labels.index(label) for label in label_of_set], dtype=np.int32)
+        label_code = per_set[snapshot.label_set] if len(per_set) else np.zeros(0, np.int32)
+        codes = {name: code for code, name in enumerate(types)}
+        return cls(snapshot, type_rank, display_rank, label_code, labels, codes)
+
+    def adjacency(self, entity: str, at: int) -> RowAdjacency:
+        """Entity `at`'s edges, both directions, distinct, in fact order."""
+        snapshot = self.snapshot
+        incoming = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
+        edges = np.concatenate([
+            np.arange(snapshot.out_start[at], snapshot.out_start[at + 1]),
+            incoming[snapshot.source[incoming] != at]])  # a loop is once among outgoing
+        source, target = snapshot.source[edges], snapshot.target[edges]
+        type_, display = snapshot.type[edges], snapshot.display[edges]
+        # Entity positions follow the sorted ids, so they order sources and targets.
+        order = np.lexsort((display, self.display_rank[display + 1], target, source,
+                            self.type_rank[type_]))
+        source, target, type_, display = (source[order], target[order], type_[order],
+                                          display[order])
+        distinct = np.ones(len(order), dtype=bool)  # the same edge stored twice: once
+        distinct[1:] = ((source[1:] != source[:-1]) | (target[1:] != target[:-1])
+                        | (type_[1:] != type_[:-1]) | (display[1:] != display[:-1]))
+        rows = FactRows(self, source[distinct], type_[distinct], target[distinct],
+                        display[distinct])
+        return RowAdjacency(entity, at, rows, self)
+
+
+class FactRows(Sequence[Fact]):
+    """Edges as array rows; `rows[i]` is the Fact of row i."""
+
+    def __init__(self, index: RowIndex, source: np.ndarray, type_: np.ndarray,
+                 target: np.ndarray, display: np.ndarray) -> None:
+        self.shared = index  # not `index`: that is Sequence.index
+        self.source, self.type, self.target, self.display = source, type_, target, display
+        self._facts: tuple[Fact, ...] | None = None
+        self._made: dict[int, Fact] = {}  # rows read one by one (filler draws from hubs)
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    @overload
+    def __getitem__(self, at: int) -> Fact: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> Sequence[Fact]: ...
+
+    def __getitem__(self, at: int | slice) -> Fact | Sequence[Fact]:
+        if isinstance(at, slice):
+            return self.all()[at]
+        if self._facts is not None:
+            return self._facts[at]
+        fact = self._made.get(at)
+        if fact is None:
+            snapshot = self.shared.snapshot
+            ids, display = snapshot.id_list, int(self.display[at])
+            fact = self._made[at] = Fact(
+                ids[int(self.source[at])], snapshot.types[int(self.type[at])],
+                ids[int(self.target[at])], None if display < 0 else snapshot.displays[display])
+        return fact
+
+    def __iter__(self) -> Iterator[Fact]:
+        return iter(self.all())
+
+    def all(self) -> tuple[Fact, ...]:
+        if self._facts is None:
+            snapshot = self.shared.snapshot
+            ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
+            self._facts = tuple(
+                Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
+                for s, t, o, d in zip(self.source.tolist(), self.type.tolist(),
+                                      self.target.tolist(), self.display.tolist(), strict=True))
+        return self._facts
+
+    def where(self, rows: np.ndarray) -> FactRows:
+        """The rows picked by a mask or by positions, in order."""
+        return FactRows(self.shared, self.source[rows], self.type[rows], self.target[rows],
+                        self.display[rows])
+
+
+class RowAdjacency:
+    """The same questions as `kgcert.prompts.fact.Adjacency`, over rows. Answers are kept:
+    a hub's adjacency is asked the same questions by prompt after prompt."""
+
+    def __init__(self, entity: str, at: int, facts: FactRows, index: RowIndex) -> None:
+        self.entity, self.at, self.facts, self.index = entity, at, facts, index
+        self._codes = index.codes
+        self._of_type: dict[str, Sequence[Fact]] = {}
+        self._outgoing: dict[str, tuple[Fact, ...]] = {}
+        self._allowed: dict[frozenset[str], Sequence[Fact]] = {}
+
+    def of_type(self, rel_type: str) -> Sequence[Fact]:
+        found = self._of_type.get(rel_type)
+        if found is None:
+            code = self._codes.get(rel_type)
+            found = self._of_type[rel_type] = (
+                self.facts.where(self.facts.type == code).all() if code is not None else ())
+        return found
+
+    def outgoing(self, rel_type: str) -> list[Fact]:
+        found = self._outgoing.get(rel_type)
+        if found is None:
+            code = self._codes.get(rel_type)
+            rows = self.facts
+            found = self._outgoing[rel_type] = (
+                rows.where((rows.type == code) & (rows.source == self.at)).all()
+                if code is not None else ())
+        return list(found)
+
+    def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
+        code, at = self._codes.get(rel_type), self.index.snapshot.position(target)
+        if code is None or at is None:
+            return []
+        rows = self.facts
+        return list(rows.where((rows.type == code) & (rows.source == self.at)
+                               & (rows.target == at)))
+
+    def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
+        found = self._allowed.get(excluded)
+        if found is None:
+            codes = [self._codes[t] for t in excluded if t in self._codes]
+            found = self._allowed[excluded] = (
+                self.facts.where(~np.isin(self.facts.type, codes)) if codes else self.facts)
+        return found
+
+    def neighbours(self, label: str, excluded: frozenset[str],
+                   label_of: object = None) -> Mapping[str, Sequence[Fact]]:
+        """The other ends with `label` of the allowed facts, sorted by id, with their facts."""
+        allowed = self.allowed(excluded)
+        rows = allowed if isinstance(allowed, FactRows) else self.facts
+        other = np.where(rows.source == self.at, rows.target, rows.source)
+        wanted = (self.index.labels.index(label) if label in self.index.labels else -1)
+        keep = np.flatnonzero((other != self.at) & (self.index.label_code[other] == wanted))
+        order = keep[np.argsort(other[keep], kind="stable")]  # by id, facts kept in order
+        return Neighbours(rows.where(order), other[order])
+
+
+class Neighbours(Mapping[str, Sequence[Fact]]):
+    """Neighbour id -> its facts, over rows grouped by neighbour (ids in sorted order)."""
+
+    def __init__(self, rows: FactRows, other: np.ndarray) -> None:
+        self.rows = rows
+        self.positions, self.starts = np.unique(other, return_index=True)
+        self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
+        ids = rows.shared.snapshot.id_list
+        self._keys = {ids[at]: i for i, at in enumerate(self.positions.tolist())}
+        self._facts: dict[str, tuple[Fact, ...]] = {}
+
+    def __getitem__(self, entity: str) -> Sequence[Fact]:
+        found = self._facts.get(entity)
+        if found is None:
+            i = self._keys[entity]
+            found = self._facts[entity] = self.rows.where(
+                np.arange(self.starts[i], self.ends[i])).all()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
