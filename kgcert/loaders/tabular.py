@@ -6,6 +6,7 @@ import csv
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders.fields import SURELY_SHORT, FieldRules
 from kgcert.loaders.records import Problems
@@ -63,7 +64,13 @@ def read_rows(
         try:
             header = reader.read_header() if has_header else list(columns or [])
             check_columns(path, header, required)
-            yield from reader.rows(header)
+            told, done = 0, reader.done  # bytes and lines reported (the header is no row)
+            for row in reader.rows(header):
+                yield row
+                if reader.done - done >= loadprogress.READ_BATCH_ROWS:
+                    loadprogress.read(handle.buffer.tell() - told, reader.done - done)
+                    told, done = handle.buffer.tell(), reader.done
+            loadprogress.read(handle.buffer.tell() - told, reader.done - done)
         except UnicodeDecodeError:
             raise not_utf8(path) from None
 
