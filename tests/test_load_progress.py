@@ -89,3 +89,20 @@ def test_phase_bars_print_plain_lines_with_count_rate_and_eta() -> None:
     assert lines[2] == "writing edges: 50%, 5 edges"
     # At the end, the unfinished phase's last line again; the finished one is not repeated.
     assert lines[3:] == ["writing edges: 50%, 5 edges"]
+
+
+def test_with_a_quiet_start_quick_phases_print_their_last_line_and_failures_none() -> None:
+    out = io.StringIO()
+    with PlainProgress("{task.description}", console=Console(file=out), interval=3600,
+                       quiet_start=3600) as bars:
+        phases = PhaseBars(bars)
+        phases(loadprogress.Tick("reading files", 10, "rows", 0.1))
+        phases(loadprogress.Tick("reading files", 100, "rows", 1.0))
+    assert [line.split(", ")[:2] for line in out.getvalue().splitlines()] == [
+        ["reading files: 100%", "100 rows"]]
+    out = io.StringIO()
+    with pytest.raises(ValueError), PlainProgress(  # noqa: PT012 (the failure is the point)
+            "{task.description}", console=Console(file=out), interval=0) as bars:
+        PhaseBars(bars)(loadprogress.Tick("reading files", 10, "rows", 0.1))
+        raise ValueError("bad row")
+    assert out.getvalue().splitlines() == ["reading files: 10%, 10 rows"]  # no last line

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from kgcert import loadprogress
 from kgcert.cli.common import Context, console, errors
-from kgcert.cli.progress import PhaseBars, progress_display
+from kgcert.cli.progress import PLAIN_INTERVAL_S, PhaseBars, progress_display
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, formats, get_loader
 
@@ -55,17 +55,19 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     kg = check_kg_name(kg_name or format_name.replace("-", "_"))
     columns = (TextColumn("[bold]{task.description}"), BarColumn(),
                TextColumn("{task.fields[info]}"))
-    with progress_display(*columns, console=errors) as bars:
-        phases = PhaseBars(bars)
+    # In a log, parsing quicker than PLAIN_INTERVAL_S prints its last line only, and bad input
+    # its one-line error alone.
+    with progress_display(*columns, console=errors, quiet_start=PLAIN_INTERVAL_S) as bars:
         # Bad input is reported before a server starts, and leaves nothing behind.
-        source = read_source(loader, list(paths), kg, report=say, listener=phases)
-        # From here this process writes only the data directory: the KG's files are
-        # owner-only from the moment the server makes them (the JVM uses this process's umask).
-        os.umask(0o077)
-        # In-process: the bulk writer needs the Java database object (an idle warm server stops).
-        server = ctx.server(in_process=True)
-        with loadprogress.listening(phases):
-            result = store_source(server, source, replace=replace, report=say)
+        source = read_source(loader, list(paths), kg, report=say, listener=PhaseBars(bars))
+    # From here this process writes only the data directory: the KG's files are owner-only
+    # from the moment the server makes them (the JVM uses this process's umask).
+    os.umask(0o077)
+    # In-process: the bulk writer needs the Java database object (an idle warm server stops).
+    server = ctx.server(in_process=True)
+    with (progress_display(*columns, console=errors) as bars,
+          loadprogress.listening(PhaseBars(bars))):
+        result = store_source(server, source, replace=replace, report=say)
     counts = result.manifest.counts
     verb = "unchanged" if result.skipped else "loaded"
     console.print(f"{verb} KG [bold]{kg}[/] on {server.name}: {counts.get('nodes', 0):,} "

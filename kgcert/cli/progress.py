@@ -17,33 +17,43 @@ PLAIN_INTERVAL_S = 5.0
 
 class PlainProgress(Progress):
     """Tracks tasks like rich's Progress but draws nothing live: it prints one line per task
-    when the task first moves, then at most every `interval` seconds, and a last line when
-    the task reaches its total or at the end of the step."""
+    when the task first moves (or, with `quiet_start`, once it has run that many seconds),
+    then at most every `interval` seconds, and a last line when the task reaches its total
+    or at the end of the step. A step that fails prints no last lines: its error speaks."""
 
     def __init__(self, *columns: str | ProgressColumn, console: Console,
-                 interval: float = PLAIN_INTERVAL_S, **options: Any) -> None:
+                 interval: float = PLAIN_INTERVAL_S, quiet_start: float = 0.0,
+                 **options: Any) -> None:
         options.pop("transient", None)  # nothing live to clear
         super().__init__(*columns, console=console, disable=True, **options)
-        self.interval = interval
+        self.interval, self.quiet_start = interval, quiet_start
+        self._started: dict[TaskID, float] = {}
         self._printed: dict[TaskID, float] = {}
         self._ended: set[TaskID] = set()  # tasks that reached their total
+        self._failed = False
 
     def update(self, task_id: TaskID, **changes: Any) -> None:
         super().update(task_id, **changes)
         if task_id in self._ended:
             return
         now = time.monotonic()
+        started = self._started.setdefault(task_id, now)
         last = self._printed.get(task_id)
         ended = self._task(task_id).finished
-        if last is None or now - last >= self.interval or ended:
+        due = now - started >= self.quiet_start if last is None else now - last >= self.interval
+        if due or ended:
             self._printed[task_id] = now
             self._print_line(task_id)
         if ended:  # its last line is out: the step is over
             self._ended.add(task_id)
 
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
+        self._failed = kind is not None
+        super().__exit__(kind, value, traceback)
+
     def stop(self) -> None:
         for task_id in self._printed:
-            if task_id not in self._ended:
+            if task_id not in self._ended and not self._failed:
                 self._print_line(task_id)
         super().stop()
 
@@ -63,11 +73,11 @@ class PlainProgress(Progress):
 
 
 def progress_display(*columns: str | ProgressColumn, console: Console,
-                     transient: bool = False) -> Progress:
+                     transient: bool = False, quiet_start: float = 0.0) -> Progress:
     """Live bars when `console` is a terminal, PlainProgress lines otherwise."""
     if console.is_terminal:
         return Progress(*columns, console=console, transient=transient)
-    return PlainProgress(*columns, console=console)
+    return PlainProgress(*columns, console=console, quiet_start=quiet_start)
 
 
 def speed_text(done: int, unit: str, fraction: float | None, elapsed: float) -> str:

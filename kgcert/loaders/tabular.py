@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -58,7 +59,8 @@ def read_rows(
     bytes that are not UTF-8 stop the load with a one-line message.
     """
     require_file(path)
-    with path.open(encoding="utf-8", newline="") as handle:
+    # The text layer over a binary file whose position (`raw.tell()`) the progress reads.
+    with path.open("rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as handle:
         reader = CarefulReader(path, problems, delimiter=delimiter, strict=strict, rules=rules)
         reader.lines = iter(handle)
         try:
@@ -68,9 +70,9 @@ def read_rows(
             for row in reader.rows(header):
                 yield row
                 if reader.done - done >= loadprogress.READ_BATCH_ROWS:
-                    loadprogress.read(handle.buffer.tell() - told, reader.done - done)
-                    told, done = handle.buffer.tell(), reader.done
-            loadprogress.read(handle.buffer.tell() - told, reader.done - done)
+                    loadprogress.read(raw.tell() - told, reader.done - done)
+                    told, done = raw.tell(), reader.done
+            loadprogress.read(raw.tell() - told, reader.done - done)
         except UnicodeDecodeError:
             raise not_utf8(path) from None
 

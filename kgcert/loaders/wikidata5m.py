@@ -316,9 +316,9 @@ class Wikidata5mLoader(Loader):
         table = data.node_table(LABEL)
         for qid in used:
             aliases = entity_aliases.get(qid) or [qid]
-            found = texts.get(qid) if texts else None
-            text = "" if found is None else raw[qid] if found.text is None else found.text
-            name = (found.name if found else None) or aliases[0]
+            read = texts.get(qid) if texts else None
+            text = "" if read is None else raw[qid] if read.text is None else read.text
+            name = (read.name if read else None) or aliases[0]
             row: dict[str, Any] = {"id": qid, "name": name, "aliases": aliases, "type": LABEL}
             if text:
                 row["description"] = text
