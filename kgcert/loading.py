@@ -156,6 +156,7 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
     writer = (writer_factory or server.bulk_writer)(store)
     writer.prepare(sorted(data.nodes), sorted(data.edges))
     nodes = 0
+    loadprogress.tick(WRITING_NODES, 0, data.node_count, "nodes")  # the phase's clock starts
     for label, table in sorted(data.nodes.items()):
         writer.write_nodes(label, table.rows)
         nodes += len(table.rows)
@@ -169,6 +170,7 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
             progress(done, total)
         loadprogress.tick(WRITING_EDGES, done, total, "edges")
 
+    loadprogress.tick(WRITING_EDGES, 0, total, "edges")
     for rel_type, edges in sorted(data.edges.items()):
         writer.write_edges(rel_type, edges.sources, edges.targets, edges.properties, advance)
     writer.finish()

@@ -44,6 +44,8 @@ def listening(listener: Listener | None, files: Sequence[Path] = ()) -> Iterator
     _listener = listener
     _read_total_bytes = sum(_size(f) for f in files)
     _read_bytes = _read_rows = 0
+    if listener is not None and files:
+        listener(Tick(READING, 0, "rows", 0.0))  # the phase's clock starts
     try:
         yield
         if listener is not None and _read_rows:

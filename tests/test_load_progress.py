@@ -49,6 +49,8 @@ def test_each_reader_reports_its_rows_and_share_of_the_bytes(
         "rows": lambda: read_rows(path, ("a", "b"), problems),
     }[reader]()
     heard = _ticks(read, path)
+    assert heard[0] == loadprogress.Tick(loadprogress.READING, 0, "rows", 0.0)  # its start
+    heard = heard[1:]
     assert len(heard) >= 4  # as it goes, not only at the end
     assert all(t.phase == loadprogress.READING for t in heard)
     assert [t.done for t in heard] == sorted(t.done for t in heard)
@@ -78,12 +80,14 @@ def test_phase_bars_print_plain_lines_with_count_rate_and_eta() -> None:
     out = io.StringIO()
     with PlainProgress("{task.description}", console=Console(file=out), interval=3600) as bars:
         phases = PhaseBars(bars)
+        phases(loadprogress.Tick("reading files", 0, "rows", 0.0))  # starts its clock, no line
         phases(loadprogress.Tick("reading files", 10, "rows", 0.1))
         phases(loadprogress.Tick("reading files", 50, "rows", 0.5))  # within the interval
         phases(loadprogress.Tick("reading files", 100, "rows", 1.0))
         phases(loadprogress.Tick("writing edges", 5, "edges", 0.5))
     lines = out.getvalue().splitlines()
-    assert lines[0] == "reading files: 10%, 10 rows"  # no time has passed: no rate yet
+    assert lines[0].startswith("reading files: 10%, 10 rows, ")  # a rate from the start
+    assert lines[0].endswith(" rows/s, ETA 0:00")
     assert lines[1].startswith("reading files: 100%, 100 rows, ")
     assert lines[1].split(", ")[2].endswith(" rows/s") and ", took 0:00" in lines[1]
     assert lines[2] == "writing edges: 50%, 5 edges"

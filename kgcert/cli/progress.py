@@ -112,6 +112,8 @@ class PhaseBars:
         if tick.phase not in self._tasks:
             self._tasks[tick.phase] = (self.bars.add_task(tick.phase, total=None, info=""), now)
         task, started = self._tasks[tick.phase]
+        if tick.done == 0:  # a phase starting: its clock runs from here, nothing to show yet
+            return
         shown = f"{tick.fraction:.0%}" if tick.fraction is not None else ""
         self.bars.update(task, completed=tick.fraction or 0,
                          total=1.0 if tick.fraction is not None else None, shown=shown,

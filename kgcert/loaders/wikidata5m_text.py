@@ -62,6 +62,7 @@ def read_texts(texts: Mapping[str, str], neighbours: Mapping[str, set[str]],
     chunks = [qids[i:i + CHUNK] for i in range(0, len(qids), CHUNK)]
     _inputs = _Inputs(texts, neighbours, keys, aliases, fold)
     found: dict[str, EntityText] = {}
+    loadprogress.tick(MATCHING, 0, len(qids), "entities")
     try:
         for chunk, results in zip(chunks, _chunk_results(chunks, workers, len(qids)),
                                   strict=True):
