@@ -108,4 +108,7 @@ def test_worker_count_follows_the_setting(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("KGCERT_LOAD_WORKERS", "3")
     assert text_steps.worker_count() == 3
     monkeypatch.setenv("KGCERT_LOAD_WORKERS", "no")
-    assert 1 <= text_steps.worker_count() <= text_steps.MAX_WORKERS
+    monkeypatch.setattr(text_steps.os, "sched_getaffinity", lambda _: set(range(2)))
+    assert text_steps.worker_count() == 1  # two cores: in this process
+    monkeypatch.setattr(text_steps.os, "sched_getaffinity", lambda _: set(range(64)))
+    assert text_steps.worker_count() == text_steps.MAX_WORKERS

@@ -5,8 +5,9 @@ sentences that mention an alias of a neighbour, and pick the entity's name (the 
 occurs first). Entities are independent, so chunks of them go to forked workers that read the
 texts, neighbours and alias keys from the parent's memory; only what later steps read comes
 back: the first sentence, the mentioning sentences, the name, and the folded text where
-folding changed it. A small KG, one core, or a JVM in this process (forking one is unsafe)
-keeps it all in this process, with the same function and the same results.
+folding changed it. A small KG, fewer than 4 cores (there the workers' overhead outweighs
+what they take off the parent) or a JVM in this process (forking one is unsafe) keeps it
+all in this process, with the same function and the same results.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ MATCHING = "matching sentences"
 PARALLEL_FROM = 5_000  # texts; below this a pool costs more than it saves
 CHUNK = 1_000  # entities per task: big enough to amortise the pickling, small for progress
 MAX_WORKERS = 8
+MIN_CORES = 4  # fewer: no workers unless KGCERT_LOAD_WORKERS asks
 Key = tuple[str, ...]
 
 
@@ -74,7 +76,8 @@ def read_texts(texts: Mapping[str, str], neighbours: Mapping[str, set[str]],
 
 
 def worker_count() -> int:
-    """Cores this process may use (KGCERT_LOAD_WORKERS overrides), at most MAX_WORKERS."""
+    """Cores this process may use, at most MAX_WORKERS, or 1 below MIN_CORES;
+    KGCERT_LOAD_WORKERS overrides."""
     given = os.environ.get("KGCERT_LOAD_WORKERS", "").strip()
     if given.isdigit() and int(given) > 0:
         return int(given)
@@ -82,7 +85,10 @@ def worker_count() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_WORKERS))
+    # Workers cost about 20% more CPU in all (pickling, copied pages) while the parent keeps
+    # the serial steps: on 2 busy cores they were slower (scale 0.05: 0.64x), so few cores
+    # keep it in-process.
+    return 1 if cores < MIN_CORES else min(cores, MAX_WORKERS)
 
 
 def _chunk_results(chunks: Sequence[list[str]], workers: int, total: int
