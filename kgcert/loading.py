@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgcert import loadprogress
 from kgcert.errors import InputError, StoreError
 from kgcert.loaders import Loader
 from kgcert.loaders.records import KGData
@@ -25,6 +26,7 @@ from kgcert.store.server import GraphServer, check_kg_name
 
 Report = Callable[[str], None]
 EdgeProgress = Callable[[int, int], None]  # (edges done, edges total)
+WRITING_NODES, WRITING_EDGES = "writing nodes", "writing edges"  # phases (loadprogress.py)
 
 
 @dataclass(frozen=True)
@@ -67,10 +69,14 @@ class ParsedSource:
 
 
 def read_source(loader: Loader, paths: Sequence[Path], kg: str,
-                report: Report = lambda _: None) -> ParsedSource:
-    """Parse a KG as `kgcert load` does, with no server."""
+                report: Report = lambda _: None,
+                listener: loadprogress.Listener | None = None) -> ParsedSource:
+    """Parse a KG as `kgcert load` does, with no server; `listener` hears how the reading
+    and preprocessing go."""
     files, manifest = source_manifest(loader, paths, kg)
-    return ParsedSource(kg, parse(loader, files, manifest, report), manifest)
+    with loadprogress.listening(listener, files):
+        data = parse(loader, files, manifest, report)
+    return ParsedSource(kg, data, manifest)
 
 
 def load(
@@ -149,8 +155,12 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
     manifest.save(store)
     writer = (writer_factory or server.bulk_writer)(store)
     writer.prepare(sorted(data.nodes), sorted(data.edges))
+    nodes = 0
+    loadprogress.tick(WRITING_NODES, 0, data.node_count, "nodes")  # the phase's clock starts
     for label, table in sorted(data.nodes.items()):
         writer.write_nodes(label, table.rows)
+        nodes += len(table.rows)
+        loadprogress.tick(WRITING_NODES, nodes, data.node_count, "nodes")
     total, done = data.edge_count, 0
 
     def advance(count: int) -> None:
@@ -158,7 +168,9 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
         done += count
         if progress:
             progress(done, total)
+        loadprogress.tick(WRITING_EDGES, done, total, "edges")
 
+    loadprogress.tick(WRITING_EDGES, 0, total, "edges")
     for rel_type, edges in sorted(data.edges.items()):
         writer.write_edges(rel_type, edges.sources, edges.targets, edges.properties, advance)
     writer.finish()

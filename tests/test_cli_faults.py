@@ -210,6 +210,10 @@ def test_loaded_kg_and_credentials_are_private_then_a_new_password_keeps_them(tm
     data = tmp_path / "fresh" / "data"  # kgcert creates it
     done = _kgcert(data, "load", "primekg", str(csv), "--kg", "private")
     assert done.returncode == 0, done.stderr
+    # Not a terminal: the phases as plain lines, each ending with its count, rate and time.
+    ends = [line.split(", ")[0:2] for line in done.stderr.splitlines() if "took" in line]
+    assert ends == [["reading files: 100%", "1 rows"], ["writing nodes: 100%", "2 nodes"],
+                    ["writing edges: 100%", "2 edges"]]
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
     found = list(data.rglob("*"))
     assert any(p.name == "credentials.json" for p in found)

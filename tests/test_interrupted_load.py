@@ -35,7 +35,7 @@ def _run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
-_PROGRESS = re.compile(r"loading synth: ([\d,]+)/([\d,]+)")
+_PROGRESS = re.compile(r"writing edges: (\d+)%, ([\d,]+) edges")
 
 
 def _interrupt_midway(data_dir: Path, kg_csv: Path, sig: int) -> subprocess.Popen[str]:
@@ -47,8 +47,8 @@ def _interrupt_midway(data_dir: Path, kg_csv: Path, sig: int) -> subprocess.Pope
     for line in process.stderr:
         progress = _PROGRESS.search(line)
         if progress:
-            done, total = (int(x.replace(",", "")) for x in progress.groups())
-            if 0 < done < total:
+            percent, done = (int(x.replace(",", "")) for x in progress.groups())
+            if done > 0 and percent < 100:
                 break
     else:
         pytest.fail("the load reported no edge progress before it ended")

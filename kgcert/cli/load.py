@@ -7,11 +7,12 @@ from pathlib import Path
 
 import click
 import yaml
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, TextColumn
 from rich.text import Text
 
+from kgcert import loadprogress
 from kgcert.cli.common import Context, console, errors
-from kgcert.cli.progress import progress_display
+from kgcert.cli.progress import PLAIN_INTERVAL_S, PhaseBars, progress_display
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, formats, get_loader
 
@@ -24,6 +25,10 @@ def _settings(pairs: tuple[str, ...]) -> dict[str, object]:
             raise InputError(f"--set expects KEY=VALUE, got {pair!r}")
         settings[key] = yaml.safe_load(value)  # so lists and booleans can be given
     return settings
+
+
+def say(message: str) -> None:
+    errors.print(message, highlight=False)
 
 
 @click.command("load")
@@ -48,25 +53,21 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
     loader = get_loader(format_name, options)
     kg = check_kg_name(kg_name or format_name.replace("-", "_"))
-    # Bad input is reported before a server starts, and leaves nothing behind.
-    source = read_source(loader, list(paths), kg,
-                         report=lambda m: errors.print(m, highlight=False))
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(),
+               TextColumn("{task.fields[info]}"))
+    # In a log, parsing quicker than PLAIN_INTERVAL_S prints its last line only, and bad input
+    # its one-line error alone.
+    with progress_display(*columns, console=errors, quiet_start=PLAIN_INTERVAL_S) as bars:
+        # Bad input is reported before a server starts, and leaves nothing behind.
+        source = read_source(loader, list(paths), kg, report=say, listener=PhaseBars(bars))
     # From here this process writes only the data directory: the KG's files are owner-only
     # from the moment the server makes them (the JVM uses this process's umask).
     os.umask(0o077)
     # In-process: the bulk writer needs the Java database object (an idle warm server stops).
     server = ctx.server(in_process=True)
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
-    with progress_display(*columns, console=errors, transient=True) as bar:
-        task = bar.add_task(f"loading {kg}", total=None)
-
-        def advance(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        result = store_source(server, source, replace=replace,
-                              report=lambda m: errors.print(m, highlight=False),
-                              progress=advance)
+    with (progress_display(*columns, console=errors) as bars,
+          loadprogress.listening(PhaseBars(bars))):
+        result = store_source(server, source, replace=replace, report=say)
     counts = result.manifest.counts
     verb = "unchanged" if result.skipped else "loaded"
     console.print(f"{verb} KG [bold]{kg}[/] on {server.name}: {counts.get('nodes', 0):,} "

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from kgcert import loadprogress
 from kgcert.loaders.fields import MAX_KEY_BYTES, MAX_TYPE_CHARS, FieldRules
 from kgcert.loaders.records import Problems
 from kgcert.loaders.tabular import NO_RULES, CarefulReader, not_utf8, read_rows, require_file
@@ -62,6 +63,7 @@ def read_blocks(
             block = stream.block(block_bytes or BLOCK_BYTES)
             if not block:
                 break
+            loadprogress.read(len(block), block.count(b"\n"))
             table = _clean_table(block, header, rules, delimiter)
             if table is not None:
                 careful.done += block.count(b"\n") + (not block.endswith(b"\n"))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders.fields import SURELY_SHORT, FieldRules
 from kgcert.loaders.records import Problems
@@ -57,13 +59,20 @@ def read_rows(
     bytes that are not UTF-8 stop the load with a one-line message.
     """
     require_file(path)
-    with path.open(encoding="utf-8", newline="") as handle:
+    # The text layer over a binary file whose position (`raw.tell()`) the progress reads.
+    with path.open("rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", newline="") as handle:
         reader = CarefulReader(path, problems, delimiter=delimiter, strict=strict, rules=rules)
         reader.lines = iter(handle)
         try:
             header = reader.read_header() if has_header else list(columns or [])
             check_columns(path, header, required)
-            yield from reader.rows(header)
+            told, done = 0, reader.done  # bytes and lines reported (the header is no row)
+            for row in reader.rows(header):
+                yield row
+                if reader.done - done >= loadprogress.READ_BATCH_ROWS:
+                    loadprogress.read(raw.tell() - told, reader.done - done)
+                    told, done = raw.tell(), reader.done
+            loadprogress.read(raw.tell() - told, reader.done - done)
         except UnicodeDecodeError:
             raise not_utf8(path) from None
 

@@ -36,8 +36,8 @@ from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
 from kgcert.loaders.records import KGData, RelationInfo
+from kgcert.loaders.wikidata5m_text import EntityText, read_texts
 from kgcert.loaders.wikidata_common import (
-    AliasMatcher,
     check_settings,
     earliest_alias,
     generic_template,
@@ -45,7 +45,6 @@ from kgcert.loaders.wikidata_common import (
     setting_list,
     split_sentences,
     word_key,
-    words,
 )
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 
@@ -190,18 +189,20 @@ class Wikidata5mLoader(Loader):
         relations = {rel for _, rel, _ in facts}
         entity_aliases = self._aliases(entity_file, entities, ("entity", "alias"), data)
         relation_aliases = self._aliases(relation_file, relations, ("relation", "alias"), data)
-        texts = self._texts(text_file, entities, data) if text_file else None
-
-        if texts is None:
+        raw: dict[str, str] = {}
+        texts: dict[str, EntityText] | None = None
+        if text_file is None:
             kept: dict[Triple, list[str] | None] = dict.fromkeys(facts)
             data.notes.append(
                 "no wikidata5m_text.txt: all edges kept and read through their relation's "
                 "template sentence"
             )
         else:
-            kept = self._supported(facts, texts, entity_aliases, unsupported, cap, data)
+            raw = self._texts(text_file, entities, data)
+            texts = self._read_texts(raw, facts, entity_aliases)
+            kept = self._supported(facts, texts, unsupported, cap, data)
 
-        self._build(data, kept, entity_aliases, relation_aliases, texts,
+        self._build(data, kept, entity_aliases, relation_aliases, texts, raw,
                     templates=texts is None or unsupported == "template")
         missing = len(entities - entity_aliases.keys())
         if missing:
@@ -211,7 +212,8 @@ class Wikidata5mLoader(Loader):
     def _entities_only(self, entity_file: Path | None, text_file: Path) -> KGData:
         """Entities with their texts and no edges: for text-only extracts."""
         data = KGData()
-        texts = self._texts(text_file, None, data)
+        fold = self.options.fold
+        texts = {qid: fold(text) for qid, text in self._texts(text_file, None, data).items()}
         aliases = (self._aliases(entity_file, set(texts), ("entity", "alias"), data)
                    if entity_file else {})
         table = data.node_table(LABEL)
@@ -241,42 +243,31 @@ class Wikidata5mLoader(Loader):
         return found
 
     def _texts(self, path: Path, wanted: set[str] | None, data: KGData) -> dict[str, str]:
+        """The first text of each wanted entity, not yet folded."""
         found: dict[str, str] = {}
         for _, (qid, text) in read_tab_lines(path, ("entity", "text"), data.problems,
                                              strict=self.options.strict,
                                              kinds=("key", "text")):
             if (wanted is None or qid in wanted) and qid not in found:
-                found[qid] = self.options.fold(text)
+                found[qid] = text
         return found
 
-    def _supported(self, facts: dict[Triple, None], texts: dict[str, str],
-                   aliases: dict[str, list[str]], unsupported: str, cap: int,
-                   data: KGData) -> dict[Triple, list[str] | None]:
+    def _read_texts(self, raw: dict[str, str], facts: dict[Triple, None],
+                    aliases: dict[str, list[str]]) -> dict[str, EntityText]:
         neighbours: dict[str, set[str]] = {}
         for head, _, tail in facts:
             neighbours.setdefault(head, set()).add(tail)
             neighbours.setdefault(tail, set()).add(head)
         keys = {e: [k for k in (word_key(a) for a in aliases.get(e, [])) if k]
                 for e in neighbours}
-        sentences: dict[str, list[str]] = {}
-        # mentioned[(u, v)]: indexes of u's sentences that mention an alias of v.
-        mentioned: dict[tuple[str, str], list[int]] = {}
-        for entity, text in texts.items():
-            split = split_sentences(text)
-            sentences[entity] = split
-            matcher = AliasMatcher()
-            for other in neighbours.get(entity, ()):
-                for key in keys[other]:
-                    matcher.add(key, other)
-            if not matcher:
-                continue
-            for index, sentence in enumerate(split):
-                for owner in matcher.owners_in(words(sentence)):
-                    mentioned.setdefault((entity, str(owner)), []).append(index)
+        return read_texts(raw, neighbours, keys, aliases, self.options.fold)
 
+    def _supported(self, facts: dict[Triple, None], texts: dict[str, EntityText],
+                   unsupported: str, cap: int, data: KGData
+                   ) -> dict[Triple, list[str] | None]:
         def first(entity: str) -> str:
-            split = sentences.get(entity)
-            return split[0] if split else ""
+            found = texts.get(entity)
+            return found.first if found else ""
 
         pair_sentences: dict[tuple[str, str], list[str] | None] = {}
         kept: dict[Triple, list[str] | None] = {}
@@ -287,8 +278,11 @@ class Wikidata5mLoader(Loader):
             if pair not in pair_sentences:
                 support: list[str] = []
                 for u, v in ((head, tail), (tail, head)):
-                    for index in mentioned.get((u, v), ()):
-                        sentence = sentences[u][index]
+                    text = texts.get(u)
+                    if text is None:
+                        continue
+                    for index in text.mentions.get(v, ()):
+                        sentence = text.sentences[index]
                         if sentence not in support:
                             support.append(sentence)
                 pair_sentences[pair] = (
@@ -313,7 +307,8 @@ class Wikidata5mLoader(Loader):
 
     def _build(self, data: KGData, kept: dict[Triple, list[str] | None],
                entity_aliases: dict[str, list[str]], relation_aliases: dict[str, list[str]],
-               texts: dict[str, str] | None, *, templates: bool) -> None:
+               texts: dict[str, EntityText] | None, raw: dict[str, str], *,
+               templates: bool) -> None:
         used: dict[str, None] = {}
         for head, _, tail in kept:
             used.setdefault(head, None)
@@ -321,8 +316,9 @@ class Wikidata5mLoader(Loader):
         table = data.node_table(LABEL)
         for qid in used:
             aliases = entity_aliases.get(qid) or [qid]
-            text = texts.get(qid, "") if texts else ""
-            name = (earliest_alias(text, aliases) if text else None) or aliases[0]
+            read = texts.get(qid) if texts else None
+            text = "" if read is None else raw[qid] if read.text is None else read.text
+            name = (read.name if read else None) or aliases[0]
             row: dict[str, Any] = {"id": qid, "name": name, "aliases": aliases, "type": LABEL}
             if text:
                 row["description"] = text

@@ -19,6 +19,7 @@ from typing import Any
 
 from sentencex import segment
 
+from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders.fields import MAX_TYPE_CHARS, SURELY_SHORT, value_problem
 from kgcert.loaders.records import Problems
@@ -55,8 +56,13 @@ def read_tab_lines(
     more = " or more" if open_ended else ""
     expected = f"{width}{more} tab-separated columns ({', '.join(columns)})"
     first = True
+    number = batch_start = batch_bytes = 0  # lines read, and not yet reported
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            batch_bytes += len(raw)
+            if number - batch_start >= loadprogress.READ_BATCH_ROWS:
+                loadprogress.read(batch_bytes, number - batch_start)
+                batch_start, batch_bytes = number, 0
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as error:
@@ -91,6 +97,7 @@ def read_tab_lines(
                 continue
             first = False
             yield number, fields
+        loadprogress.read(batch_bytes, number - batch_start)
 
 
 def _field_problem(fields: Sequence[str], columns: Sequence[str], kinds: Sequence[str],

@@ -1,0 +1,112 @@
+"""The load's progress: each phase's count, rate and ETA, heard from deep in the readers."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from kgcert import loadprogress
+from kgcert.cli.progress import PhaseBars, PlainProgress, speed_text
+from kgcert.loaders import LoadOptions, get_loader
+from kgcert.loaders.fastcsv import read_blocks
+from kgcert.loaders.records import Problems
+from kgcert.loaders.tabular import read_rows
+from kgcert.loaders.wikidata_common import read_tab_lines
+from kgcert.loading import read_source
+from kgcert.synth import SyntheticPrimeKG
+
+
+def test_speed_text_gives_rate_and_time_left_then_time_taken() -> None:
+    assert speed_text(1_000, "rows", 0.25, 2.0) == "1,000 rows, 500 rows/s, ETA 0:06"
+    assert speed_text(9_000, "edges", 1.0, 3_725.0) == "9,000 edges, 2 edges/s, took 1:02:05"
+    assert speed_text(0, "rows", None, 0.0) == "0 rows"  # nothing to divide by yet
+    assert speed_text(10, "nodes", None, 5.0) == "10 nodes, 2 nodes/s"  # no share known
+
+
+def _ticks(read: object, path: Path) -> list[loadprogress.Tick]:
+    heard: list[loadprogress.Tick] = []
+    with loadprogress.listening(heard.append, [path]):
+        for _ in read:  # type: ignore[attr-defined]
+            pass
+    return heard
+
+
+@pytest.mark.parametrize("reader", ["tab lines", "blocks", "rows"])
+def test_each_reader_reports_its_rows_and_share_of_the_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str) -> None:
+    monkeypatch.setattr(loadprogress, "READ_BATCH_ROWS", 100)
+    path = tmp_path / "rows.txt"
+    delimiter = "\t" if reader == "tab lines" else ","
+    header = "" if reader == "tab lines" else f"a{delimiter}b\n"
+    path.write_text(header + "".join(f"Q{i}{delimiter}P{i}\n" for i in range(1_000)))
+    problems = Problems()
+    read = {
+        "tab lines": lambda: read_tab_lines(path, ("a", "b"), problems),
+        "blocks": lambda: read_blocks(path, ("a", "b"), problems, block_bytes=2_000),
+        "rows": lambda: read_rows(path, ("a", "b"), problems),
+    }[reader]()
+    heard = _ticks(read, path)
+    assert heard[0] == loadprogress.Tick(loadprogress.READING, 0, "rows", 0.0)  # its start
+    heard = heard[1:]
+    assert len(heard) >= 4  # as it goes, not only at the end
+    assert all(t.phase == loadprogress.READING for t in heard)
+    assert [t.done for t in heard] == sorted(t.done for t in heard)
+    assert heard[-1].done == 1_000 and heard[-1].fraction == 1.0
+    assert 0 < heard[0].fraction < 1  # type: ignore[operator]
+
+
+def test_no_listener_hears_nothing_and_costs_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "t.txt"
+    path.write_text("Q1\tP1\n")
+    assert list(read_tab_lines(path, ("a", "b"), Problems())) == [(1, ["Q1", "P1"])]
+    loadprogress.tick("anything", 1, 2, "rows")  # no listener: a no-op
+
+
+def test_a_primekg_parse_reports_reading_to_the_end(tmp_path: Path) -> None:
+    SyntheticPrimeKG(scale=0.002, seed=1).write_kg_csv(tmp_path / "kg.csv")
+    heard: list[loadprogress.Tick] = []
+    source = read_source(get_loader("primekg", LoadOptions()), [tmp_path / "kg.csv"], "p",
+                         listener=heard.append)
+    assert heard[-1] == loadprogress.Tick(loadprogress.READING, heard[-1].done, "rows", 1.0)
+    rows = len((tmp_path / "kg.csv").read_text().splitlines()) - 1  # less the header
+    assert heard[-1].done == rows
+    assert source.data.edge_count > 0
+
+
+def test_phase_bars_print_plain_lines_with_count_rate_and_eta() -> None:
+    out = io.StringIO()
+    with PlainProgress("{task.description}", console=Console(file=out), interval=3600) as bars:
+        phases = PhaseBars(bars)
+        phases(loadprogress.Tick("reading files", 0, "rows", 0.0))  # starts its clock, no line
+        phases(loadprogress.Tick("reading files", 10, "rows", 0.1))
+        phases(loadprogress.Tick("reading files", 50, "rows", 0.5))  # within the interval
+        phases(loadprogress.Tick("reading files", 100, "rows", 1.0))
+        phases(loadprogress.Tick("writing edges", 5, "edges", 0.5))
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("reading files: 10%, 10 rows, ")  # a rate from the start
+    assert lines[0].endswith(" rows/s, ETA 0:00")
+    assert lines[1].startswith("reading files: 100%, 100 rows, ")
+    assert lines[1].split(", ")[2].endswith(" rows/s") and ", took 0:00" in lines[1]
+    assert lines[2] == "writing edges: 50%, 5 edges"
+    # At the end, the unfinished phase's last line again; the finished one is not repeated.
+    assert lines[3:] == ["writing edges: 50%, 5 edges"]
+
+
+def test_with_a_quiet_start_quick_phases_print_their_last_line_and_failures_none() -> None:
+    out = io.StringIO()
+    with PlainProgress("{task.description}", console=Console(file=out), interval=3600,
+                       quiet_start=3600) as bars:
+        phases = PhaseBars(bars)
+        phases(loadprogress.Tick("reading files", 10, "rows", 0.1))
+        phases(loadprogress.Tick("reading files", 100, "rows", 1.0))
+    assert [line.split(", ")[:2] for line in out.getvalue().splitlines()] == [
+        ["reading files: 100%", "100 rows"]]
+    out = io.StringIO()
+    with pytest.raises(ValueError), PlainProgress(  # noqa: PT012 (the failure is the point)
+            "{task.description}", console=Console(file=out), interval=0) as bars:
+        PhaseBars(bars)(loadprogress.Tick("reading files", 10, "rows", 0.1))
+        raise ValueError("bad row")
+    assert out.getvalue().splitlines() == ["reading files: 10%, 10 rows"]  # no last line
