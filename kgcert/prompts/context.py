@@ -41,11 +41,16 @@ class Pending:
     fact: Fact
 
 
+class LazyPending(Sequence[Pending]):
+    """A tier of Pending sentences only, made when iterated (kgcert/prompts/filler.py): once
+    the room left is below `floor`, the trim stops reading it."""
+
+
 @dataclass
 class Tiers:
     essential: list[Line] = field(default_factory=list)
     options: list[Line | Pending] = field(default_factory=list)
-    rest: list[Line | Pending] = field(default_factory=list)
+    rest: Sequence[Line | Pending] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -77,8 +82,13 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     if used > room:
         return Trimmed((), f"the essential context needs {used} units but only {room} are "
                            "left for the context", offered, {})
-    for tier, entries in ((OPTIONS, tiers.options), (REST, tiers.rest)):
+    tiers_after: tuple[tuple[str, Sequence[Line | Pending]], ...] = (
+        (OPTIONS, tiers.options), (REST, tiers.rest))
+    for tier, entries in tiers_after:
+        lazy = isinstance(entries, LazyPending)
         for entry in entries:
+            if lazy and room - used < floor:
+                break  # nothing later in it can fit
             if isinstance(entry, Pending):
                 if room - used < floor:
                     continue  # it cannot fit: not worth writing

@@ -181,6 +181,11 @@ class PromptGraph:
         self._entities[entity_id] = info
         return info
 
+    @property
+    def row_index(self) -> RowIndex | None:
+        """The snapshot's row index once an entity was loaded from it, else None."""
+        return self._rows
+
     def adjacency(self, entity: str) -> Adjacency | RowAdjacency:
         if entity not in self._adjacency:
             self.load([entity])

@@ -41,7 +41,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -59,11 +59,13 @@ from kgcert.prompts.distractors import (
     weighted_order,
 )
 from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
+from kgcert.prompts.filler import draw_filler
 from kgcert.prompts.graph import Fact, PromptGraph
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
+from kgcert.prompts.rows import FactRows
 from kgcert.rng import sample_rng
 from kgcert.specs import (
     DagSample,
@@ -483,9 +485,16 @@ class PromptBuilder:
         involved = list(dict.fromkeys([*dag.roles.values(), *(o.id for o in options),
                                        *by_id]))
         graph.load(involved)
+        sources = [self._allowed_facts(entity, dag) for entity in involved]
+        index = graph.row_index
+        if index is not None and index.keys_fit and all(
+                isinstance(facts, FactRows) for facts in sources):  # the same, on arrays
+            keys = np.array([index.key_of(key) for key in used], dtype=np.int64)
+            tiers.rest = draw_filler(cast(list[FactRows], sources), self.filler_per_entity,
+                                     keys, rng)
+            return tiers
         pool: list[Fact] = []
-        for entity in involved:
-            facts = self._allowed_facts(entity, dag)
+        for facts in sources:
             if len(facts) > self.filler_per_entity:
                 drawn = rng.choice(len(facts), size=self.filler_per_entity, replace=False)
                 pool.extend(facts[int(i)] for i in np.sort(drawn))

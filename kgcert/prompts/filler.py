@@ -1,0 +1,69 @@
+"""Tier 3 (filler) over the snapshot's rows: drawn, shuffled and de-duplicated as arrays.
+
+A prompt draws up to `per_entity` edges of every entity involved (a relation DAG's
+distractors among them: dozens of entities, thousands of edges), shuffles them and offers
+each fact once, after tiers 1 and 2. The budget keeps a few dozen, so here the rows are drawn
+and shuffled with the same random calls as the per-Fact path, de-duplicated on integer fact
+keys (`RowIndex.fact_keys`), and become Fact objects only when the trim reaches them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+import numpy as np
+
+from kgcert.prompts.context import LazyPending, Pending
+from kgcert.prompts.rows import FactRows
+
+
+class PendingRows(LazyPending):
+    """Entry i: the fact of row `at[i]` of `sources[which[i]]`, as a Pending sentence."""
+
+    def __init__(self, sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray) -> None:
+        self.sources, self.which, self.at = sources, which, at
+
+    def __len__(self) -> int:
+        return len(self.which)
+
+    @overload
+    def __getitem__(self, i: int) -> Pending: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Pending]: ...
+
+    def __getitem__(self, i: int | slice) -> Pending | Sequence[Pending]:
+        if isinstance(i, slice):
+            return list(self)[i]
+        return Pending(self.sources[int(self.which[i])][int(self.at[i])])
+
+    def __iter__(self) -> Iterator[Pending]:
+        sources = self.sources
+        for which, at in zip(self.which.tolist(), self.at.tolist(), strict=True):
+            yield Pending(sources[which][at])
+
+
+def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
+                rng: np.random.Generator) -> PendingRows:
+    """Up to `per_entity` rows of each source (all when it has no more), in one seeded random
+    order, each fact key once and none in `used` (the facts of tiers 1 and 2)."""
+    which, at, keys = [], [], []
+    for i, rows in enumerate(sources):
+        if len(rows) > per_entity:
+            drawn = np.sort(rng.choice(len(rows), size=per_entity, replace=False))
+        else:
+            drawn = np.arange(len(rows))
+        which.append(np.full(len(drawn), i, dtype=np.int64))
+        at.append(drawn)
+        keys.append(rows.fact_keys()[drawn])
+    order = rng.permutation(sum(len(a) for a in at))
+    if not len(order):
+        empty = np.zeros(0, dtype=np.int64)
+        return PendingRows(sources, empty, empty)
+    key = np.concatenate(keys)[order]
+    first = np.zeros(len(key), dtype=bool)
+    first[np.unique(key, return_index=True)[1]] = True  # a fact's first place in the order
+    picked = np.flatnonzero(first & ~np.isin(key, used))
+    return PendingRows(sources, np.concatenate(which)[order][picked],
+                       np.concatenate(at)[order][picked])
