@@ -581,9 +581,13 @@ def synthetic(embedded_server, tmp_path_factory) -> GraphStore:
 
 
 class _WritesEveryLine(PromptBuilder):
-    """Writes every offered sentence before trimming (no lower bound on a line's cost)."""
+    """Writes every offered sentence before trimming (no lower bound on a line's cost, no
+    line cost known before its sentence is written)."""
 
     _floor = 0
+
+    def _row_costs(self) -> None:
+        return None
 
 
 @pytest.mark.parametrize("setting", ["vanilla", "distractor"])
@@ -619,3 +623,26 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
                 "context_offered", {}).get("rest", 0)
     assert built > 40 and trimmed > 5  # budgets filled: sentences left unwritten
     assert rows_graph.round_trips < reads_graph.round_trips
+
+
+def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp_path):
+    """Every edge's sentence length worked out from the snapshot's arrays is the length of
+    the sentence written for it (so trimming may skip a line without writing it)."""
+    from kgcert.prompts.lengths import UNKNOWN, template_shape
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(synthetic, tmp_path)
+    assert snapshot is not None
+    graph = PromptGraph(synthetic, snapshot=snapshot)
+    checked = 0
+    for entity in snapshot.id_list[::7]:
+        rows = graph.adjacency(entity).facts
+        lengths = graph.sentence_lengths
+        assert lengths is not None
+        for fact, length in zip(rows, lengths.of(rows).tolist(), strict=True):
+            assert length == len(graph.sentences(fact)[0]), fact
+            checked += 1
+    assert checked > 1_000
+    assert template_shape("{source} and {source} treat {target}.") == (13, 2, 1)
+    assert template_shape("{0} treats {target}") is None  # written as the generic sentence
+    assert template_shape("{source!r} treats {target}") == UNKNOWN

@@ -43,7 +43,10 @@ class Pending:
 
 class LazyPending(Sequence[Pending]):
     """A tier of Pending sentences only, made when iterated (kgcert/prompts/filler.py): once
-    the room left is below `floor`, the trim stops reading it."""
+    the room left is below `floor`, the trim stops reading it. `costs`, when known: a lower
+    bound on each entry's line cost (-1: none), so a line that cannot fit is never written."""
+
+    costs: np.ndarray | None = None
 
 
 @dataclass
@@ -84,23 +87,38 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                            "left for the context", offered, {})
     tiers_after: tuple[tuple[str, Sequence[Line | Pending]], ...] = (
         (OPTIONS, tiers.options), (REST, tiers.rest))
+
+    def offer(line: Line) -> None:
+        nonlocal used
+        if line.text in seen:
+            return
+        extra = cost(line.text)
+        if used + extra <= room:
+            seen.add(line.text)
+            kept.append(line)
+            used += extra
+
     for tier, entries in tiers_after:
+        if isinstance(entries, LazyPending) and entries.costs is not None:
+            assert write is not None
+            for i, least in enumerate(entries.costs.tolist()):
+                if room - used < floor:
+                    break  # nothing later in it can fit
+                if least > room - used:
+                    continue  # its line cannot fit: not worth writing
+                fact = entries[i].fact
+                offer(Line(write(fact), tier, fact))
+            continue
         lazy = isinstance(entries, LazyPending)
         for entry in entries:
-            if lazy and room - used < floor:
-                break  # nothing later in it can fit
             if isinstance(entry, Pending):
                 if room - used < floor:
+                    if lazy:
+                        break  # nothing later in it can fit
                     continue  # it cannot fit: not worth writing
                 assert write is not None
                 entry = Line(write(entry.fact), tier, entry.fact)
-            if entry.text in seen:
-                continue
-            extra = cost(entry.text)
-            if used + extra <= room:
-                seen.add(entry.text)
-                kept.append(entry)
-                used += extra
+            offer(entry)
     counts = {tier: sum(1 for line in kept if line.tier == tier) for tier in TIERS}
     return Trimmed(tuple(kept), None, offered, counts)
 

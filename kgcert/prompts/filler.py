@@ -9,7 +9,7 @@ keys (`RowIndex.fact_keys`), and become Fact objects only when the trim reaches 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
 import numpy as np
@@ -21,8 +21,10 @@ from kgcert.prompts.rows import FactRows
 class PendingRows(LazyPending):
     """Entry i: the fact of row `at[i]` of `sources[which[i]]`, as a Pending sentence."""
 
-    def __init__(self, sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray) -> None:
+    def __init__(self, sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,
+                 costs: np.ndarray | None = None) -> None:
         self.sources, self.which, self.at = sources, which, at
+        self.costs = costs
 
     def __len__(self) -> int:
         return len(self.which)
@@ -45,10 +47,12 @@ class PendingRows(LazyPending):
 
 
 def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
-                rng: np.random.Generator) -> PendingRows:
+                rng: np.random.Generator,
+                costs_of: Callable[[FactRows], np.ndarray] | None = None) -> PendingRows:
     """Up to `per_entity` rows of each source (all when it has no more), in one seeded random
-    order, each fact key once and none in `used` (the facts of tiers 1 and 2)."""
-    which, at, keys = [], [], []
+    order, each fact key once and none in `used` (the facts of tiers 1 and 2). `costs_of`
+    gives each row's line cost, or a lower bound of it (-1: unknown)."""
+    which, at, keys, costs = [], [], [], []
     for i, rows in enumerate(sources):
         if len(rows) > per_entity:
             drawn = np.sort(rng.choice(len(rows), size=per_entity, replace=False))
@@ -57,6 +61,8 @@ def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
         which.append(np.full(len(drawn), i, dtype=np.int64))
         at.append(drawn)
         keys.append(rows.fact_keys()[drawn])
+        if costs_of is not None:
+            costs.append(costs_of(rows)[drawn])
     order = rng.permutation(sum(len(a) for a in at))
     if not len(order):
         empty = np.zeros(0, dtype=np.int64)
@@ -64,6 +70,6 @@ def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
     key = np.concatenate(keys)[order]
     first = np.zeros(len(key), dtype=bool)
     first[np.unique(key, return_index=True)[1]] = True  # a fact's first place in the order
-    picked = np.flatnonzero(first & ~np.isin(key, used))
-    return PendingRows(sources, np.concatenate(which)[order][picked],
-                       np.concatenate(at)[order][picked])
+    picked = order[np.flatnonzero(first & ~np.isin(key, used))]
+    return PendingRows(sources, np.concatenate(which)[picked], np.concatenate(at)[picked],
+                       np.concatenate(costs)[picked] if costs_of is not None else None)

@@ -37,7 +37,7 @@ the budget or the KG has too few entities of the answer's type for the options.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -350,6 +350,19 @@ class PromptBuilder:
     def _write(self, fact: Fact) -> str:
         return self.graph.sentences(fact)[0]
 
+    def _row_costs(self) -> Callable[[FactRows], np.ndarray] | None:
+        """Each snapshot row's line cost without writing it: with a character budget, the
+        sentence's length (kgcert/prompts/lengths.py) plus the line's "- " and newline."""
+        lengths = self.graph.sentence_lengths
+        if self.budget.counter is not len or lengths is None:
+            return None
+
+        def costs(rows: FactRows) -> np.ndarray:
+            found = lengths.of(rows)
+            return np.where(found < 0, -1, found + LINE_OVERHEAD)
+
+        return costs
+
     @property
     def _floor(self) -> int:
         """What any template sentence's line costs at least: with a character budget the
@@ -491,7 +504,7 @@ class PromptBuilder:
                 isinstance(facts, FactRows) for facts in sources):  # the same, on arrays
             keys = np.array([index.key_of(key) for key in used], dtype=np.int64)
             tiers.rest = draw_filler(cast(list[FactRows], sources), self.filler_per_entity,
-                                     keys, rng)
+                                     keys, rng, self._row_costs())
             return tiers
         pool: list[Fact] = []
         for facts in sources:
