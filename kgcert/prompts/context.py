@@ -52,7 +52,7 @@ class LazyPending(Sequence[Pending]):
 @dataclass
 class Tiers:
     essential: list[Line] = field(default_factory=list)
-    options: list[Line | Pending] = field(default_factory=list)
+    options: Sequence[Line | Pending] = field(default_factory=list)
     rest: Sequence[Line | Pending] = field(default_factory=list)
 
 

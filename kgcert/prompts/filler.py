@@ -65,11 +65,35 @@ def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
             costs.append(costs_of(rows)[drawn])
     order = rng.permutation(sum(len(a) for a in at))
     if not len(order):
+        return _distinct(sources, *(np.zeros(0, dtype=np.int64),) * 3, used, None)[0]
+    return _distinct(sources, np.concatenate(which)[order], np.concatenate(at)[order],
+                     np.concatenate(keys)[order], used,
+                     np.concatenate(costs)[order] if costs_of is not None else None)[0]
+
+
+def offer_rows(parts: Sequence[FactRows], used: np.ndarray,
+               costs_of: Callable[[FactRows], np.ndarray] | None = None
+               ) -> tuple[PendingRows, np.ndarray]:
+    """Tier 2: the rows of `parts` in order, each fact key once and none in `used`; and the
+    fact keys offered."""
+    if not parts:
         empty = np.zeros(0, dtype=np.int64)
-        return PendingRows(sources, empty, empty)
-    key = np.concatenate(keys)[order]
-    first = np.zeros(len(key), dtype=bool)
-    first[np.unique(key, return_index=True)[1]] = True  # a fact's first place in the order
-    picked = order[np.flatnonzero(first & ~np.isin(key, used))]
-    return PendingRows(sources, np.concatenate(which)[picked], np.concatenate(at)[picked],
-                       np.concatenate(costs)[picked] if costs_of is not None else None)
+        return PendingRows(parts, empty, empty), empty
+    which = np.concatenate([np.full(len(rows), i, dtype=np.int64)
+                            for i, rows in enumerate(parts)])
+    at = np.concatenate([np.arange(len(rows)) for rows in parts])
+    keys = np.concatenate([rows.fact_keys() for rows in parts])
+    costs = (np.concatenate([costs_of(rows) for rows in parts])
+             if costs_of is not None else None)
+    return _distinct(parts, which, at, keys, used, costs)
+
+
+def _distinct(sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,
+              keys: np.ndarray, used: np.ndarray, costs: np.ndarray | None
+              ) -> tuple[PendingRows, np.ndarray]:
+    """The entries whose fact key is not in `used` and not met earlier, in order."""
+    first = np.zeros(len(keys), dtype=bool)
+    first[np.unique(keys, return_index=True)[1]] = True  # a fact's first place in the order
+    picked = np.flatnonzero(first & ~np.isin(keys, used))
+    return (PendingRows(sources, which[picked], at[picked],
+                        costs[picked] if costs is not None else None), keys[picked])

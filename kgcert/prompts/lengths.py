@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kgcert.prompts.layout import LINE_OVERHEAD
 from kgcert.prompts.rows import FactRows, RowIndex
 
 if TYPE_CHECKING:
@@ -60,11 +61,22 @@ class SentenceLengths:
         self._shapes: dict[int, Shape] = {}
         self._kept: weakref.WeakKeyDictionary[FactRows, np.ndarray] = (
             weakref.WeakKeyDictionary())
+        self._costs: weakref.WeakKeyDictionary[FactRows, np.ndarray] = (
+            weakref.WeakKeyDictionary())
 
     def of(self, rows: FactRows) -> np.ndarray:
         found = self._kept.get(rows)
         if found is None:
             found = self._kept[rows] = self._lengths(rows)
+        return found
+
+    def line_costs(self, rows: FactRows) -> np.ndarray:
+        """Per row: what its context line costs in characters (`- `, sentence, newline),
+        -1 when not known; kept."""
+        found = self._costs.get(rows)
+        if found is None:
+            lengths = self.of(rows)
+            found = self._costs[rows] = np.where(lengths < 0, -1, lengths + LINE_OVERHEAD)
         return found
 
     def _lengths(self, rows: FactRows) -> np.ndarray:

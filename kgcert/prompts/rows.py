@@ -75,6 +75,16 @@ class RowIndex:
         key = (low * len(self.codes) + self.codes[rel_type]) * len(self.shown_key) + shown
         return key * len(self.snapshot.id_list) + high
 
+    def rows_of(self, facts: Sequence[Fact]) -> FactRows:
+        """Facts of this snapshot (without own sentences) as rows, in their order."""
+        position, codes, display_code = self.snapshot.position, self.codes, self._display_code
+        source = np.array([position(f.source) for f in facts], dtype=np.int64)
+        target = np.array([position(f.target) for f in facts], dtype=np.int64)
+        type_ = np.array([codes[f.type] for f in facts], dtype=np.int64)
+        display = np.array([-1 if f.display is None else display_code[f.display]
+                            for f in facts], dtype=np.int64)
+        return FactRows(self, source, type_, target, display)
+
     @cached_property
     def _display_code(self) -> dict[str, int]:
         return {text: code for code, text in enumerate(self.snapshot.displays)}
@@ -170,6 +180,8 @@ class RowAdjacency:
         self._codes = index.codes
         self._of_type: dict[str, Sequence[Fact]] = {}
         self._outgoing: dict[str, tuple[Fact, ...]] = {}
+        self._outgoing_rows: dict[str, FactRows] = {}
+        self._incoming_rows: dict[str, FactRows] = {}
         self._allowed: dict[frozenset[str], Sequence[Fact]] = {}
 
     def of_type(self, rel_type: str) -> Sequence[Fact]:
@@ -183,12 +195,28 @@ class RowAdjacency:
     def outgoing(self, rel_type: str) -> list[Fact]:
         found = self._outgoing.get(rel_type)
         if found is None:
-            code = self._codes.get(rel_type)
-            rows = self.facts
-            found = self._outgoing[rel_type] = (
-                rows.where((rows.type == code) & (rows.source == self.at)).all()
-                if code is not None else ())
+            found = self._outgoing[rel_type] = self.outgoing_rows(rel_type).all()
         return list(found)
+
+    def outgoing_rows(self, rel_type: str) -> FactRows:
+        """`outgoing(rel_type)` as rows."""
+        found = self._outgoing_rows.get(rel_type)
+        if found is None:
+            found = self._outgoing_rows[rel_type] = self._rows_of_type(rel_type, self.facts.source)
+        return found
+
+    def incoming_rows(self, rel_type: str) -> FactRows:
+        """The facts of `rel_type` into the entity (a loop too), in order, as rows."""
+        found = self._incoming_rows.get(rel_type)
+        if found is None:
+            found = self._incoming_rows[rel_type] = self._rows_of_type(rel_type, self.facts.target)
+        return found
+
+    def _rows_of_type(self, rel_type: str, end: np.ndarray) -> FactRows:
+        code, rows = self._codes.get(rel_type), self.facts
+        if code is None:
+            return rows.where(np.zeros(0, dtype=np.int64))
+        return rows.where((rows.type == code) & (end == self.at))
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
         code, at = self._codes.get(rel_type), self.index.snapshot.position(target)
