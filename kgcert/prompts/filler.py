@@ -71,21 +71,22 @@ def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
                      np.concatenate(costs)[order] if costs_of is not None else None)[0]
 
 
-def offer_rows(parts: Sequence[FactRows], used: np.ndarray,
+def offer_rows(parts: Sequence[tuple[FactRows, np.ndarray]], used: np.ndarray,
                costs_of: Callable[[FactRows], np.ndarray] | None = None
                ) -> tuple[PendingRows, np.ndarray]:
-    """Tier 2: the rows of `parts` in order, each fact key once and none in `used`; and the
-    fact keys offered."""
+    """Tier 2: the rows of `parts` (rows, positions) in order, each fact key once and none in
+    `used`; and the fact keys offered."""
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
-        return PendingRows(parts, empty, empty), empty
-    which = np.concatenate([np.full(len(rows), i, dtype=np.int64)
-                            for i, rows in enumerate(parts)])
-    at = np.concatenate([np.arange(len(rows)) for rows in parts])
-    keys = np.concatenate([rows.fact_keys() for rows in parts])
-    costs = (np.concatenate([costs_of(rows) for rows in parts])
+        return PendingRows([], empty, empty), empty
+    sources = [rows for rows, _ in parts]
+    which = np.concatenate([np.full(len(at), i, dtype=np.int64)
+                            for i, (_, at) in enumerate(parts)])
+    at = np.concatenate([at for _, at in parts])
+    keys = np.concatenate([rows.fact_keys()[at] for rows, at in parts])
+    costs = (np.concatenate([costs_of(rows)[at] for rows, at in parts])
              if costs_of is not None else None)
-    return _distinct(parts, which, at, keys, used, costs)
+    return _distinct(sources, which, at, keys, used, costs)
 
 
 def _distinct(sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,

@@ -464,16 +464,17 @@ class PromptBuilder:
         used: set[tuple[str, str, str, str]] = set()
         index = graph.row_index if graph.snapshot is not None else None
         # Over a snapshot, tiers 2 and 3 are rows de-duplicated as arrays (filler.py).
-        offered: list[FactRows] | None = [] if index is not None and index.keys_fit else None
-
-        loose: list[Fact] = []  # facts not in rows yet, made rows together (one part)
+        # Each part offered: rows [start, end) of a FactRows, or of `loose` made rows (None).
+        offered: list[tuple[FactRows | None, int, int]] | None = (
+            [] if index is not None and index.keys_fit else None)
+        loose: list[Fact] = []  # facts not in rows yet, made rows together at the end
 
         def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line | ctx.Pending]) -> None:
             if offered is not None:
                 if isinstance(facts, FactRows):
-                    flush()
-                    offered.append(facts)
+                    offered.append((facts, 0, len(facts)))
                 else:
+                    offered.append((None, len(loose), len(loose) + len(facts)))
                     loose.extend(facts)
                 return
             for fact in facts:
@@ -491,11 +492,6 @@ class PromptBuilder:
                 used.add(fact.fact_key)
                 tiers.essential.extend(ctx.Line(text, ctx.ESSENTIAL, fact)
                                        for text in graph.sentences(fact))
-
-        def flush() -> None:
-            if loose and offered is not None and index is not None:
-                offered.append(index.rows_of(loose))
-                loose.clear()
 
         by_id = {d.id: d for d in distractors}
         extra_ids = [o.id for o in options if o.role == "random"]
@@ -526,10 +522,12 @@ class PromptBuilder:
         sources = [self._allowed_facts(entity, dag) for entity in involved]
         if offered is not None:
             assert index is not None
-            flush()
             essential = np.array([index.key_of(key) for key in used], dtype=np.int64)
             costs = self._row_costs()
-            tiers.options, keys = offer_rows(offered, essential, costs)
+            joined = index.rows_of(loose)
+            parts = [(rows if rows is not None else joined, np.arange(start, end))
+                     for rows, start, end in offered]
+            tiers.options, keys = offer_rows(parts, essential, costs)
             tiers.rest = draw_filler(cast(list[FactRows], sources), self.filler_per_entity,
                                      np.concatenate([essential, keys]), rng, costs)
             return tiers
