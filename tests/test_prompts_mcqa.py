@@ -611,12 +611,16 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
                               graph=reads_graph)
         rows = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
                              graph=rows_graph)
+        arrays = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
+                               graph=rows_graph)
+        arrays.array_tiers_from = 0  # tiers 2 and 3 as arrays in every prompt
         every_line = _WritesEveryLine(synthetic, spec, sampler, seed=1, setting=setting,
                                       graph=rows_graph)
         for index in range(5):
             expected = every_line.build(index)
             assert reads.build(index) == expected, (spec.name, index)
             assert rows.build(index) == expected, (spec.name, index)
+            assert arrays.build(index) == expected, (spec.name, index)
             built += expected.skipped is None
             extra = expected.provenance.extra
             trimmed += extra.get("context_kept", {}).get("rest", 0) < extra.get(

@@ -87,6 +87,9 @@ SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 MAX_REDRAWS = 1_000
 FILLER_PER_ENTITY = 40
 RANDOM_OPTION_TRIES = 200
+# Offered and filler facts from which tiers 2 and 3 are de-duplicated as arrays (filler.py):
+# below it the arrays' fixed costs outweigh the Python pass (same prompts either way).
+ARRAY_TIERS_FROM = 1_000
 
 
 def redraw_seed(seed: int, attempt: int) -> int:
@@ -121,6 +124,8 @@ class PromptBuilder:
     distribution on the DAG having a Definition 2.3 distractor: refused draws are redrawn
     (see the module docstring) and counted in `Provenance.rejected_prompts`.
     """
+
+    array_tiers_from = ARRAY_TIERS_FROM
 
     def __init__(self, store: GraphStore, spec: RelationSpec | EntitySpec,
                  sampler: RelationSampler | EntitySampler | None = None, *, seed: int = 0,
@@ -520,6 +525,14 @@ class PromptBuilder:
                                        *by_id]))
         graph.load(involved)
         sources = [self._allowed_facts(entity, dag) for entity in involved]
+        if offered is not None and (
+                sum(end - start for _, start, end in offered)
+                + sum(min(len(facts), self.filler_per_entity) for facts in sources)
+                < self.array_tiers_from):  # a small prompt: the Python pass costs less
+            parts, offered = offered, None
+            for rows, start, end in parts:
+                add(loose[start:end] if rows is None else rows[start:end], ctx.OPTIONS,
+                    options_tier)
         if offered is not None:
             assert index is not None
             essential = np.array([index.key_of(key) for key in used], dtype=np.int64)
