@@ -529,8 +529,8 @@ class PromptBuilder:
                 sum(end - start for _, start, end in offered)
                 + sum(min(len(facts), self.filler_per_entity) for facts in sources)
                 < self.array_tiers_from):  # a small prompt: the Python pass costs less
-            parts, offered = offered, None
-            for rows, start, end in parts:
+            collected, offered = offered, None
+            for rows, start, end in collected:
                 add(loose[start:end] if rows is None else rows[start:end], ctx.OPTIONS,
                     options_tier)
         if offered is not None:
