@@ -9,7 +9,9 @@ when it still fits and is not already there (Algorithm 7's greedy pass). Nothing
 A hub's edges offer thousands of sentences of which a budget keeps a hundred or so, so a
 sentence filled in from its relation's template may wait as `Pending` (its fact) and is
 written only when the room left could still take it: never once the room left is below
-`floor`, a lower bound on the cost of any such sentence.
+`floor`, a lower bound on the cost of any such sentence. Over a KG snapshot a hub prompt's
+tiers 2 and 3 come as `LazyPending` rows (kgcert/prompts/filler.py) with each line's cost
+worked out from the arrays (kgcert/prompts/lengths.py): a line that cannot fit is not written.
 """
 
 from __future__ import annotations
