@@ -581,9 +581,13 @@ def synthetic(embedded_server, tmp_path_factory) -> GraphStore:
 
 
 class _WritesEveryLine(PromptBuilder):
-    """Writes every offered sentence before trimming (no lower bound on a line's cost)."""
+    """Writes every offered sentence before trimming (no lower bound on a line's cost, no
+    line cost known before its sentence is written)."""
 
     _floor = 0
+
+    def _row_costs(self) -> None:
+        return None
 
 
 @pytest.mark.parametrize("setting", ["vanilla", "distractor"])
@@ -607,15 +611,42 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
                               graph=reads_graph)
         rows = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
                              graph=rows_graph)
+        arrays = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
+                               graph=rows_graph)
+        arrays.array_tiers_from = 0  # tiers 2 and 3 as arrays in every prompt
         every_line = _WritesEveryLine(synthetic, spec, sampler, seed=1, setting=setting,
                                       graph=rows_graph)
         for index in range(5):
             expected = every_line.build(index)
             assert reads.build(index) == expected, (spec.name, index)
             assert rows.build(index) == expected, (spec.name, index)
+            assert arrays.build(index) == expected, (spec.name, index)
             built += expected.skipped is None
             extra = expected.provenance.extra
             trimmed += extra.get("context_kept", {}).get("rest", 0) < extra.get(
                 "context_offered", {}).get("rest", 0)
     assert built > 40 and trimmed > 5  # budgets filled: sentences left unwritten
     assert rows_graph.round_trips < reads_graph.round_trips
+
+
+def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp_path):
+    """Every edge's sentence length worked out from the snapshot's arrays is the length of
+    the sentence written for it (so trimming may skip a line without writing it)."""
+    from kgcert.prompts.lengths import UNKNOWN, template_shape
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(synthetic, tmp_path)
+    assert snapshot is not None
+    graph = PromptGraph(synthetic, snapshot=snapshot)
+    checked = 0
+    for entity in snapshot.id_list[::7]:
+        rows = graph.adjacency(entity).facts
+        lengths = graph.sentence_lengths
+        assert lengths is not None
+        for fact, length in zip(rows, lengths.of(rows).tolist(), strict=True):
+            assert length == len(graph.sentences(fact)[0]), fact
+            checked += 1
+    assert checked > 1_000
+    assert template_shape("{source} and {source} treat {target}.") == (13, 2, 1)
+    assert template_shape("{0} treats {target}") is None  # written as the generic sentence
+    assert template_shape("{source!r} treats {target}") == UNKNOWN

@@ -9,7 +9,9 @@ when it still fits and is not already there (Algorithm 7's greedy pass). Nothing
 A hub's edges offer thousands of sentences of which a budget keeps a hundred or so, so a
 sentence filled in from its relation's template may wait as `Pending` (its fact) and is
 written only when the room left could still take it: never once the room left is below
-`floor`, a lower bound on the cost of any such sentence.
+`floor`, a lower bound on the cost of any such sentence. Over a KG snapshot a hub prompt's
+tiers 2 and 3 come as `LazyPending` rows (kgcert/prompts/filler.py) with each line's cost
+worked out from the arrays (kgcert/prompts/lengths.py): a line that cannot fit is not written.
 """
 
 from __future__ import annotations
@@ -41,11 +43,19 @@ class Pending:
     fact: Fact
 
 
+class LazyPending(Sequence[Pending]):
+    """A tier of Pending sentences only, made when iterated (kgcert/prompts/filler.py): once
+    the room left is below `floor`, the trim stops reading it. `costs`, when known: a lower
+    bound on each entry's line cost (-1: none), so a line that cannot fit is never written."""
+
+    costs: np.ndarray | None = None
+
+
 @dataclass
 class Tiers:
     essential: list[Line] = field(default_factory=list)
-    options: list[Line | Pending] = field(default_factory=list)
-    rest: list[Line | Pending] = field(default_factory=list)
+    options: Sequence[Line | Pending] = field(default_factory=list)
+    rest: Sequence[Line | Pending] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -77,20 +87,40 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     if used > room:
         return Trimmed((), f"the essential context needs {used} units but only {room} are "
                            "left for the context", offered, {})
-    for tier, entries in ((OPTIONS, tiers.options), (REST, tiers.rest)):
+    tiers_after: tuple[tuple[str, Sequence[Line | Pending]], ...] = (
+        (OPTIONS, tiers.options), (REST, tiers.rest))
+
+    def offer(line: Line) -> None:
+        nonlocal used
+        if line.text in seen:
+            return
+        extra = cost(line.text)
+        if used + extra <= room:
+            seen.add(line.text)
+            kept.append(line)
+            used += extra
+
+    for tier, entries in tiers_after:
+        if isinstance(entries, LazyPending) and entries.costs is not None:
+            assert write is not None
+            for i, least in enumerate(entries.costs.tolist()):
+                if room - used < floor:
+                    break  # nothing later in it can fit
+                if least > room - used:
+                    continue  # its line cannot fit: not worth writing
+                fact = entries[i].fact
+                offer(Line(write(fact), tier, fact))
+            continue
+        lazy = isinstance(entries, LazyPending)
         for entry in entries:
             if isinstance(entry, Pending):
                 if room - used < floor:
+                    if lazy:
+                        break  # nothing later in it can fit
                     continue  # it cannot fit: not worth writing
                 assert write is not None
                 entry = Line(write(entry.fact), tier, entry.fact)
-            if entry.text in seen:
-                continue
-            extra = cost(entry.text)
-            if used + extra <= room:
-                seen.add(entry.text)
-                kept.append(entry)
-                used += extra
+            offer(entry)
     counts = {tier: sum(1 for line in kept if line.tier == tier) for tier in TIERS}
     return Trimmed(tuple(kept), None, offered, counts)
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.prompts.fact import Adjacency, Fact
+from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.rows import RowAdjacency, RowIndex
 from kgcert.prompts.snapshot import GraphSnapshot
 from kgcert.store.cypher import is_kgcert_label, named
@@ -81,6 +82,7 @@ class PromptGraph:
         self._label_members: dict[str, list[str]] = {}
         self._sentences: dict[Fact, tuple[str, ...]] = {}
         self._rows: RowIndex | None = None
+        self._lengths: SentenceLengths | None = None
         self._shortest: int | None = None
         self.round_trips = 0
         self._relations = self._read_relations()
@@ -181,6 +183,18 @@ class PromptGraph:
         self._entities[entity_id] = info
         return info
 
+    @property
+    def row_index(self) -> RowIndex | None:
+        """The snapshot's row index once an entity was loaded from it, else None."""
+        return self._rows
+
+    @property
+    def sentence_lengths(self) -> SentenceLengths | None:
+        """Template sentence lengths of snapshot rows (None before any snapshot row)."""
+        if self._lengths is None and self._rows is not None:
+            self._lengths = SentenceLengths(self, self._rows)
+        return self._lengths
+
     def adjacency(self, entity: str) -> Adjacency | RowAdjacency:
         if entity not in self._adjacency:
             self.load([entity])
@@ -235,20 +249,24 @@ class PromptGraph:
     def relation(self, fact: Fact) -> Relation | None:
         """The KgcertRelation that names `fact`: by type, end labels and display, falling back
         to looser matches (a KG loaded without one of them)."""
-        source, target = self.label(fact.source), self.label(fact.target)
-        display = fact.display
+        return self.relation_between(fact.type, self.label(fact.source),
+                                     self.label(fact.target), fact.display)
+
+    def relation_between(self, rel_type: str, source: str, target: str,
+                         display: str | None) -> Relation | None:
+        """The same for an edge of `rel_type` from a `source` to a `target` label."""
         if display is not None:
-            found = self._by_key.get((fact.type, source, target, display))
+            found = self._by_key.get((rel_type, source, target, display))
             if found is not None:
                 return found
-        found = self._by_labels.get((fact.type, source, target))
+        found = self._by_labels.get((rel_type, source, target))
         if found is not None and (display is None or found.display == display):
             return found
         if display is not None:
-            found = self._by_type_display.get((fact.type, display))
+            found = self._by_type_display.get((rel_type, display))
             if found is not None:
                 return found
-        return self._by_labels.get((fact.type, source, target)) or self._by_type.get(fact.type)
+        return self._by_labels.get((rel_type, source, target)) or self._by_type.get(rel_type)
 
     def relation_aliases(self, fact: Fact) -> tuple[str, ...]:
         rel = self.relation(fact)

@@ -37,11 +37,11 @@ the budget or the KG has too few entities of the answer's type for the options.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -59,11 +59,13 @@ from kgcert.prompts.distractors import (
     weighted_order,
 )
 from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
+from kgcert.prompts.filler import draw_filler, offer_rows
 from kgcert.prompts.graph import Fact, PromptGraph
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
+from kgcert.prompts.rows import FactRows, RowAdjacency
 from kgcert.rng import sample_rng
 from kgcert.specs import (
     DagSample,
@@ -85,6 +87,9 @@ SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 MAX_REDRAWS = 1_000
 FILLER_PER_ENTITY = 40
 RANDOM_OPTION_TRIES = 200
+# Offered and filler facts from which tiers 2 and 3 are de-duplicated as arrays (filler.py):
+# below it the arrays' fixed costs outweigh the Python pass (same prompts either way).
+ARRAY_TIERS_FROM = 1_000
 
 
 def redraw_seed(seed: int, attempt: int) -> int:
@@ -119,6 +124,8 @@ class PromptBuilder:
     distribution on the DAG having a Definition 2.3 distractor: refused draws are redrawn
     (see the module docstring) and counted in `Provenance.rejected_prompts`.
     """
+
+    array_tiers_from = ARRAY_TIERS_FROM
 
     def __init__(self, store: GraphStore, spec: RelationSpec | EntitySpec,
                  sampler: RelationSampler | EntitySampler | None = None, *, seed: int = 0,
@@ -312,26 +319,34 @@ class PromptBuilder:
         count = self.max_distractors if self.max_distractors is not None else 1
         return weighted_order(candidates, count, rng), len(candidates)
 
-    def _continuations(self, distractor: Distractor, sample: DagSample | PathSample) -> list[Fact]:
+    def _continuations(self, distractor: Distractor,
+                       sample: DagSample | PathSample) -> list[Sequence[Fact]]:
         """Edges that carry a distractor's wrong turn on: the distractor's edges of the kinds
-        the DAG node it stands in for has in the DAG (same type, same direction)."""
+        the DAG node it stands in for has in the DAG (same type, same direction), in parts
+        (snapshot rows where there is a snapshot)."""
         adjacency = self.graph.adjacency(distractor.id)
-        facts: list[Fact] = []
+        parts: list[Sequence[Fact]] = []
         if isinstance(sample, DagSample):
             assert isinstance(self.sampler, RelationSampler)
             for edge in self.sampler.compiled.edges:
                 if edge.source == distractor.via and edge.target == distractor.instead_of:
                     continue
                 if edge.source == distractor.instead_of:
-                    facts += adjacency.outgoing(edge.rel_type)
+                    parts.append(adjacency.outgoing_rows(edge.rel_type)
+                                 if isinstance(adjacency, RowAdjacency)
+                                 else adjacency.outgoing(edge.rel_type))
                 elif edge.target == distractor.instead_of:
-                    facts += [f for f in adjacency.of_type(edge.rel_type)
-                              if f.target == distractor.id]
-            return facts
+                    parts.append(adjacency.incoming_rows(edge.rel_type)
+                                 if isinstance(adjacency, RowAdjacency)
+                                 else [f for f in adjacency.of_type(edge.rel_type)
+                                       if f.target == distractor.id])
+            return parts
         position = int(distractor.instead_of)
         if position < len(sample.relations):
-            facts = adjacency.outgoing(sample.relations[position])
-        return facts
+            rel_type = sample.relations[position]
+            parts.append(adjacency.outgoing_rows(rel_type)
+                         if isinstance(adjacency, RowAdjacency) else adjacency.outgoing(rel_type))
+        return parts
 
     def _random_entities(self, label: str, rng: np.random.Generator) -> Iterator[str]:
         members = self.graph.label_members(label)
@@ -347,6 +362,14 @@ class PromptBuilder:
 
     def _write(self, fact: Fact) -> str:
         return self.graph.sentences(fact)[0]
+
+    def _row_costs(self) -> Callable[[FactRows], np.ndarray] | None:
+        """Each snapshot row's line cost without writing it: with a character budget, the
+        sentence's length (kgcert/prompts/lengths.py) plus the line's "- " and newline."""
+        lengths = self.graph.sentence_lengths
+        if self.budget.counter is not len or lengths is None:
+            return None
+        return lengths.line_costs
 
     @property
     def _floor(self) -> int:
@@ -444,8 +467,21 @@ class PromptBuilder:
         graph = self.graph
         tiers = ctx.Tiers()
         used: set[tuple[str, str, str, str]] = set()
+        index = graph.row_index if graph.snapshot is not None else None
+        # Over a snapshot, tiers 2 and 3 are rows de-duplicated as arrays (filler.py).
+        # Each part offered: rows [start, end) of a FactRows, or of `loose` made rows (None).
+        offered: list[tuple[FactRows | None, int, int]] | None = (
+            [] if index is not None and index.keys_fit else None)
+        loose: list[Fact] = []  # facts not in rows yet, made rows together at the end
 
         def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line | ctx.Pending]) -> None:
+            if offered is not None:
+                if isinstance(facts, FactRows):
+                    offered.append((facts, 0, len(facts)))
+                else:
+                    offered.append((None, len(loose), len(loose) + len(facts)))
+                    loose.extend(facts)
+                return
             for fact in facts:
                 key = fact.fact_key
                 if key in used:
@@ -461,38 +497,64 @@ class PromptBuilder:
                 used.add(fact.fact_key)
                 tiers.essential.extend(ctx.Line(text, ctx.ESSENTIAL, fact)
                                        for text in graph.sentences(fact))
+
         by_id = {d.id: d for d in distractors}
         extra_ids = [o.id for o in options if o.role == "random"]
         graph.load([*extra_ids, *by_id])
+        options_tier: list[ctx.Line | ctx.Pending] = []
         for option in options:
             if option.role == "distractor":
                 distractor = by_id[option.id]
-                add(distractor.facts, ctx.OPTIONS, tiers.options)
-                add(self._continuations(distractor, sample), ctx.OPTIONS, tiers.options)
+                add(distractor.facts, ctx.OPTIONS, options_tier)
+                for part in self._continuations(distractor, sample):
+                    add(part, ctx.OPTIONS, options_tier)
             elif option.role == "related":
                 for found in neighbours:
-                    add(found.get(option.id, ()), ctx.OPTIONS, tiers.options)
+                    add(found.get(option.id, ()), ctx.OPTIONS, options_tier)
             elif option.role == "random":
                 own = self._allowed_facts(option.id, dag)
                 picks = sorted(int(i) for i in rng.permutation(len(own))[:2])
-                add([own[i] for i in picks], ctx.OPTIONS, tiers.options)
+                add([own[i] for i in picks], ctx.OPTIONS, options_tier)
         for distractor in distractors:  # those not among the options
-            add(distractor.facts, ctx.OPTIONS, tiers.options)
-            add(self._continuations(distractor, sample), ctx.OPTIONS, tiers.options)
+            add(distractor.facts, ctx.OPTIONS, options_tier)
+            for part in self._continuations(distractor, sample):
+                add(part, ctx.OPTIONS, options_tier)
+        tiers.options = options_tier
 
         involved = list(dict.fromkeys([*dag.roles.values(), *(o.id for o in options),
                                        *by_id]))
         graph.load(involved)
+        sources = [self._allowed_facts(entity, dag) for entity in involved]
+        if offered is not None and (
+                sum(end - start for _, start, end in offered)
+                + sum(min(len(facts), self.filler_per_entity) for facts in sources)
+                < self.array_tiers_from):  # a small prompt: the Python pass costs less
+            collected, offered = offered, None
+            for rows, start, end in collected:
+                add(loose[start:end] if rows is None else rows[start:end], ctx.OPTIONS,
+                    options_tier)
+        if offered is not None:
+            assert index is not None
+            essential = np.array([index.key_of(key) for key in used], dtype=np.int64)
+            costs = self._row_costs()
+            joined = index.rows_of(loose)
+            parts = [(rows if rows is not None else joined, np.arange(start, end))
+                     for rows, start, end in offered]
+            tiers.options, keys = offer_rows(parts, essential, costs)
+            tiers.rest = draw_filler(cast(list[FactRows], sources), self.filler_per_entity,
+                                     np.concatenate([essential, keys]), rng, costs)
+            return tiers
         pool: list[Fact] = []
-        for entity in involved:
-            facts = self._allowed_facts(entity, dag)
+        for facts in sources:
             if len(facts) > self.filler_per_entity:
                 drawn = rng.choice(len(facts), size=self.filler_per_entity, replace=False)
                 pool.extend(facts[int(i)] for i in np.sort(drawn))
             else:
                 pool.extend(facts)
         order = rng.permutation(len(pool))
-        add([pool[int(i)] for i in order], ctx.REST, tiers.rest)
+        rest: list[ctx.Line | ctx.Pending] = []
+        add([pool[int(i)] for i in order], ctx.REST, rest)
+        tiers.rest = rest
         return tiers
 
     def _provenance(self, sample: DagSample | PathSample, dag: _Dag, query: Query, index: int,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import overload
 
 import numpy as np
@@ -30,6 +31,7 @@ class RowIndex:
     label_code: np.ndarray  # per entity: its label (see `labels`) as an index
     labels: tuple[str, ...]
     codes: dict[str, int]  # type name -> code
+    shown_key: np.ndarray  # per display code + 1: one code per shown text ("" for none)
 
     @classmethod
     def of(cls, snapshot: GraphSnapshot, label_of_set: Sequence[str]) -> RowIndex:
@@ -44,7 +46,48 @@ class RowIndex:
         per_set = np.array([labels.index(label) for label in label_of_set], dtype=np.int32)
         label_code = per_set[snapshot.label_set] if len(per_set) else np.zeros(0, np.int32)
         codes = {name: code for code, name in enumerate(types)}
-        return cls(snapshot, type_rank, display_rank, label_code, labels, codes)
+        shown_key = np.array([shown.index(text) for text in shown], dtype=np.int64)
+        return cls(snapshot, type_rank, display_rank, label_code, labels, codes, shown_key)
+
+    @property
+    def keys_fit(self) -> bool:
+        """Whether every fact key fits an int64 (see `fact_keys`)."""
+        entities = len(self.snapshot.id_list)
+        return entities * entities * max(len(self.codes), 1) * len(self.shown_key) < 2 ** 62
+
+    def fact_keys(self, source: np.ndarray, type_: np.ndarray, target: np.ndarray,
+                  display: np.ndarray) -> np.ndarray:
+        """`Fact.fact_key` as one integer per edge: equal for the same unordered pair, type
+        and shown display (positions follow the sorted ids, so the lower position is the
+        lower id). Only when `keys_fit`."""
+        entities = len(self.snapshot.id_list)
+        low, high = np.minimum(source, target), np.maximum(source, target)
+        key = low.astype(np.int64) * len(self.codes) + type_
+        key = key * len(self.shown_key) + self.shown_key[display + 1]
+        return key * entities + high
+
+    def key_of(self, fact_key: tuple[str, str, str, str]) -> int:
+        """The integer of one `Fact.fact_key` of this snapshot (same arithmetic, in Python)."""
+        low_id, rel_type, high_id, display = fact_key
+        low, high = self.snapshot.position(low_id), self.snapshot.position(high_id)
+        assert low is not None and high is not None
+        shown = 0 if display == "" else int(self.shown_key[self._display_code[display] + 1])
+        key = (low * len(self.codes) + self.codes[rel_type]) * len(self.shown_key) + shown
+        return key * len(self.snapshot.id_list) + high
+
+    def rows_of(self, facts: Sequence[Fact]) -> FactRows:
+        """Facts of this snapshot (without own sentences) as rows, in their order."""
+        position, codes, display_code = self.snapshot.position, self.codes, self._display_code
+        source = np.array([position(f.source) for f in facts], dtype=np.int64)
+        target = np.array([position(f.target) for f in facts], dtype=np.int64)
+        type_ = np.array([codes[f.type] for f in facts], dtype=np.int64)
+        display = np.array([-1 if f.display is None else display_code[f.display]
+                            for f in facts], dtype=np.int64)
+        return FactRows(self, source, type_, target, display)
+
+    @cached_property
+    def _display_code(self) -> dict[str, int]:
+        return {text: code for code, text in enumerate(self.snapshot.displays)}
 
     def adjacency(self, entity: str, at: int) -> RowAdjacency:
         """Entity `at`'s edges, both directions, distinct, in fact order."""
@@ -77,6 +120,14 @@ class FactRows(Sequence[Fact]):
         self.source, self.type, self.target, self.display = source, type_, target, display
         self._facts: tuple[Fact, ...] | None = None
         self._made: dict[int, Fact] = {}  # rows read one by one (filler draws from hubs)
+        self._keys: np.ndarray | None = None
+
+    def fact_keys(self) -> np.ndarray:
+        """Each row's fact key as an integer (`RowIndex.fact_keys`), kept."""
+        if self._keys is None:
+            self._keys = self.shared.fact_keys(self.source, self.type, self.target,
+                                               self.display)
+        return self._keys
 
     def __len__(self) -> int:
         return len(self.source)
@@ -129,6 +180,8 @@ class RowAdjacency:
         self._codes = index.codes
         self._of_type: dict[str, Sequence[Fact]] = {}
         self._outgoing: dict[str, tuple[Fact, ...]] = {}
+        self._outgoing_rows: dict[str, FactRows] = {}
+        self._incoming_rows: dict[str, FactRows] = {}
         self._allowed: dict[frozenset[str], Sequence[Fact]] = {}
 
     def of_type(self, rel_type: str) -> Sequence[Fact]:
@@ -142,12 +195,28 @@ class RowAdjacency:
     def outgoing(self, rel_type: str) -> list[Fact]:
         found = self._outgoing.get(rel_type)
         if found is None:
-            code = self._codes.get(rel_type)
-            rows = self.facts
-            found = self._outgoing[rel_type] = (
-                rows.where((rows.type == code) & (rows.source == self.at)).all()
-                if code is not None else ())
+            found = self._outgoing[rel_type] = self.outgoing_rows(rel_type).all()
         return list(found)
+
+    def outgoing_rows(self, rel_type: str) -> FactRows:
+        """`outgoing(rel_type)` as rows."""
+        found = self._outgoing_rows.get(rel_type)
+        if found is None:
+            found = self._outgoing_rows[rel_type] = self._rows_of_type(rel_type, self.facts.source)
+        return found
+
+    def incoming_rows(self, rel_type: str) -> FactRows:
+        """The facts of `rel_type` into the entity (a loop too), in order, as rows."""
+        found = self._incoming_rows.get(rel_type)
+        if found is None:
+            found = self._incoming_rows[rel_type] = self._rows_of_type(rel_type, self.facts.target)
+        return found
+
+    def _rows_of_type(self, rel_type: str, end: np.ndarray) -> FactRows:
+        code, rows = self._codes.get(rel_type), self.facts
+        if code is None:
+            return rows.where(np.zeros(0, dtype=np.int64))
+        return rows.where((rows.type == code) & (end == self.at))
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
         code, at = self._codes.get(rel_type), self.index.snapshot.position(target)
