@@ -39,9 +39,6 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from scale_counts import check_count
-from scale_entity import bench_entity, load_wikidata5m
-
 from kgcert.errors import KgcertError
 from kgcert.loaders import get_loader
 from kgcert.loading import load
@@ -236,6 +233,9 @@ def main() -> None:
         results["baseline"] = baseline
         _compare(results, baseline)
     if args.entity_scale > 0 or args.entity_loaded:
+        # Imported when asked for: a --baseline checkout older than them runs this script too.
+        from scale_entity import bench_entity, load_wikidata5m
+
         if args.entity_loaded:
             kg = args.entity_loaded
         else:
@@ -310,6 +310,8 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
                 sampler.sample(0, index)
             row["samples_per_s"] = args.samples / (time.perf_counter() - start)
             if args.cypher_counts:
+                from scale_counts import check_count
+
                 row["check"] = check_count(store, sampler, args.count_limit)
         except KgcertError as error:
             row["error"] = str(error)
