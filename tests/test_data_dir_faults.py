@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from kgcert.loaders.wikidata5m_text import MATCHING
+from kgcert.loading import WRITING_EDGES, WRITING_NODES
+from kgcert.loadprogress import READING
 from kgcert.store.seal import Seal, damage
 from kgcert.store.warm_files import WarmFiles, is_warm_server, pid_alive
 from kgcert.synth import SyntheticPrimeKG
@@ -37,10 +40,14 @@ def _kgcert(data_dir: Path, *args: str, warm: bool = False) -> subprocess.Comple
                           text=True, timeout=300, env=env)
 
 
+# A load's plain progress lines: one per phase it reached before the fault.
+_PROGRESS = tuple(f"{phase}: " for phase in (READING, MATCHING, WRITING_NODES, WRITING_EDGES))
+
+
 def _error_line(done: subprocess.CompletedProcess[str], code: int) -> str:
     """The one line a failed command prints (plain progress lines aside)."""
     lines = [line for line in done.stderr.splitlines()
-             if line.strip() and not line.startswith("loading ")]
+             if line.strip() and not line.startswith(_PROGRESS)]
     assert done.returncode == code, done.stderr
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     return lines[0]
