@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import faulthandler
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,13 +114,26 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _exit_status["code"] = int(exitstatus)
 
 
+def _kill_leftover_children() -> None:
+    import psutil
+
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Leave like the CLI does: stop the embedded server, then exit without JVM teardown,
-    which crashed the test process now and then after every test had passed (exit 139)."""
-    import sys
+    which crashed the test process now and then after every test had passed (exit 139).
 
+    Whatever a failed test left behind must not hold the run open until CI's limit: a process
+    left running keeps the output pipe open (so it is killed), and a stop that hangs prints
+    every thread's stack and exits 1 after 10 minutes."""
+    faulthandler.dump_traceback_later(600, exit=True, file=sys.__stderr__)
+    _kill_leftover_children()
     if "kgcert.store.embedded" in sys.modules:
         from kgcert.store.embedded import exit_now
 
         exit_now(_exit_status["code"])
+

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -100,10 +101,16 @@ def _chunk_results(chunks: Sequence[list[str]], workers: int, total: int
 
     gc.freeze()  # so that collections in the workers do not write to (and copy) shared pages
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, _default_signals) as pool:
             yield from pool.imap(_entity_texts, chunks)
     finally:
         gc.unfreeze()
+
+
+def _default_signals() -> None:
+    # A worker inherits the parent's Python SIGTERM handler, which runs only between bytecodes:
+    # a worker stuck in C would then outlive the pool's terminate() and hang the parent's join.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def fork_safe() -> bool:
