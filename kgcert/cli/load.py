@@ -47,7 +47,7 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
 
     FORMAT is one of: primekg, wikidata5m, wikidatasets, neo4j-import, triples.
     """
-    from kgcert.loading import read_source, store_source
+    from kgcert.loading import parsed_kg_frozen, read_source, store_source
     from kgcert.store.server import check_kg_name
 
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
@@ -63,11 +63,13 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # From here this process writes only the data directory: the KG's files are owner-only
     # from the moment the server makes them (the JVM uses this process's umask).
     os.umask(0o077)
-    # In-process: the bulk writer needs the Java database object (an idle warm server stops).
-    server = ctx.server(in_process=True)
-    with (progress_display(*columns, console=errors) as bars,
-          loadprogress.listening(PhaseBars(bars))):
-        result = store_source(server, source, replace=replace, report=say)
+    with parsed_kg_frozen():
+        # In-process: the bulk writer needs the Java database object (an idle warm server
+        # stops).
+        server = ctx.server(in_process=True)
+        with (progress_display(*columns, console=errors) as bars,
+              loadprogress.listening(PhaseBars(bars))):
+            result = store_source(server, source, replace=replace, report=say)
     counts = result.manifest.counts
     verb = "unchanged" if result.skipped else "loaded"
     console.print(f"{verb} KG [bold]{kg}[/] on {server.name}: {counts.get('nodes', 0):,} "
