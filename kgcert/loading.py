@@ -172,11 +172,15 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
     writer = (writer_factory or server.bulk_writer)(store)
     writer.prepare(sorted(data.nodes), sorted(data.edges))
     nodes = 0
+
+    def wrote_nodes(count: int) -> None:
+        nonlocal nodes
+        nodes += count
+        loadprogress.tick(WRITING_NODES, nodes, data.node_count, "nodes")
+
     loadprogress.tick(WRITING_NODES, 0, data.node_count, "nodes")  # the phase's clock starts
     for label, table in sorted(data.nodes.items()):
-        writer.write_nodes(label, table.rows)
-        nodes += len(table.rows)
-        loadprogress.tick(WRITING_NODES, nodes, data.node_count, "nodes")
+        writer.write_nodes(label, table.rows, wrote_nodes)
     total, done = data.edge_count, 0
 
     def advance(count: int) -> None:

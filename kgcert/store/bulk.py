@@ -28,7 +28,8 @@ class BulkWriter(ABC):
             self.store.execute(statement("schema", name))
 
     @abstractmethod
-    def write_nodes(self, label: str, rows: Sequence[dict[str, Any]]) -> None: ...
+    def write_nodes(self, label: str, rows: Sequence[dict[str, Any]],
+                    progress: Progress | None = None) -> None: ...
 
     @abstractmethod
     def write_edges(
@@ -51,10 +52,14 @@ class BoltBulkWriter(BulkWriter):
         super().__init__(store)
         self.batch_size = batch_size
 
-    def write_nodes(self, label: str, rows: Sequence[dict[str, Any]]) -> None:
+    def write_nodes(self, label: str, rows: Sequence[dict[str, Any]],
+                    progress: Progress | None = None) -> None:
         query = named("load", "create_nodes", label=label)
         for start in range(0, len(rows), self.batch_size):
-            self.store.execute(query, rows=list(rows[start : start + self.batch_size]))
+            part = list(rows[start : start + self.batch_size])
+            self.store.execute(query, rows=part)
+            if progress:
+                progress(len(part))
 
     def write_edges(
         self,
