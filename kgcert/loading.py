@@ -144,6 +144,9 @@ def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = F
             raise StoreError(f"the disk holding {full} is full (No space left on device): KG "
                              f"{kg!r} did not fit ({removed}); free space there or pass "
                              "another --data-dir") from error
+        memory = server.out_of_memory(error)
+        if memory:
+            raise StoreError(f"KG {kg!r} did not fit in memory ({removed}): {memory}") from error
         report(f"KG {kg!r}: the load failed; {removed}")
         raise
     return LoadResult(kg, manifest, skipped=False)

@@ -173,6 +173,24 @@ def _kill_warm_server(data: Path) -> None:
 # --- a full disk --------------------------------------------------------------------------------
 
 @pytest.mark.slow
+def test_a_load_that_runs_the_java_heap_out_says_so_and_leaves_no_kg(
+        tmp_path: Path, synth_csv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At full Wikidata5m size the JVM's heap ran out: an internal error (exit 70), and the
+    failed KG could not be dropped (a transaction was left open)."""
+    data = tmp_path / "data"
+    monkeypatch.setenv("KGCERT_JVM_HEAP", "24m")
+    tight = _kgcert(data, "load", "primekg", str(synth_csv), "--kg", "big")
+    assert _error_line(tight, 3) == (
+        "error: KG 'big' did not fit in memory (removed what it had written): the embedded "
+        "server ran out of its Java heap (KGCERT_JVM_HEAP=24m); set KGCERT_JVM_HEAP higher "
+        "(e.g. KGCERT_JVM_HEAP=8g) and load again")
+    databases = data / "embedded" / "databases" / "databases"
+    assert sorted(p.name for p in databases.iterdir() if p.is_dir()) == []
+    monkeypatch.delenv("KGCERT_JVM_HEAP")
+    loaded = _kgcert(data, "load", "primekg", str(synth_csv), "--kg", "big")
+    assert loaded.returncode == 0, loaded.stderr
+
+
 def test_a_load_that_fills_the_disk_says_so_and_leaves_no_kg(tmp_path: Path, synth_csv: Path,
                                                              tmpfs) -> None:
     disk = tmpfs("6m")  # the synthetic KG needs about 11 MB

@@ -34,7 +34,9 @@ from kgcert.store.seal import Seal
 from kgcert.store.server import GraphServer, check_kg_name
 
 NODE_CHUNK = 50_000  # nodes per batch call (see ArcadeBulkWriter.write_nodes)
+DEFERRED_EDGES = 1_000_000  # incoming edges connected per pass (see write_edges)
 HEAP_ENV = "KGCERT_JVM_HEAP"
+DEFAULT_HEAP = "4g"
 _USER = "root"
 _LOGGING = """handlers = java.util.logging.FileHandler
 .level = WARNING
@@ -102,7 +104,7 @@ def _start_jvm(home: Path) -> None:
     logs.mkdir(exist_ok=True)
     properties = home / "logging.properties"
     properties.write_text(_LOGGING.format(pattern=str(logs / "arcadedb.%g.log")))
-    heap = os.environ.get(HEAP_ENV, "4g")
+    heap = os.environ.get(HEAP_ENV, DEFAULT_HEAP)
     # The JVM prints a warning about its incubator vector module straight to fd 2 at start;
     # silence that one moment only (failures still surface as Python exceptions).
     saved = os.dup(2)
@@ -220,6 +222,16 @@ class EmbeddedServer(GraphServer):
             return None
         return str(self.home.parent) if disk.f_bavail * disk.f_frsize < _FULL_BELOW else None
 
+    def out_of_memory(self, error: BaseException) -> str | None:
+        chain: BaseException | None = error
+        while chain is not None:
+            if "OutOfMemoryError" in str(chain):
+                heap = os.environ.get(HEAP_ENV, DEFAULT_HEAP)
+                return (f"the embedded server ran out of its Java heap ({HEAP_ENV}={heap}); "
+                        f"set {HEAP_ENV} higher (e.g. {HEAP_ENV}=8g) and load again")
+            chain = chain.__cause__ or chain.__context__
+        return None
+
     def _database(self, kg: str) -> Any:
         return self._server.get_database(kg)
 
@@ -239,6 +251,8 @@ class EmbeddedServer(GraphServer):
             # the underlying local database.
             java = self._server._java_server
             local = java.getDatabase(kg).getEmbedded()
+            if local.isTransactionActive():  # left open by a failed write (a batch's close)
+                local.rollback()
             java.removeDatabase(kg)
             local.drop()
         shutil.rmtree(self.home / "databases" / "databases" / kg, ignore_errors=True)
@@ -314,7 +328,10 @@ class ArcadeBulkWriter(BulkWriter):
     ) -> None:
         chunk = 200_000
         if self._edges is None:
-            self._edges = self._db.graph_batch(parallel_flush=True)
+            # Incoming edges are connected in passes of DEFERRED_EDGES rather than all at the
+            # close (the default defers 5M): Wikidata5m's 6M edges ran the 4 GB heap out there.
+            self._edges = self._db.graph_batch(parallel_flush=True,
+                                               max_deferred_incoming_edges=DEFERRED_EDGES)
         for start in range(0, len(sources), chunk):
             stop = min(start + chunk, len(sources))
             self._edges.new_edges(

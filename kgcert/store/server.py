@@ -58,6 +58,10 @@ class GraphServer(ABC):
         """The folder whose disk ran full if that is why `error` happened (and can be told)."""
         return None
 
+    def out_of_memory(self, error: BaseException) -> str | None:
+        """What to do about it if `error` is the server running out of its memory."""
+        return None
+
     def exists(self, kg: str) -> bool:
         return kg in self.list_kgs()
 
