@@ -34,7 +34,6 @@ from kgcert.store.seal import Seal
 from kgcert.store.server import GraphServer, check_kg_name
 
 NODE_CHUNK = 50_000  # nodes per batch call (see ArcadeBulkWriter.write_nodes)
-DEFERRED_EDGES = 1_000_000  # incoming edges connected per pass (see write_edges)
 HEAP_ENV = "KGCERT_JVM_HEAP"
 DEFAULT_HEAP = "4g"
 _USER = "root"
@@ -328,10 +327,7 @@ class ArcadeBulkWriter(BulkWriter):
     ) -> None:
         chunk = 200_000
         if self._edges is None:
-            # Incoming edges are connected in passes of DEFERRED_EDGES rather than all at the
-            # close (the default defers 5M): Wikidata5m's 6M edges ran the 4 GB heap out there.
-            self._edges = self._db.graph_batch(parallel_flush=True,
-                                               max_deferred_incoming_edges=DEFERRED_EDGES)
+            self._edges = self._db.graph_batch(parallel_flush=True)
         for start in range(0, len(sources), chunk):
             stop = min(start + chunk, len(sources))
             self._edges.new_edges(
