@@ -307,7 +307,7 @@ class ArcadeBulkWriter(BulkWriter):
     def write_nodes(self, label: str, rows: Sequence[dict[str, Any]],
                     progress: Progress | None = None) -> None:
         # In parts: rows with list values (aliases) cross into Java as one object matrix per
-        # call, and 3.5M Wikidata5m entities in one call ran the JVM out of its 4 GB heap.
+        # call, and 2.9M Wikidata5m entities in one call ran the JVM out of its 4 GB heap.
         with self._db.graph_batch() as batch:
             for start in range(0, len(rows), NODE_CHUNK):
                 part = list(rows[start:start + NODE_CHUNK])
