@@ -210,11 +210,8 @@ class EmbeddedServer(GraphServer):
     def full_disk(self, error: BaseException) -> str | None:
         """The server's own errors hide the cause (a failed `CREATE INDEX`, a Java stack), so
         the disk is asked too: a failed write with less than a few pages free was that."""
-        chain: BaseException | None = error
-        while chain is not None:
-            if "No space left on device" in str(chain):
-                return str(self.home.parent)
-            chain = chain.__cause__ or chain.__context__
+        if _mentions(error, "No space left on device"):
+            return str(self.home.parent)
         try:
             disk = os.statvfs(self.home)
         except OSError:
@@ -222,14 +219,11 @@ class EmbeddedServer(GraphServer):
         return str(self.home.parent) if disk.f_bavail * disk.f_frsize < _FULL_BELOW else None
 
     def out_of_memory(self, error: BaseException) -> str | None:
-        chain: BaseException | None = error
-        while chain is not None:
-            if "OutOfMemoryError" in str(chain):
-                heap = os.environ.get(HEAP_ENV, DEFAULT_HEAP)
-                return (f"the embedded server ran out of its Java heap ({HEAP_ENV}={heap}); "
-                        f"set {HEAP_ENV} higher (e.g. {HEAP_ENV}=8g) and load again")
-            chain = chain.__cause__ or chain.__context__
-        return None
+        if not _mentions(error, "OutOfMemoryError"):
+            return None
+        heap = os.environ.get(HEAP_ENV, DEFAULT_HEAP)
+        return (f"the embedded server ran out of its Java heap ({HEAP_ENV}={heap}); "
+                f"set {HEAP_ENV} higher (e.g. {HEAP_ENV}=8g) and load again")
 
     def _database(self, kg: str) -> Any:
         return self._server.get_database(kg)
@@ -390,6 +384,17 @@ def exit_now(code: int) -> NoReturn:
         logging.shutdown()
     finally:
         os._exit(code)
+
+
+def _mentions(error: BaseException, text: str) -> bool:
+    """Whether `text` is in `error` or in any error it was raised from (the server's Java
+    exceptions arrive wrapped)."""
+    chain: BaseException | None = error
+    while chain is not None:
+        if text in str(chain):
+            return True
+        chain = chain.__cause__ or chain.__context__
+    return False
 
 
 def _jvm_started() -> bool:
