@@ -136,4 +136,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         from kgcert.store.embedded import exit_now
 
         exit_now(_exit_status["code"])
-

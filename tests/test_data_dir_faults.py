@@ -170,7 +170,7 @@ def _kill_warm_server(data: Path) -> None:
         os.kill(state["pid"], signal.SIGKILL)
 
 
-# --- a full disk --------------------------------------------------------------------------------
+# --- a Java heap run out ------------------------------------------------------------------------
 
 @pytest.mark.slow
 def test_a_load_that_runs_the_java_heap_out_says_so_and_leaves_no_kg(
@@ -195,6 +195,9 @@ def test_a_load_that_runs_the_java_heap_out_says_so_and_leaves_no_kg(
     assert loaded.returncode == 0, loaded.stderr
 
 
+# --- a full disk --------------------------------------------------------------------------------
+
+@pytest.mark.slow
 def test_a_load_that_fills_the_disk_says_so_and_leaves_no_kg(tmp_path: Path, synth_csv: Path,
                                                              tmpfs) -> None:
     disk = tmpfs("6m")  # the synthetic KG needs about 11 MB
