@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from kgcert.loaders.wikidata5m import BUILDING, PAIRING
 from kgcert.loaders.wikidata5m_text import MATCHING
 from kgcert.loading import WRITING_EDGES, WRITING_NODES
 from kgcert.loadprogress import READING
@@ -41,7 +42,8 @@ def _kgcert(data_dir: Path, *args: str, warm: bool = False) -> subprocess.Comple
 
 
 # A load's plain progress lines: one per phase it reached before the fault.
-_PROGRESS = tuple(f"{phase}: " for phase in (READING, MATCHING, WRITING_NODES, WRITING_EDGES))
+_PROGRESS = tuple(f"{phase}: " for phase in (READING, MATCHING, PAIRING, BUILDING,
+                                               WRITING_NODES, WRITING_EDGES))
 
 
 def _error_line(done: subprocess.CompletedProcess[str], code: int) -> str:

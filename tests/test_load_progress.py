@@ -12,13 +12,15 @@ from rich.console import Console
 from kgcert import loadprogress
 from kgcert.cli.progress import PhaseBars, PlainProgress, speed_text
 from kgcert.errors import InputError
-from kgcert.loaders import LoadOptions, get_loader
+from kgcert.loaders import LoadOptions, get_loader, wikidata5m
 from kgcert.loaders.fastcsv import read_blocks
 from kgcert.loaders.records import Problems
 from kgcert.loaders.tabular import read_rows
+from kgcert.loaders.wikidata5m_text import MATCHING
 from kgcert.loaders.wikidata_common import read_tab_lines
 from kgcert.loading import WRITING_EDGES, WRITING_NODES, load, read_source
 from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth_wikidata5m import SyntheticWikidata5m
 
 
 def test_speed_text_gives_rate_and_time_left_then_time_taken() -> None:
@@ -76,6 +78,25 @@ def test_a_primekg_parse_reports_reading_to_the_end(tmp_path: Path) -> None:
     rows = len((tmp_path / "kg.csv").read_text().splitlines()) - 1  # less the header
     assert heard[-1].done == rows
     assert source.data.edge_count > 0
+
+
+def test_a_wikidata5m_read_reports_every_phase_after_reading_to_the_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The steps after the sentence matching took minutes at full size with nothing shown.
+    monkeypatch.setattr(wikidata5m, "TICK_EVERY", 50)
+    SyntheticWikidata5m(0.0005, seed=5).write(tmp_path / "synth")
+    loader = get_loader("wikidata5m", LoadOptions())
+    files = loader.source_files([tmp_path / "synth"])
+    heard: list[loadprogress.Tick] = []
+    with loadprogress.listening(heard.append, files):
+        data = loader.read(files)
+    phases = list(dict.fromkeys(t.phase for t in heard))
+    assert phases == [loadprogress.READING, MATCHING, wikidata5m.PAIRING, wikidata5m.BUILDING]
+    for phase in phases[2:]:
+        ticks = [t for t in heard if t.phase == phase]
+        assert len(ticks) > 3 and ticks[-1].fraction == 1.0
+        assert [t.done for t in ticks] == sorted(t.done for t in ticks)
+    assert [t for t in heard if t.phase == wikidata5m.BUILDING][-1].done == data.edge_count
 
 
 def test_phase_bars_print_plain_lines_with_count_rate_and_eta() -> None:
@@ -156,3 +177,28 @@ def test_nodes_are_written_in_parts_each_heard(embedded_server, tmp_path: Path,
     assert store.query("MATCH (n:Entity) RETURN count(n) AS c")[0]["c"] == total
     edges = store.query("MATCH ()-[r]->() RETURN count(r) AS c")[0]["c"]
     assert edges == result.manifest.counts["edges"]  # every part's ids found by the edges
+
+
+def test_the_edge_batch_commits_its_vertex_updates_in_parts(
+        embedded_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At its close the edge batch points every vertex touched at its edge lists. Without a
+    commit cadence that was one transaction holding 2.9M changed vertices, which ran the
+    4 GB heap out at Wikidata5m size (measured; a unit-size KG cannot show it)."""
+    from kgcert.store import embedded
+
+    cadences: list[int] = []
+    finish = embedded.ArcadeBulkWriter.finish
+
+    def spy(writer: embedded.ArcadeBulkWriter) -> None:
+        if writer._edges is not None:
+            cadences.append(int(writer._edges._java_graph_batch.getCommitEvery()))
+        finish(writer)
+
+    monkeypatch.setattr(embedded.ArcadeBulkWriter, "finish", spy)
+    SyntheticPrimeKG(scale=0.002, seed=1).write_kg_csv(tmp_path / "kg.csv")
+    result = load(embedded_server, get_loader("primekg", LoadOptions()), [tmp_path / "kg.csv"],
+                  "commits", replace=True)
+    assert cadences == [embedded.EDGE_COMMIT_EVERY] and embedded.EDGE_COMMIT_EVERY > 0
+    store = embedded_server.open("commits")
+    edges = store.query("MATCH ()-[r]->() RETURN count(r) AS c")[0]["c"]
+    assert edges == result.manifest.counts["edges"]
