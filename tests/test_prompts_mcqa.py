@@ -526,6 +526,20 @@ def test_snapshot_gives_the_same_prompts_as_per_entity_reads(alz, samplers, sett
             assert graph.round_trips < reads.graph.round_trips  # no edge read, only aliases
 
 
+def test_snapshot_answers_label_members_as_the_server_does(alz, tmp_path):
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(alz, tmp_path)
+    local, reads = PromptGraph(alz, snapshot=snapshot), PromptGraph(alz)
+    labels = [row["label"] for row in alz.query(
+        "MATCH (n:Entity{{:kg}}) UNWIND labels(n) AS label RETURN DISTINCT label")]
+    assert len(labels) > 3
+    for label in [*labels, "NoSuchLabel"]:
+        trips = local.round_trips
+        assert local.label_members(label) == reads.label_members(label), label
+        assert local.round_trips == trips  # from the arrays, no query
+    assert reads.label_members("drug") and reads.label_members("NoSuchLabel") == []
+
 def test_snapshot_gives_the_same_entity_prompts(countries, entity_spec):
     from kgcert.prompts.snapshot import pull
 

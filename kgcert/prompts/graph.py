@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from kgcert.errors import InputError
 from kgcert.prompts.fact import Adjacency, Fact
 from kgcert.prompts.lengths import SentenceLengths
@@ -81,6 +83,8 @@ class PromptGraph:
         self._cached_edges = 0
         self._label_members: dict[str, list[str]] = {}
         self._sentences: dict[Fact, tuple[str, ...]] = {}
+        # (type, source label, target label, display) -> (template, relation name)
+        self._forms: dict[tuple[str, str, str, str | None], tuple[str, str]] = {}
         self._rows: RowIndex | None = None
         self._lengths: SentenceLengths | None = None
         self._shortest: int | None = None
@@ -240,8 +244,14 @@ class PromptGraph:
 
     def label_members(self, label: str) -> list[str]:
         if label not in self._label_members:
-            rows = self._query("label_members", {"label": label})
-            self._label_members[label] = sorted(str(row["id"]) for row in rows)
+            snapshot = self.snapshot
+            if snapshot is not None:  # its ids are sorted: the members come out sorted
+                sets = [i for i, labels in enumerate(snapshot.labels) if label in labels]
+                members = snapshot.ids[np.isin(snapshot.label_set, sets)].tolist()
+            else:
+                rows = self._query("label_members", {"label": label})
+                members = sorted(str(row["id"]) for row in rows)
+            self._label_members[label] = members
         return self._label_members[label]
 
     # -- relations and sentences --------------------------------------------------------------
@@ -302,12 +312,21 @@ class PromptGraph:
         return found
 
     def _template_sentences(self, fact: Fact) -> tuple[str, ...]:
-        rel = self.relation(fact)
-        source, target = self.name(fact.source), self.name(fact.target)
-        if rel is not None and rel.template:
+        # A prompt writes about 160 of these: the relation is looked up once per kind of edge.
+        entities = self._entities
+        source = entities.get(fact.source) or self.entity(fact.source)
+        target = entities.get(fact.target) or self.entity(fact.target)
+        kind = (fact.type, source.label, target.label, fact.display)
+        form = self._forms.get(kind)
+        if form is None:
+            rel = self.relation_between(*kind)
+            form = self._forms[kind] = ((rel.template, rel.name) if rel is not None
+                                        else ("", fact.type))
+        template, relation = form
+        if template:
             try:
-                return (rel.template.format(source=source, target=target),)
+                return (template.format(source=source.name, target=target.name),)
             except (KeyError, IndexError, ValueError):
                 pass
-        relation = rel.name if rel is not None else fact.type
-        return (GENERIC_TEMPLATE.format(source=source, target=target, relation=relation),)
+        return (GENERIC_TEMPLATE.format(source=source.name, target=target.name,
+                                        relation=relation),)
