@@ -79,13 +79,18 @@ def _fields(record: Prompt | Provenance) -> dict[str, Any]:
     return {f.name: _copied(getattr(record, f.name)) for f in fields(record)}
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})  # exact types: kept as they are
+
+
 def _copied(value: Any) -> Any:
     if isinstance(value, str | int | float | bool) or value is None:
         return value
+    # A prompt's provenance holds lists of a hundred or so strings: no call per string.
     if isinstance(value, dict):
-        return {_copied(k): _copied(v) for k, v in value.items()}
+        return {k if type(k) in _ATOMS else _copied(k): v if type(v) in _ATOMS else _copied(v)
+                for k, v in value.items()}
     if isinstance(value, list):
-        return [_copied(v) for v in value]
+        return [v if type(v) in _ATOMS else _copied(v) for v in value]
     if isinstance(value, tuple):
         items = [_copied(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)

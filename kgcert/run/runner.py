@@ -161,12 +161,13 @@ class Runner:
                           for i in range(total) if i not in done[slot.spec_string]})
         for batch in _batches(missing, self.config.batch_size):
             prompts = {i: job.prompts(i) for i in batch}
+            as_dicts: dict[int, dict[str, Any]] = {}  # one per prompt, shared by the models
             for slot in slots:
                 name = slot.spec_string
                 if stopped[name]:
                     continue
                 todo = [i for i in batch if i not in done[name]]
-                records = self._ask(job, slot, prompts, todo)
+                records = self._ask(job, slot, prompts, todo, as_dicts)
                 logs[name].append(records)
                 for record in records:
                     done[name][record["index"]] = record
@@ -205,7 +206,7 @@ class Runner:
         return counted[at][0], (float(lower[at]), float(upper[at]))
 
     def _ask(self, job: Job, slot: ModelSlot, prompts: dict[int, Prompt],
-             indices: list[int]) -> list[dict[str, Any]]:
+             indices: list[int], as_dicts: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
         ready = [i for i in indices if prompts[i].skipped is None]
         started = time.monotonic()
         responses = (slot.model.generate([_request(prompts[i], i) for i in ready],
@@ -218,9 +219,11 @@ class Runner:
         records = []
         for i in indices:
             prompt = prompts[i]
+            if i not in as_dicts:
+                as_dicts[i] = prompt.as_dict()
             record: dict[str, Any] = {"index": i, "spec": job.spec, "spec_hash": job.spec_hash,
                                       "setting": job.setting, "model": slot.spec_string,
-                                      "prompt": prompt.as_dict()}
+                                      "prompt": as_dicts[i]}
             if prompt.skipped is not None:
                 record.update(outcome=SKIPPED, skip_reason=prompt.skipped)
             else:
