@@ -332,7 +332,7 @@ class Wikidata5mLoader(Loader):
 
     def _build(self, data: KGData, kept: dict[Triple, list[str] | None],
                entity_aliases: dict[str, list[str]], relation_aliases: dict[str, list[str]],
-               texts: dict[str, NameAndText] | None, *, templates: bool) -> None:
+               named: dict[str, NameAndText] | None, *, templates: bool) -> None:
         used: dict[str, None] = {}
         for head, _, tail in kept:
             used.setdefault(head, None)
@@ -340,14 +340,14 @@ class Wikidata5mLoader(Loader):
         table = data.node_table(LABEL)
         for qid in used:
             aliases = entity_aliases.get(qid) or [qid]
-            name, text = texts.get(qid, (None, "")) if texts else (None, "")
+            name, text = named.get(qid, (None, "")) if named else (None, "")
             row: dict[str, Any] = {"id": qid, "name": name or aliases[0], "aliases": aliases,
                                    "type": LABEL}
             if text:
                 row["description"] = text
             table.rows.append(row)
 
-        with_sentences = texts is not None
+        with_sentences = named is not None
         rel_types = distinct_identifiers({rel for _, rel, _ in kept},
                                          taken=RESERVED_LABELS | {LABEL})
         loadprogress.tick(BUILDING, 0, len(kept), "edges")
