@@ -643,12 +643,18 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     assert rows_graph.round_trips < reads_graph.round_trips
 
 
-def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp_path):
+@pytest.mark.parametrize("dense", [True, False], ids=["kinds in a table", "kinds sorted"])
+def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp_path,
+                                                                  monkeypatch, dense):
     """Every edge's sentence length worked out from the snapshot's arrays is the length of
-    the sentence written for it (so trimming may skip a line without writing it)."""
+    the sentence written for it (so trimming may skip a line without writing it); with the
+    kinds of edge in a dense table, and without (a KG with too many kinds for one)."""
+    from kgcert.prompts import lengths as lengths_module
     from kgcert.prompts.lengths import UNKNOWN, template_shape
     from kgcert.prompts.snapshot import pull
 
+    if not dense:
+        monkeypatch.setattr(lengths_module, "DENSE_KINDS", 0)
     snapshot = pull(synthetic, tmp_path)
     assert snapshot is not None
     graph = PromptGraph(synthetic, snapshot=snapshot)
@@ -656,7 +662,7 @@ def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp
     for entity in snapshot.id_list[::7]:
         rows = graph.adjacency(entity).facts
         lengths = graph.sentence_lengths
-        assert lengths is not None
+        assert lengths is not None and (lengths._table is not None) == dense
         for fact, length in zip(rows, lengths.of(rows).tolist(), strict=True):
             assert length == len(graph.sentences(fact)[0]), fact
             checked += 1

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 Shape = tuple[int, int, int]  # base length, {source} fields, {target} fields
 UNKNOWN: Shape = (-1, 0, 0)
+NOT_YET = -2  # a dense shape table's base length before its kind of edge was met
+DENSE_KINDS = 1 << 20  # kinds of edge (type x labels x labels x displays) for a dense table
 
 
 def template_shape(template: str) -> Shape | None:
@@ -59,6 +61,13 @@ class SentenceLengths:
              for name, entity in zip(snapshot.names, snapshot.id_list, strict=True)],
             dtype=np.int64)
         self._shapes: dict[int, Shape] = {}
+        # A hub prompt measures the rows of some 300 entities: looking their kinds of edge up
+        # in a table costs a gather where np.unique cost a sort per entity.
+        kinds = (len(snapshot.types) * len(index.labels) ** 2 * (len(snapshot.displays) + 1))
+        self._table: np.ndarray | None = None
+        if kinds <= DENSE_KINDS:
+            self._table = np.zeros((kinds, 3), dtype=np.int64)
+            self._table[:, 0] = NOT_YET
         self._kept: weakref.WeakKeyDictionary[FactRows, np.ndarray] = (
             weakref.WeakKeyDictionary())
         self._costs: weakref.WeakKeyDictionary[FactRows, np.ndarray] = (
@@ -84,9 +93,18 @@ class SentenceLengths:
         labels, displays = len(index.labels), len(index.snapshot.displays) + 1
         combo = ((rows.type.astype(np.int64) * labels + index.label_code[rows.source])
                  * labels + index.label_code[rows.target]) * displays + rows.display + 1
-        combos, inverse = np.unique(combo, return_inverse=True)
-        shapes = np.array([self._shape(int(c)) for c in combos.tolist()],
-                          dtype=np.int64).reshape(-1, 3)[inverse.reshape(-1)]
+        table = self._table
+        if table is not None:
+            shapes = table[combo]
+            unseen = shapes[:, 0] == NOT_YET
+            if unseen.any():
+                for c in np.unique(combo[unseen]).tolist():
+                    table[c] = self._shape(c)
+                shapes = table[combo]
+        else:
+            combos, inverse = np.unique(combo, return_inverse=True)
+            shapes = np.array([self._shape(int(c)) for c in combos.tolist()],
+                              dtype=np.int64).reshape(-1, 3)[inverse.reshape(-1)]
         lengths = (shapes[:, 0] + shapes[:, 1] * self.name_length[rows.source]
                    + shapes[:, 2] * self.name_length[rows.target])
         return np.where(shapes[:, 0] < 0, -1, lengths)
