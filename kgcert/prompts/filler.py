@@ -52,21 +52,25 @@ def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
     """Up to `per_entity` rows of each source (all when it has no more), in one seeded random
     order, each fact key once and none in `used` (the facts of tiers 1 and 2). `costs_of`
     gives each row's line cost, or a lower bound of it (-1: unknown)."""
-    which, at, keys, costs = [], [], [], []
-    for i, rows in enumerate(sources):
+    at, keys, costs = [], [], []
+    for rows in sources:  # some 300 entities in a hub prompt: no array op that can be spared
         if len(rows) > per_entity:
             drawn = np.sort(rng.choice(len(rows), size=per_entity, replace=False))
-        else:
-            drawn = np.arange(len(rows))
-        which.append(np.full(len(drawn), i, dtype=np.int64))
-        at.append(drawn)
-        keys.append(rows.fact_keys()[drawn])
-        if costs_of is not None:
-            costs.append(costs_of(rows)[drawn])
-    order = rng.permutation(sum(len(a) for a in at))
+            at.append(drawn)
+            keys.append(rows.fact_keys()[drawn])
+            if costs_of is not None:
+                costs.append(costs_of(rows)[drawn])
+        else:  # all of its rows, in order
+            at.append(np.arange(len(rows)))
+            keys.append(rows.fact_keys())
+            if costs_of is not None:
+                costs.append(costs_of(rows))
+    counts = [len(a) for a in at]
+    order = rng.permutation(sum(counts))
     if not len(order):
         return _distinct(sources, *(np.zeros(0, dtype=np.int64),) * 3, used, None)[0]
-    return _distinct(sources, np.concatenate(which)[order], np.concatenate(at)[order],
+    which = np.repeat(np.arange(len(sources), dtype=np.int64), counts)
+    return _distinct(sources, which[order], np.concatenate(at)[order],
                      np.concatenate(keys)[order], used,
                      np.concatenate(costs)[order] if costs_of is not None else None)[0]
 
@@ -80,8 +84,7 @@ def offer_rows(parts: Sequence[tuple[FactRows, np.ndarray]], used: np.ndarray,
         empty = np.zeros(0, dtype=np.int64)
         return PendingRows([], empty, empty), empty
     sources = [rows for rows, _ in parts]
-    which = np.concatenate([np.full(len(at), i, dtype=np.int64)
-                            for i, (_, at) in enumerate(parts)])
+    which = np.repeat(np.arange(len(parts), dtype=np.int64), [len(at) for _, at in parts])
     at = np.concatenate([at for _, at in parts])
     keys = np.concatenate([rows.fact_keys()[at] for rows, at in parts])
     costs = (np.concatenate([costs_of(rows)[at] for rows, at in parts])
