@@ -127,4 +127,4 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
 
 def shuffled(lines: Sequence[Line], rng: np.random.Generator) -> list[Line]:
     order = rng.permutation(len(lines))
-    return [lines[int(i)] for i in order]
+    return [lines[i] for i in order.tolist()]

@@ -82,6 +82,7 @@ class PromptGraph:
         self._entities: dict[str, EntityInfo] = {}
         self._cached_edges = 0
         self._label_members: dict[str, list[str]] = {}
+        self._set_labels: list[str] | None = None  # per snapshot label set
         self._sentences: dict[Fact, tuple[str, ...]] = {}
         # (type, source label, target label, display) -> (template, relation name)
         self._forms: dict[tuple[str, str, str, str | None], tuple[str, str]] = {}
@@ -182,7 +183,9 @@ class PromptGraph:
             return None
         name = snapshot.names[at]
         shown = name if name is not None else entity_id
-        info = EntityInfo(entity_id, shown, _label(snapshot.labels[int(snapshot.label_set[at])]),
+        if self._set_labels is None:  # the label of each distinct label set, worked out once
+            self._set_labels = [_label(labels) for labels in snapshot.labels]
+        info = EntityInfo(entity_id, shown, self._set_labels[int(snapshot.label_set[at])],
                           snapshot.aliases[at] or (shown,))
         self._entities[entity_id] = info
         return info

@@ -38,8 +38,9 @@ def _pick(options: Sequence[str], rng: np.random.Generator) -> str:
 def _entity_note(alias: str, name: str) -> str | None:
     """A note when the alias does not contain the name as whole words ("(drug) Donepezil"
     needs none; "the Arvenian state" for Arvenia does)."""
-    if re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", alias.casefold()):
-        return None
+    folded, named = alias.casefold(), name.casefold()
+    if folded == named or re.search(rf"(?<!\w){re.escape(named)}(?!\w)", folded):
+        return None  # (the first test spares most prompts a regex compile: a name per prompt)
     return f"\"{alias}\" refers to {name}."
 
 
