@@ -4,17 +4,15 @@
 MATCH (n:Entity{{:kg}})
 RETURN count(n) AS count
 
-// name: count_edges
+// name: count_by_rel_type
+// Every relationship type's count in one pass: a count per type scanned the KG once per type
+// (822 types in Wikidata5m, 45 s each at full size; this pass takes 20 s).
 MATCH (:Entity{{:kg}})-[r]->(:Entity{{:kg}})
-RETURN count(r) AS count
+RETURN type(r) AS rel_type, count(r) AS count
 
 // name: count_label
 MATCH (n:{{label}}{{:kg}})
 RETURN count(n) AS count
-
-// name: count_rel_type
-MATCH (:Entity{{:kg}})-[r:{{rel_type}}]->(:Entity{{:kg}})
-RETURN count(r) AS count
 
 // name: relations
 MATCH (r:KgcertRelation{{:kg}})

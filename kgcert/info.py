@@ -14,15 +14,14 @@ def kg_info(store: GraphStore) -> dict[str, Any]:
     labels = [label for label in store.labels()
               if label != "Entity" and not is_kgcert_label(label)]
     manifest = read_manifest(store)
+    by_type = {str(row["rel_type"]): int(row["count"])
+               for row in store.query(named("info", "count_by_rel_type"))}
     return {
         "kg": store.kg,
         "nodes": store.value(named("info", "count_nodes")),
-        "relationships": store.value(named("info", "count_edges")),
+        "relationships": sum(by_type.values()),  # the types partition the edges
         "labels": {label: store.value(named("info", "count_label", label=label))
                    for label in labels},
-        "relationship_types": {
-            rel: store.value(named("info", "count_rel_type", rel_type=rel))
-            for rel in store.relationship_types()
-        },
+        "relationship_types": {rel: by_type.get(rel, 0) for rel in store.relationship_types()},
         "manifest": {**asdict(manifest), "fingerprint": manifest.fingerprint} if manifest else None,
     }

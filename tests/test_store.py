@@ -57,6 +57,7 @@ def test_synthetic_graph_has_primekg_shape(graph_server, tmp_path):
                        for t, c in NODE_COUNTS.items()}
     assert info["labels"] == expected_labels
     assert set(info["relationship_types"]) == {sanitize_identifier(r) for r in RELATIONS}
+    assert info["relationship_types"] == result.manifest.counts["relationship_types"]
     # power-law degrees: the busiest gene has far more diseases than the median one
     degrees = Counter(r["id"] for r in store.query(
         "MATCH (g:gene__protein{{:kg}})-[:disease_protein]->(:disease{{:kg}}) RETURN g.id AS id"))
