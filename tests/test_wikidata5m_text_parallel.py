@@ -13,7 +13,6 @@ import pytest
 from shared_data import shared_data
 from wikidata5m_before import Wikidata5mBefore
 
-from kgcert import loadprogress
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loaders import wikidata5m_text as text_steps
 from kgcert.loaders.records import KGData
@@ -118,20 +117,6 @@ def test_synthetic_texts_read_as_before(workers: int, tmp_path: Path, scale: flo
     before, now = _both(tmp_path / "synth", settings=settings)
     assert now == before
     assert sum(len(t[0]) for t in now[1].values()) > 500
-
-
-def test_matching_reports_entities_as_chunks_come_back(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(text_steps, "CHUNK", 100)
-    SyntheticWikidata5m(0.0005, seed=5).write(tmp_path / "synth")
-    loader = get_loader("wikidata5m", LoadOptions())
-    files = loader.source_files([tmp_path / "synth"])
-    heard: list[loadprogress.Tick] = []
-    with loadprogress.listening(heard.append, files):
-        loader.read(files)
-    matching = [t for t in heard if t.phase == text_steps.MATCHING]
-    assert len(matching) > 2 and matching[-1].fraction == 1.0
-    assert [t.done for t in matching] == sorted(t.done for t in matching)
 
 
 def test_worker_count_follows_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
