@@ -7,6 +7,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kgcert.checker import Outcome, check_answer
 from kgcert.errors import InputError
@@ -218,3 +220,18 @@ def test_prompt_as_dict_is_asdicts_without_sharing_containers():
     data["provenance"]["extra"]["nested"]["k"].append(4)
     data["provenance"]["nodes"]["b"] = "y"
     assert provenance.extra["nested"]["k"] == [1, (2, 3)] and provenance.nodes == {"a": "x"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet="ab _-.é1Ⅻ\u0301", max_size=12),
+       words=st.text(alphabet="ab _-.é1Ⅻ\u0301", max_size=4))
+def test_whole_word_test_agrees_with_the_regex_it_replaced(text: str, words: str):
+    """The alias note's whole-word test without a regex: the same answer as
+    `(?<!\\w)words(?!\\w)`, empty words, accents, combining marks, digits and numerals
+    included."""
+    import re
+
+    from kgcert.prompts.query import _has_word
+
+    pattern = rf"(?<!\w){re.escape(words)}(?!\w)"
+    assert _has_word(text, words) == bool(re.search(pattern, text))

@@ -11,7 +11,6 @@ relations, never a hidden step or the answer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -39,9 +38,27 @@ def _entity_note(alias: str, name: str) -> str | None:
     """A note when the alias does not contain the name as whole words ("(drug) Donepezil"
     needs none; "the Arvenian state" for Arvenia does)."""
     folded, named = alias.casefold(), name.casefold()
-    if folded == named or re.search(rf"(?<!\w){re.escape(named)}(?!\w)", folded):
-        return None  # (the first test spares most prompts a regex compile: a name per prompt)
+    if folded == named or _has_word(folded, named):
+        return None
     return f"\"{alias}\" refers to {name}."
+
+
+def _has_word(text: str, words: str) -> bool:
+    """Whether `words` occurs in `text` with no word character (regex \\w: str.isalnum() or
+    "_") right before or after it. Not a regex: a pattern per entity name would be compiled
+    anew in every prompt."""
+    at = text.find(words)
+    while at >= 0:
+        end = at + len(words)
+        if (at == 0 or not _is_word(text[at - 1])) and (end == len(text)
+                                                        or not _is_word(text[end])):
+            return True
+        at = text.find(words, at + 1)
+    return False
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def relation_query(spec: RelationSpec, nodes: dict[str, str], graph: PromptGraph,
