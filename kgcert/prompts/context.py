@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,17 +28,16 @@ ESSENTIAL, OPTIONS, REST = "essential", "options", "rest"
 TIERS = (ESSENTIAL, OPTIONS, REST)
 
 
-@dataclass(frozen=True)
-class Line:
-    """One context sentence and the edge it states (None for notes that state no edge)."""
+class Line(NamedTuple):
+    """One context sentence and the edge it states (None for notes that state no edge). A
+    named tuple, as `Pending`: a prompt makes some 200 of each."""
 
     text: str
     tier: str
     fact: Fact | None = None
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """One sentence of a fact, from its relation's template, not written yet."""
 
     fact: Fact
@@ -92,24 +92,35 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
 
     def offer(line: Line) -> None:
         nonlocal used
-        if line.text in seen:
+        text = line.text
+        if text in seen:
             return
-        extra = cost(line.text)
+        extra = cost(text)
         if used + extra <= room:
-            seen.add(line.text)
+            seen.add(text)
             kept.append(line)
+            used += extra
+
+    def offer_fact(fact: Fact, tier: str) -> None:
+        nonlocal used
+        assert write is not None  # pending sentences come with their writer
+        text = write(fact)
+        if text in seen:
+            return
+        extra = cost(text)
+        if used + extra <= room:
+            seen.add(text)
+            kept.append(Line(text, tier, fact))
             used += extra
 
     for tier, entries in tiers_after:
         if isinstance(entries, LazyPending) and entries.costs is not None:
-            assert write is not None
             for i, least in enumerate(entries.costs.tolist()):
                 if room - used < floor:
                     break  # nothing later in it can fit
                 if least > room - used:
                     continue  # its line cannot fit: not worth writing
-                fact = entries[i].fact
-                offer(Line(write(fact), tier, fact))
+                offer_fact(entries[i].fact, tier)
             continue
         lazy = isinstance(entries, LazyPending)
         for entry in entries:
@@ -118,9 +129,9 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                     if lazy:
                         break  # nothing later in it can fit
                     continue  # it cannot fit: not worth writing
-                assert write is not None
-                entry = Line(write(entry.fact), tier, entry.fact)
-            offer(entry)
+                offer_fact(entry.fact, tier)
+            else:
+                offer(entry)
     counts = {tier: sum(1 for line in kept if line.tier == tier) for tier in TIERS}
     return Trimmed(tuple(kept), None, offered, counts)
 

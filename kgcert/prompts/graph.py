@@ -83,7 +83,6 @@ class PromptGraph:
         self._cached_edges = 0
         self._label_members: dict[str, list[str]] = {}
         self._set_labels: list[str] | None = None  # per snapshot label set
-        self._sentences: dict[Fact, tuple[str, ...]] = {}
         # (type, source label, target label, display) -> (template, relation name)
         self._forms: dict[tuple[str, str, str, str | None], tuple[str, str]] = {}
         self._rows: RowIndex | None = None
@@ -129,7 +128,6 @@ class PromptGraph:
         """Called before each prompt's reads: empties the cache once it outgrew its bound."""
         if self._cached_edges > self.max_cached_edges:
             self._adjacency.clear()
-            self._sentences.clear()
             self._entities = {k: v for k, v in self._entities.items() if v.aliases is not None}
             self._cached_edges = 0
 
@@ -305,16 +303,14 @@ class PromptGraph:
         return self._shortest
 
     def sentences(self, fact: Fact) -> tuple[str, ...]:
-        """The fact's own sentences, else its relation's template filled with the names
-        (kept: the edges of hub entities are offered again and again)."""
-        if fact.sentences:
-            return fact.sentences
-        found = self._sentences.get(fact)
-        if found is None:
-            found = self._sentences[fact] = self._template_sentences(fact)
-        return found
+        """The fact's own sentences, else its relation's template filled with the names."""
+        return fact.sentences or (self.sentence(fact),)
 
-    def _template_sentences(self, fact: Fact) -> tuple[str, ...]:
+    def sentence(self, fact: Fact) -> str:
+        """The first of `sentences`: what a context line states. Not kept: writing one costs
+        less than looking it up (a fact is rarely written twice)."""
+        if fact.sentences:
+            return fact.sentences[0]
         # A prompt writes about 160 of these: the relation is looked up once per kind of edge.
         entities = self._entities
         source = entities.get(fact.source) or self.entity(fact.source)
@@ -328,8 +324,8 @@ class PromptGraph:
         template, relation = form
         if template:
             try:
-                return (template.format(source=source.name, target=target.name),)
+                return template.format(source=source.name, target=target.name)
             except (KeyError, IndexError, ValueError):
                 pass
-        return (GENERIC_TEMPLATE.format(source=source.name, target=target.name,
-                                        relation=relation),)
+        return GENERIC_TEMPLATE.format(source=source.name, target=target.name,
+                                       relation=relation)

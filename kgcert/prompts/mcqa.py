@@ -92,6 +92,10 @@ RANDOM_OPTION_TRIES = 200
 ARRAY_TIERS_FROM = 1_000
 
 
+def _characters_line_cost(text: str) -> int:
+    return len(text) + LINE_OVERHEAD
+
+
 def redraw_seed(seed: int, attempt: int) -> int:
     """The sampler seed of the `attempt`-th redraw of a prompt (attempt 0 is the run seed)."""
     if attempt == 0:
@@ -177,7 +181,11 @@ class PromptBuilder:
         self._neighbours: dict[tuple[str, str, frozenset[str]],
                                Mapping[str, Sequence[Fact]]] = {}
         self._allowed: dict[tuple[str, frozenset[str]], Sequence[Fact]] = {}
-        self._cost = lru_cache(maxsize=65_536)(self._line_cost)
+        # A character budget's line cost is the sentence's length plus the line's "- " and
+        # newline (layout.py): nothing to count or cache.
+        self._cost: Callable[[str], int] = (
+            _characters_line_cost if self.budget.counter is len
+            else lru_cache(maxsize=65_536)(self._line_cost))
         self._finder: AnswerFinder | None = None
 
     # -- drawing ------------------------------------------------------------------------------
@@ -361,7 +369,7 @@ class PromptBuilder:
         return self.budget.count(f"- {text}\n")
 
     def _write(self, fact: Fact) -> str:
-        return self.graph.sentences(fact)[0]
+        return self.graph.sentence(fact)
 
     def _row_costs(self) -> Callable[[FactRows], np.ndarray] | None:
         """Each snapshot row's line cost without writing it: with a character budget, the
@@ -482,15 +490,16 @@ class PromptBuilder:
                     offered.append((None, len(loose), len(loose) + len(facts)))
                     loose.extend(facts)
                 return
+            pending, line = ctx.Pending, ctx.Line
             for fact in facts:
                 key = fact.fact_key
                 if key in used:
                     continue
                 used.add(key)
                 if fact.sentences:
-                    into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
+                    into.extend(line(text, tier, fact) for text in fact.sentences)
                 else:  # written when the budget may still take it
-                    into.append(ctx.Pending(fact))
+                    into.append(pending(fact))
 
         for fact in dag.essential:
             if fact.fact_key not in used:
@@ -547,13 +556,15 @@ class PromptBuilder:
         pool: list[Fact] = []
         for facts in sources:
             if len(facts) > self.filler_per_entity:
-                drawn = rng.choice(len(facts), size=self.filler_per_entity, replace=False)
-                pool.extend(facts[int(i)] for i in np.sort(drawn))
+                drawn = np.sort(rng.choice(len(facts), size=self.filler_per_entity,
+                                           replace=False))
+                pool.extend(facts.take(drawn) if isinstance(facts, FactRows)
+                            else [facts[i] for i in drawn.tolist()])
             else:
                 pool.extend(facts)
         order = rng.permutation(len(pool))
         rest: list[ctx.Line | ctx.Pending] = []
-        add([pool[int(i)] for i in order], ctx.REST, rest)
+        add([pool[i] for i in order.tolist()], ctx.REST, rest)
         tiers.rest = rest
         return tiers
 
