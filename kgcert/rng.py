@@ -10,13 +10,16 @@ streams.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import numpy as np
 
 
-def _key_words(key: str) -> list[int]:
+@lru_cache(maxsize=1024)
+def _key_words(key: str) -> tuple[int, ...]:
+    """A stream key's words (kept: a run asks for a few keys in every prompt)."""
     digest = hashlib.sha256(key.encode("utf-8")).digest()
-    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+    return tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
 
 
 def sample_rng(seed: int, key: str, index: int) -> np.random.Generator:

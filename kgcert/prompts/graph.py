@@ -226,6 +226,17 @@ class PromptGraph:
             raise InputError(f"entities not in the KG: {', '.join(absent[:5])}")
         return {i: self._entities[i] for i in wanted}
 
+    def preload(self, ids: Iterable[str]) -> None:
+        """Caches the names and labels of `ids` (one batched read without a snapshot); unknown
+        ids raise InputError. `entities` without building its answer."""
+        if self.snapshot is None:
+            self.entities(ids)
+            return
+        known = self._entities
+        unread = [i for i in ids if i not in known and self._info_from_snapshot(i) is None]
+        if unread:
+            self.entities(unread)
+
     def entity(self, entity_id: str) -> EntityInfo:
         info = self._entities.get(entity_id) or self._info_from_snapshot(entity_id)
         return info if info is not None else self.entities([entity_id])[entity_id]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kgcert.models.base import ANSWER_PREFIX
 from kgcert.prompts.fewshot import Example
@@ -47,6 +48,13 @@ def render_example(number: int, example: Example) -> str:
             f"{answer_line(example.answer, example.answer_text, example.reason)}\n")
 
 
+@lru_cache(maxsize=64)
+def _examples_block(examples: tuple[Example, ...]) -> str:
+    """The worked examples' text: a builder's are the same in every prompt it renders."""
+    shown = "\n".join(render_example(i, ex) for i, ex in enumerate(examples, 1))
+    return f"\n{EXAMPLES_HEADER}\n\n{shown}"
+
+
 @dataclass(frozen=True)
 class Layout:
     """Everything but the context sentences; `render(lines)` adds them."""
@@ -60,8 +68,7 @@ class Layout:
     def render(self, lines: Sequence[str]) -> str:
         parts = [INTRO + (" " + PATH_HELP if self.path_query else "") + "\n"]
         if self.examples:
-            shown = "\n".join(render_example(i, ex) for i, ex in enumerate(self.examples, 1))
-            parts.append(f"\n{EXAMPLES_HEADER}\n\n{shown}")
+            parts.append(_examples_block(self.examples))
         parts.append(f"\n{QUESTION_HEADER}\n{_context(lines)}")
         if self.notes:
             parts.append(NOTES_HEADER + "\n" + "".join(f"- {note}\n" for note in self.notes))

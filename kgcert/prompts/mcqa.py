@@ -362,7 +362,7 @@ class PromptBuilder:
             return
         for _ in range(0, RANDOM_OPTION_TRIES, 20):
             batch = [members[int(i)] for i in rng.integers(len(members), size=20)]
-            self.graph.entities(batch)
+            self.graph.preload(batch)
             yield from batch
 
     def _line_cost(self, text: str) -> int:
@@ -416,7 +416,7 @@ class PromptBuilder:
         dag_ids = list(dag.roles.values())
         neighbours = [self._neighbours_of_label(node, label, dag) for node in dag_ids]
         related = sorted(set().union(*(n.keys() for n in neighbours)) - set(dag_ids))
-        graph.entities(related)
+        graph.preload(related)
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
                             related=related, random=lambda: self._random_entities(label, rng))
         options = choose_options(dag.answer, correct, pools, self.options, rng,
