@@ -22,6 +22,7 @@ import platform
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -45,13 +46,20 @@ FEW_DISTRACTORS = 0.5  # warn when fewer than this share of "distractor" prompts
 
 
 def library_versions() -> dict[str, str]:
+    return dict(_library_versions())
+
+
+@lru_cache(maxsize=1)
+def _library_versions() -> tuple[tuple[str, str], ...]:
+    # Read once a process: each version parses its package's metadata (1 ms), and a run
+    # writes a certificate per spec, setting and model.
     versions = {"kgcert": __version__, "python": platform.python_version()}
     for name in LIBRARIES:
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             continue
-    return versions
+    return tuple(versions.items())
 
 
 def outcome_counts(records: Iterable[Mapping[str, Any]]) -> tuple[OutcomeCounts, int]:
