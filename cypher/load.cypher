@@ -9,11 +9,11 @@ CREATE (n:Entity:{{label}}{{:kg}})
 SET n = row
 
 // name: create_edges
+// The properties are set one by one after it (kgcert/store/bulk.py: edge_statement).
 UNWIND $rows AS row
 MATCH (a:Entity{{:kg}} {id: row.s})
 MATCH (b:Entity{{:kg}} {id: row.t})
 CREATE (a)-[e:{{rel_type}}]->(b)
-SET e = row.p
 
 // name: create_relations
 UNWIND $rows AS row

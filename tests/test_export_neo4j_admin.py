@@ -33,8 +33,8 @@ from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loading import load
 from kgcert.manifest import COMPLETE, Manifest
-from kgcert.store.bulk import SCHEMA_STATEMENTS
-from kgcert.store.cypher import kg_label, named, statement
+from kgcert.store.bulk import SCHEMA_STATEMENTS, edge_statement
+from kgcert.store.cypher import kg_label, statement
 from kgcert.synth import SyntheticPrimeKG
 
 TRICKY_NAMES = ['Comma, "quoted" name', "semi;colon; alias", "two\nlines", "back\\slash 'x'"]
@@ -254,7 +254,8 @@ def _simulated_import(server, files: ImportFiles, kg: str):
     for rel_type, path in files.relationship_files.items():
         rows = [{"s": r["START_ID"], "t": r["END_ID"], "p": p} for r, p in _parse(path, delimiter)]
         assert {r["TYPE"] for r, _ in _parse(path, delimiter)} == {rel_type}
-        store.execute(named("load", "create_edges", rel_type=rel_type), rows=rows)
+        keys = sorted({key for row in rows for key in row["p"]})
+        store.execute(edge_statement(rel_type, keys), rows=rows)
     return store
 
 

@@ -348,3 +348,33 @@ def test_entity_specs_generate_and_sample_alike_on_both_servers(neo4j_server, em
         assert isinstance(sampler, EntitySampler)
         drawn.append((texts, [sampler.sample(2, i) for i in range(SAMPLES)]))
     assert drawn[0] == drawn[1]
+
+
+def test_edge_properties_are_written_key_by_key_as_the_embedded_server_writes_them(
+        neo4j_server, embedded_server, shared_data):
+    """The Bolt writer sets each edge property by name (the diabetes export's display
+    relation): every edge's properties equal the embedded bulk API's, and Neo4j plans the
+    statement without an Eager, which `SET e = row.p` drew (rows held first)."""
+    edges = ("MATCH (a:Entity{{:kg}})-[e]->(b:Entity{{:kg}}) RETURN a.id AS a, type(e) AS type, "
+             "b.id AS b, properties(e) AS p")
+    found = []
+    for server in (neo4j_server, embedded_server):
+        _load(server, shared_data, "props_diabetes", "primekg/diabetes_export", "neo4j-import",
+              replace=False)
+        found.append(sorted(server.open("props_diabetes").query(edges),
+                            key=lambda row: json.dumps(row, sort_keys=True)))
+    assert found[0] == found[1]
+    assert sum(1 for row in found[0] if row["p"]) > 10_000
+    from kgcert.store.bulk import edge_statement
+
+    query = neo4j_server.open("props_diabetes").scoped(edge_statement("indication",
+                                                                      ["display_relation"]))
+    with neo4j_server.driver.session(database=neo4j_server.database) as session:
+        plan = session.run("EXPLAIN " + query, rows=[{"s": "Q1", "t": "Q2", "p": {}}]
+                           ).consume().plan
+    operators, todo = [], [plan]
+    while todo:
+        step = todo.pop()
+        operators.append(step["operatorType"].split("@")[0])
+        todo += step.get("children", [])
+    assert "Create" in operators and "Eager" not in operators

@@ -22,6 +22,19 @@ def test_identifiers_are_escaped_not_interpolated():
         render("MATCH (n:{{label}})")
 
 
+def test_edge_properties_are_set_by_escaped_name():
+    """The Bolt load's edge statement names each property key, escaped like an identifier;
+    a key holding the KG scope marker keeps the map form, which the store cannot rewrite."""
+    from kgcert.store.bulk import edge_statement
+
+    assert edge_statement("indication", []) == named("load", "create_edges",
+                                                     rel_type="indication")
+    hostile = edge_statement("indication", ["display", "x` = 1 DETACH DELETE a //"])
+    assert hostile.endswith("\nSET e.`display` = row.p.`display`, "
+                            "e.`x`` = 1 DETACH DELETE a //` = row.p.`x`` = 1 DETACH DELETE a //`")
+    assert edge_statement("indication", ["{{:kg}}"]).endswith("\nSET e = row.p")
+
+
 def test_sanitized_labels_follow_primekg_exports():
     assert sanitize_identifier("gene/protein") == "gene__protein"
     assert sanitize_identifier("off-label use") == "off_label_use"

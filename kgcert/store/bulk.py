@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kgcert.store.cypher import named, statement
+from kgcert.store.cypher import KG_SCOPE, escape_identifier, named, statement
 from kgcert.store.graph import GraphStore
 
 Progress = Callable[[int], None]
@@ -69,13 +69,27 @@ class BoltBulkWriter(BulkWriter):
         properties: Sequence[dict[str, Any]] | None,
         progress: Progress | None = None,
     ) -> None:
-        query = named("load", "create_edges", rel_type=rel_type)
         for start in range(0, len(sources), self.batch_size):
             stop = min(start + self.batch_size, len(sources))
-            rows = [
-                {"s": sources[i], "t": targets[i], "p": properties[i] if properties else {}}
-                for i in range(start, stop)
-            ]
-            self.store.execute(query, rows=rows)
+            part = properties[start:stop] if properties else ()
+            keys = sorted({key for found in part for key in found})
+            ends = zip(sources[start:stop], targets[start:stop], strict=True)
+            rows = ([{"s": s, "t": t, "p": p} for (s, t), p in zip(ends, part, strict=True)]
+                    if keys else [{"s": s, "t": t} for s, t in ends])
+            self.store.execute(edge_statement(rel_type, keys), rows=rows)
             if progress:
                 progress(stop - start)
+
+
+def edge_statement(rel_type: str, keys: Sequence[str]) -> str:
+    """`create_edges` for rows {s, t, p}, setting the keys of p one by one. `SET e = row.p`
+    made Neo4j plan an Eager before the CREATE (a map may write a key that the MATCHes
+    read), which holds every row of a batch first: a third of the edge rate at Wikidata5m
+    size."""
+    query = named("load", "create_edges", rel_type=rel_type)
+    if not keys:
+        return query
+    if any(KG_SCOPE in key for key in keys):  # the store would fill its KG label in there
+        return query + "\nSET e = row.p"
+    named_keys = [escape_identifier(key) for key in keys]
+    return query + "\nSET " + ", ".join(f"e.{key} = row.p.{key}" for key in named_keys)
