@@ -90,37 +90,27 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     tiers_after: tuple[tuple[str, Sequence[Line | Pending]], ...] = (
         (OPTIONS, tiers.options), (REST, tiers.rest))
 
-    def offer(line: Line) -> None:
+    def offer(text: str, tier: str, fact: Fact | None, line: Line | None = None) -> None:
+        """Keeps the line (`line`, else a new one) when its text is new and fits."""
         nonlocal used
-        text = line.text
         if text in seen:
             return
         extra = cost(text)
         if used + extra <= room:
             seen.add(text)
-            kept.append(line)
-            used += extra
-
-    def offer_fact(fact: Fact, tier: str) -> None:
-        nonlocal used
-        assert write is not None  # pending sentences come with their writer
-        text = write(fact)
-        if text in seen:
-            return
-        extra = cost(text)
-        if used + extra <= room:
-            seen.add(text)
-            kept.append(Line(text, tier, fact))
+            kept.append(line if line is not None else Line(text, tier, fact))
             used += extra
 
     for tier, entries in tiers_after:
         if isinstance(entries, LazyPending) and entries.costs is not None:
+            assert write is not None
             for i, least in enumerate(entries.costs.tolist()):
                 if room - used < floor:
                     break  # nothing later in it can fit
                 if least > room - used:
                     continue  # its line cannot fit: not worth writing
-                offer_fact(entries[i].fact, tier)
+                fact = entries[i].fact
+                offer(write(fact), tier, fact)
             continue
         lazy = isinstance(entries, LazyPending)
         for entry in entries:
@@ -129,9 +119,10 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                     if lazy:
                         break  # nothing later in it can fit
                     continue  # it cannot fit: not worth writing
-                offer_fact(entry.fact, tier)
+                assert write is not None
+                offer(write(entry.fact), tier, entry.fact)
             else:
-                offer(entry)
+                offer(entry.text, tier, entry.fact, entry)
     counts = {tier: sum(1 for line in kept if line.tier == tier) for tier in TIERS}
     return Trimmed(tuple(kept), None, offered, counts)
 

@@ -490,16 +490,15 @@ class PromptBuilder:
                     offered.append((None, len(loose), len(loose) + len(facts)))
                     loose.extend(facts)
                 return
-            pending, line = ctx.Pending, ctx.Line
             for fact in facts:
                 key = fact.fact_key
                 if key in used:
                     continue
                 used.add(key)
                 if fact.sentences:
-                    into.extend(line(text, tier, fact) for text in fact.sentences)
+                    into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
                 else:  # written when the budget may still take it
-                    into.append(pending(fact))
+                    into.append(ctx.Pending(fact))
 
         for fact in dag.essential:
             if fact.fact_key not in used:
