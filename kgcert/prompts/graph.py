@@ -165,7 +165,7 @@ class PromptGraph:
     def _load_from_snapshot(self, missing: list[str], snapshot: GraphSnapshot) -> None:
         """The same facts the two edge reads give, as rows of the snapshot's arrays."""
         if self._rows is None:
-            self._rows = RowIndex.of(snapshot, [_label(labels) for labels in snapshot.labels])
+            self._rows = RowIndex.of(snapshot, self._labels_of_sets(snapshot))
         for entity in missing:
             at = snapshot.position(entity)
             if at is None:
@@ -181,12 +181,17 @@ class PromptGraph:
             return None
         name = snapshot.names[at]
         shown = name if name is not None else entity_id
-        if self._set_labels is None:  # the label of each distinct label set, worked out once
-            self._set_labels = [_label(labels) for labels in snapshot.labels]
-        info = EntityInfo(entity_id, shown, self._set_labels[int(snapshot.label_set[at])],
+        info = EntityInfo(entity_id, shown,
+                          self._labels_of_sets(snapshot)[int(snapshot.label_set[at])],
                           snapshot.aliases[at] or (shown,))
         self._entities[entity_id] = info
         return info
+
+    def _labels_of_sets(self, snapshot: GraphSnapshot) -> list[str]:
+        """The label prompts give each distinct label set of the snapshot, worked out once."""
+        if self._set_labels is None:
+            self._set_labels = [_label(labels) for labels in snapshot.labels]
+        return self._set_labels
 
     @property
     def row_index(self) -> RowIndex | None:
