@@ -201,6 +201,8 @@ def write_neo4j_admin(
                "--id-type=string", f"--array-delimiter={_delimiter_option(delimiter)}"]
     if scan.multiline:
         command.append("--multiline-fields=true")
+    # neo4j-admin writes its report of skipped rows to the working directory unless told
+    command.append(f"--report-file={(out_dir / 'import.report').resolve()}")
     command += [f"--nodes={p.resolve()}" for p in [*node_files.values(), *meta_files]]
     command += [f"--relationships={p.resolve()}" for p in edge_files.values()]
     files = ImportFiles(
@@ -388,8 +390,9 @@ def _write_script(files: ImportFiles) -> None:
     def here(path: Path) -> str:
         return f'"$here/{path.relative_to(files.out_dir).as_posix()}"'
 
-    options = [shlex.quote(a) for a in files.command[4:] if not a.startswith("--nodes=")
-               and not a.startswith("--relationships=")]
+    placed = ("--nodes=", "--relationships=", "--report-file=")
+    options = [shlex.quote(a) for a in files.command[4:] if not a.startswith(placed)]
+    options.append('--report-file="$here/import.report"')
     options += [f"--nodes={here(p)}" for p in files.all_node_files]
     options += [f"--relationships={here(p)}" for p in files.relationship_files.values()]
     body = " \\\n    ".join(['exec "${NEO4J_ADMIN:-neo4j-admin}" database import full', *options])
