@@ -3,7 +3,7 @@
 A prompt offers every distractor's and option's edges, and draws its filler from the edges of
 each entity involved, so a hub among them (a disease with thousands of edges) used to cost
 thousands of Fact objects for the few dozen a prompt shows. `RowAdjacency` keeps the edges as
-rows of the snapshot's arrays, in `fact_order` (one lexsort), and answers the builder's
+rows of the snapshot's arrays, in fact order (sorted with the snapshot), and answers the builder's
 questions (edges of a type, the allowed edges, neighbours with a label) with array
 operations; a row becomes a Fact when it is read, the same Fact the per-entity reads give.
 """
@@ -23,11 +23,9 @@ from kgcert.prompts.snapshot import GraphSnapshot
 
 @dataclass(frozen=True)
 class RowIndex:
-    """What every adjacency of one snapshot shares: sort ranks and entity labels."""
+    """What every adjacency of one snapshot shares: entity labels and fact key codes."""
 
     snapshot: GraphSnapshot
-    type_rank: np.ndarray  # per type code
-    display_rank: np.ndarray  # per display code + 1 (0: none, which sorts as "")
     label_code: np.ndarray  # per entity: its label (see `labels`) as an index
     labels: tuple[str, ...]
     codes: dict[str, int]  # type name -> code
@@ -36,18 +34,13 @@ class RowIndex:
     @classmethod
     def of(cls, snapshot: GraphSnapshot, label_of_set: Sequence[str]) -> RowIndex:
         """`label_of_set`: the label prompts give an entity, per label set of the snapshot."""
-        types = snapshot.types
-        type_rank = np.zeros(len(types), dtype=np.int64)
-        type_rank[sorted(range(len(types)), key=types.__getitem__)] = np.arange(len(types))
         shown = ["", *snapshot.displays]
-        display_rank = np.zeros(len(shown), dtype=np.int64)
-        display_rank[sorted(range(len(shown)), key=shown.__getitem__)] = np.arange(len(shown))
         labels = tuple(dict.fromkeys(label_of_set))
         per_set = np.array([labels.index(label) for label in label_of_set], dtype=np.int32)
         label_code = per_set[snapshot.label_set] if len(per_set) else np.zeros(0, np.int32)
-        codes = {name: code for code, name in enumerate(types)}
+        codes = {name: code for code, name in enumerate(snapshot.types)}
         shown_key = np.array([shown.index(text) for text in shown], dtype=np.int64)
-        return cls(snapshot, type_rank, display_rank, label_code, labels, codes, shown_key)
+        return cls(snapshot, label_code, labels, codes, shown_key)
 
     @property
     def keys_fit(self) -> bool:
@@ -65,6 +58,13 @@ class RowIndex:
         key = low.astype(np.int64) * len(self.codes) + type_
         key = key * len(self.shown_key) + self.shown_key[display + 1]
         return key * entities + high
+
+    @cached_property
+    def edge_keys(self) -> np.ndarray:
+        """`fact_keys` of every snapshot edge, by edge position (rows that know their edges
+        gather theirs). Only when `keys_fit`."""
+        snapshot = self.snapshot
+        return self.fact_keys(snapshot.source, snapshot.type, snapshot.target, snapshot.display)
 
     def key_of(self, fact_key: tuple[str, str, str, str]) -> int:
         """The integer of one `Fact.fact_key` of this snapshot (same arithmetic, in Python)."""
@@ -92,32 +92,22 @@ class RowIndex:
     def adjacency(self, entity: str, at: int) -> RowAdjacency:
         """Entity `at`'s edges, both directions, distinct, in fact order."""
         snapshot = self.snapshot
-        incoming = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
-        edges = np.concatenate([
-            np.arange(snapshot.out_start[at], snapshot.out_start[at + 1]),
-            incoming[snapshot.source[incoming] != at]])  # a loop is once among outgoing
-        source, target = snapshot.source[edges], snapshot.target[edges]
-        type_, display = snapshot.type[edges], snapshot.display[edges]
-        # Entity positions follow the sorted ids, so they order sources and targets.
-        order = np.lexsort((display, self.display_rank[display + 1], target, source,
-                            self.type_rank[type_]))
-        source, target, type_, display = (source[order], target[order], type_[order],
-                                          display[order])
-        distinct = np.ones(len(order), dtype=bool)  # the same edge stored twice: once
-        distinct[1:] = ((source[1:] != source[:-1]) | (target[1:] != target[:-1])
-                        | (type_[1:] != type_[:-1]) | (display[1:] != display[:-1]))
-        rows = FactRows(self, source[distinct], type_[distinct], target[distinct],
-                        display[distinct])
+        edges = snapshot.edges_of(at)
+        rows = FactRows(self, snapshot.source[edges], snapshot.type[edges],
+                        snapshot.target[edges], snapshot.display[edges], edges)
         return RowAdjacency(entity, at, rows, self)
 
 
 class FactRows(Sequence[Fact]):
-    """Edges as array rows; `rows[i]` is the Fact of row i."""
+    """Edges as array rows; `rows[i]` is the Fact of row i. `edges`: each row's snapshot edge
+    position, when the rows are snapshot edges (what is worked out per edge is gathered)."""
 
     def __init__(self, index: RowIndex, source: np.ndarray, type_: np.ndarray,
-                 target: np.ndarray, display: np.ndarray) -> None:
+                 target: np.ndarray, display: np.ndarray,
+                 edges: np.ndarray | None = None) -> None:
         self.shared = index  # not `index`: that is Sequence.index
         self.source, self.type, self.target, self.display = source, type_, target, display
+        self.edges = edges
         self._facts: tuple[Fact, ...] | None = None
         self._made: dict[int, Fact] = {}  # rows read one by one (filler draws from hubs)
         self._keys: np.ndarray | None = None
@@ -125,8 +115,9 @@ class FactRows(Sequence[Fact]):
     def fact_keys(self) -> np.ndarray:
         """Each row's fact key as an integer (`RowIndex.fact_keys`), kept."""
         if self._keys is None:
-            self._keys = self.shared.fact_keys(self.source, self.type, self.target,
-                                               self.display)
+            self._keys = (self.shared.edge_keys[self.edges] if self.edges is not None else
+                          self.shared.fact_keys(self.source, self.type, self.target,
+                                                self.display))
         return self._keys
 
     def __len__(self) -> int:
@@ -185,7 +176,7 @@ class FactRows(Sequence[Fact]):
     def where(self, rows: np.ndarray) -> FactRows:
         """The rows picked by a mask or by positions, in order."""
         return FactRows(self.shared, self.source[rows], self.type[rows], self.target[rows],
-                        self.display[rows])
+                        self.display[rows], self.edges[rows] if self.edges is not None else None)
 
 
 class RowAdjacency:
