@@ -600,7 +600,7 @@ class _WritesEveryLine(PromptBuilder):
 
     _floor = 0
 
-    def _row_costs(self) -> None:
+    def _measured_lengths(self) -> None:
         return None
 
 

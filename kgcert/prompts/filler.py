@@ -9,12 +9,13 @@ keys (`RowIndex.fact_keys`), and become Fact objects only when the trim reaches 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import overload
+from collections.abc import Iterator, Sequence
+from typing import cast, overload
 
 import numpy as np
 
 from kgcert.prompts.context import LazyPending, Pending
+from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.rows import FactRows
 
 
@@ -47,19 +48,24 @@ class PendingRows(LazyPending):
 
 
 def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
-                rng: np.random.Generator,
-                costs_of: Callable[[FactRows], np.ndarray] | None = None) -> PendingRows:
+                rng: np.random.Generator, lengths: SentenceLengths | None = None
+                ) -> PendingRows:
     """Up to `per_entity` rows of each source (all when it has no more), in one seeded random
-    order, each fact key once and none in `used` (the facts of tiers 1 and 2). `costs_of`
-    gives each row's line cost, or a lower bound of it (-1: unknown)."""
+    order, each fact key once and none in `used` (the facts of tiers 1 and 2). With `lengths`,
+    each entry carries its line's cost (-1: unknown)."""
+    drawn = [np.sort(rng.choice(len(rows), size=per_entity, replace=False))
+             if len(rows) > per_entity else None for rows in sources]
+    if (lengths is None or lengths.per_edge) and all(rows.edges is not None
+                                                     for rows in sources):
+        return _draw_edges(sources, drawn, used, rng, lengths)
+    costs_of = lengths.line_costs if lengths is not None else None
     at, keys, costs = [], [], []
-    for rows in sources:  # some 300 entities in a hub prompt: no array op that can be spared
-        if len(rows) > per_entity:
-            drawn = np.sort(rng.choice(len(rows), size=per_entity, replace=False))
-            at.append(drawn)
-            keys.append(rows.fact_keys()[drawn])
+    for rows, picked in zip(sources, drawn, strict=True):
+        if picked is not None:
+            at.append(picked)
+            keys.append(rows.fact_keys()[picked])
             if costs_of is not None:
-                costs.append(costs_of(rows)[drawn])
+                costs.append(costs_of(rows)[picked])
         else:  # all of its rows, in order
             at.append(np.arange(len(rows)))
             keys.append(rows.fact_keys())
@@ -75,11 +81,35 @@ def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
                      np.concatenate(costs)[order] if costs_of is not None else None)[0]
 
 
+def _draw_edges(sources: Sequence[FactRows], drawn: Sequence[np.ndarray | None],
+                used: np.ndarray, rng: np.random.Generator,
+                lengths: SentenceLengths | None) -> PendingRows:
+    """`draw_filler` for sources of snapshot edges: the drawn rows of all sources picked
+    from their edges laid end to end, and their keys and costs gathered in one pass each
+    (a hub prompt draws from some 300 entities)."""
+    sizes = np.array([len(rows) for rows in sources], dtype=np.int64)
+    starts = np.zeros(len(sources) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    picked = np.repeat([d is None for d in drawn], sizes)  # every row of the small sources
+    big = [(i, d) for i, d in enumerate(drawn) if d is not None]
+    if big:
+        picked[np.concatenate([d for _, d in big])
+               + np.repeat(starts[[i for i, _ in big]], [len(d) for _, d in big])] = True
+    rows_at = np.flatnonzero(picked)  # by source, each source's rows in order
+    order = rng.permutation(len(rows_at))
+    if not len(order):
+        return _distinct(sources, *(np.zeros(0, dtype=np.int64),) * 3, used, None)[0]
+    rows_at = rows_at[order]
+    which = np.searchsorted(starts, rows_at, side="right") - 1
+    edges = np.concatenate([cast(np.ndarray, rows.edges) for rows in sources])[rows_at]
+    return _distinct(sources, which, rows_at - starts[which], sources[0].shared.edge_keys[edges],
+                     used, lengths.edge_costs(edges) if lengths is not None else None)[0]
+
+
 def offer_rows(parts: Sequence[tuple[FactRows, np.ndarray]], used: np.ndarray,
-               costs_of: Callable[[FactRows], np.ndarray] | None = None
-               ) -> tuple[PendingRows, np.ndarray]:
+               lengths: SentenceLengths | None = None) -> tuple[PendingRows, np.ndarray]:
     """Tier 2: the rows of `parts` (rows, positions) in order, each fact key once and none in
-    `used`; and the fact keys offered."""
+    `used`; and the fact keys offered. With `lengths`, each entry carries its line's cost."""
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return PendingRows([], empty, empty), empty
@@ -87,8 +117,8 @@ def offer_rows(parts: Sequence[tuple[FactRows, np.ndarray]], used: np.ndarray,
     which = np.repeat(np.arange(len(parts), dtype=np.int64), [len(at) for _, at in parts])
     at = np.concatenate([at for _, at in parts])
     keys = np.concatenate([rows.fact_keys()[at] for rows, at in parts])
-    costs = (np.concatenate([costs_of(rows)[at] for rows, at in parts])
-             if costs_of is not None else None)
+    costs = (np.concatenate([lengths.line_costs(rows)[at] for rows, at in parts])
+             if lengths is not None else None)
     return _distinct(sources, which, at, keys, used, costs)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import string
 import weakref
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -74,6 +75,9 @@ class SentenceLengths:
             weakref.WeakKeyDictionary())
 
     def of(self, rows: FactRows) -> np.ndarray:
+        if rows.edges is not None and self._table is not None:
+            costs = self._edge_costs[rows.edges]
+            return np.where(costs < 0, -1, costs - LINE_OVERHEAD)
         found = self._kept.get(rows)
         if found is None:
             found = self._kept[rows] = self._lengths(rows)
@@ -82,11 +86,31 @@ class SentenceLengths:
     def line_costs(self, rows: FactRows) -> np.ndarray:
         """Per row: what its context line costs in characters (`- `, sentence, newline),
         -1 when not known; kept."""
+        if rows.edges is not None and self._table is not None:
+            return self.edge_costs(rows.edges)
         found = self._costs.get(rows)
         if found is None:
             lengths = self.of(rows)
             found = self._costs[rows] = np.where(lengths < 0, -1, lengths + LINE_OVERHEAD)
         return found
+
+    def edge_costs(self, edges: np.ndarray) -> np.ndarray:
+        """`line_costs` of snapshot edges by position (with a dense table of kinds only)."""
+        return self._edge_costs[edges]
+
+    @property
+    def per_edge(self) -> bool:
+        """Whether `edge_costs` may be asked."""
+        return self._table is not None
+
+    @cached_property
+    def _edge_costs(self) -> np.ndarray:
+        """Every snapshot edge's line cost, worked out once: a hub prompt measures the rows of
+        some 300 entities, each a gather from this rather than a pass of its own."""
+        snapshot = self.index.snapshot
+        lengths = self._lengths(FactRows(self.index, snapshot.source, snapshot.type,
+                                         snapshot.target, snapshot.display))
+        return np.where(lengths < 0, -1, lengths + LINE_OVERHEAD)
 
     def _lengths(self, rows: FactRows) -> np.ndarray:
         index = self.index

@@ -62,6 +62,7 @@ from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
 from kgcert.prompts.filler import draw_filler, offer_rows
 from kgcert.prompts.graph import Fact, PromptGraph
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
+from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
@@ -371,13 +372,14 @@ class PromptBuilder:
     def _write(self, fact: Fact) -> str:
         return self.graph.sentence(fact)
 
-    def _row_costs(self) -> Callable[[FactRows], np.ndarray] | None:
-        """Each snapshot row's line cost without writing it: with a character budget, the
-        sentence's length (kgcert/prompts/lengths.py) plus the line's "- " and newline."""
+    def _measured_lengths(self) -> SentenceLengths | None:
+        """What gives each snapshot row's line cost without writing it: with a character
+        budget, the sentence's length (kgcert/prompts/lengths.py) plus the line's "- " and
+        newline."""
         lengths = self.graph.sentence_lengths
         if self.budget.counter is not len or lengths is None:
             return None
-        return lengths.line_costs
+        return lengths
 
     @property
     def _floor(self) -> int:
@@ -544,13 +546,13 @@ class PromptBuilder:
         if offered is not None:
             assert index is not None
             essential = np.array([index.key_of(key) for key in used], dtype=np.int64)
-            costs = self._row_costs()
+            lengths = self._measured_lengths()
             joined = index.rows_of(loose)
             parts = [(rows if rows is not None else joined, np.arange(start, end))
                      for rows, start, end in offered]
-            tiers.options, keys = offer_rows(parts, essential, costs)
+            tiers.options, keys = offer_rows(parts, essential, lengths)
             tiers.rest = draw_filler(cast(list[FactRows], sources), self.filler_per_entity,
-                                     np.concatenate([essential, keys]), rng, costs)
+                                     np.concatenate([essential, keys]), rng, lengths)
             return tiers
         pool: list[Fact] = []
         for facts in sources:
