@@ -182,6 +182,16 @@ def _compare(results: dict[str, object], baseline: dict[str, object]) -> None:
                   f"({before[key] / run[key]:.1f}x)")
 
 
+def _pace_as_the_commands_do() -> None:
+    """The collector's pace of `kgcert run` and `kgcert prompts` (a --baseline checkout from
+    before kgcert/heap.py ran at Python's default pace)."""
+    try:
+        from kgcert.heap import pace_for_prompts
+    except ImportError:
+        return
+    pace_for_prompts()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=float, default=0.1,
@@ -220,6 +230,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the loaded KGs in --work")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale.json"))
     args = parser.parse_args()
+    _pace_as_the_commands_do()
     if args.baseline is not None and not (args.loaded and args.work):
         parser.error("--baseline needs --work and --loaded (a KG both checkouts read)")
     baseline = _baseline(args.baseline, args) if args.baseline is not None else None

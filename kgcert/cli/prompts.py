@@ -12,6 +12,7 @@ from kgcert import defaults
 from kgcert.cli.common import Context
 from kgcert.config import data_dir
 from kgcert.errors import InputError
+from kgcert.heap import pace_for_prompts
 
 if TYPE_CHECKING:
     from kgcert.prompts import Prompt, PromptBuilder, TaskPromptBuilder
@@ -75,6 +76,7 @@ def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tupl
 
     if count < 1 or seed < 0 or start < 0:
         raise InputError("--n must be positive, --seed and --start non-negative")
+    pace_for_prompts()
     entry = find_spec(spec_name, specs_dirs)
     store = ctx.server().open(kg_name)
     builder: PromptBuilder | TaskPromptBuilder

@@ -21,6 +21,7 @@ from kgcert.cli.common import Context, console, errors
 from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
 from kgcert.errors import InputError
+from kgcert.heap import pace_for_prompts
 from kgcert.output import output_to
 from kgcert.run.config import UNHASHED, RunConfig, load_run_config, with_quantization
 
@@ -186,6 +187,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
 
+    pace_for_prompts()
     if half_width is not None or threshold is not None:
         flags["sequential"] = {"half_width": half_width, "threshold": threshold}
     config = load_run_config(config_file, flags)
