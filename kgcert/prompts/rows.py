@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import overload
+from typing import cast, overload
 
 import numpy as np
 
@@ -91,26 +91,65 @@ class RowIndex:
 
     def adjacency(self, entity: str, at: int) -> RowAdjacency:
         """Entity `at`'s edges, both directions, distinct, in fact order."""
-        snapshot = self.snapshot
-        edges = snapshot.edges_of(at)
-        rows = FactRows(self, snapshot.source[edges], snapshot.type[edges],
-                        snapshot.target[edges], snapshot.display[edges], edges)
-        return RowAdjacency(entity, at, rows, self)
+        return RowAdjacency(entity, at, FactRows.of_edges(self, self.snapshot.edges_of(at)), self)
 
 
 class FactRows(Sequence[Fact]):
-    """Edges as array rows; `rows[i]` is the Fact of row i. `edges`: each row's snapshot edge
-    position, when the rows are snapshot edges (what is worked out per edge is gathered)."""
+    """Edges as array rows; `rows[i]` is the Fact of row i. Rows of snapshot edges
+    (`of_edges`) know each row's edge position: what is worked out per edge is gathered, and
+    their columns are gathered only when asked (most of a hub's rows are only counted and
+    drawn from)."""
 
     def __init__(self, index: RowIndex, source: np.ndarray, type_: np.ndarray,
-                 target: np.ndarray, display: np.ndarray,
-                 edges: np.ndarray | None = None) -> None:
+                 target: np.ndarray, display: np.ndarray) -> None:
         self.shared = index  # not `index`: that is Sequence.index
-        self.source, self.type, self.target, self.display = source, type_, target, display
-        self.edges = edges
+        self._columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = (
+            source, type_, target, display)
+        self.edges: np.ndarray | None = None
         self._facts: tuple[Fact, ...] | None = None
         self._made: dict[int, Fact] = {}  # rows read one by one (filler draws from hubs)
         self._keys: np.ndarray | None = None
+
+    @classmethod
+    def of_edges(cls, index: RowIndex, edges: np.ndarray) -> FactRows:
+        """The snapshot's edges at positions `edges`, in that order."""
+        rows = cls.__new__(cls)
+        rows.shared, rows._columns, rows.edges = index, None, edges
+        rows._facts, rows._made, rows._keys = None, {}, None
+        return rows
+
+    def columns(self, at: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Source, type, target and display codes of every row, or of rows `at`."""
+        if self._columns is None:
+            if at is not None:  # a few rows of many: gather those alone
+                return self._gathered(cast(np.ndarray, self.edges)[at])
+            self._columns = self._gathered(cast(np.ndarray, self.edges))
+        columns = self._columns
+        return columns if at is None else (columns[0][at], columns[1][at], columns[2][at],
+                                           columns[3][at])
+
+    def _gathered(self, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                     np.ndarray]:
+        snapshot = self.shared.snapshot
+        return (snapshot.source[edges], snapshot.type[edges], snapshot.target[edges],
+                snapshot.display[edges])
+
+    @property
+    def source(self) -> np.ndarray:
+        return self.columns()[0]
+
+    @property
+    def type(self) -> np.ndarray:
+        return self.columns()[1]
+
+    @property
+    def target(self) -> np.ndarray:
+        return self.columns()[2]
+
+    @property
+    def display(self) -> np.ndarray:
+        return self.columns()[3]
 
     def fact_keys(self) -> np.ndarray:
         """Each row's fact key as an integer (`RowIndex.fact_keys`), kept."""
@@ -121,7 +160,7 @@ class FactRows(Sequence[Fact]):
         return self._keys
 
     def __len__(self) -> int:
-        return len(self.source)
+        return len(self.edges) if self.edges is not None else len(self.source)
 
     @overload
     def __getitem__(self, at: int) -> Fact: ...
@@ -136,11 +175,7 @@ class FactRows(Sequence[Fact]):
             return self._facts[at]
         fact = self._made.get(at)
         if fact is None:
-            snapshot = self.shared.snapshot
-            ids, display = snapshot.id_list, int(self.display[at])
-            fact = self._made[at] = Fact(
-                ids[int(self.source[at])], snapshot.types[int(self.type[at])],
-                ids[int(self.target[at])], None if display < 0 else snapshot.displays[display])
+            fact = self._made[at] = self.take(np.array([at], dtype=np.int64))[0]
         return fact
 
     def __iter__(self) -> Iterator[Fact]:
@@ -154,9 +189,9 @@ class FactRows(Sequence[Fact]):
         snapshot = self.shared.snapshot
         ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
         made, taken = self._made, []
-        for i, s, t, o, d in zip(at.tolist(), self.source[at].tolist(), self.type[at].tolist(),
-                                 self.target[at].tolist(), self.display[at].tolist(),
-                                 strict=True):
+        source, type_, target, display = self.columns(at)
+        for i, s, t, o, d in zip(at.tolist(), source.tolist(), type_.tolist(), target.tolist(),
+                                 display.tolist(), strict=True):
             fact = made.get(i)
             if fact is None:
                 fact = made[i] = Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
@@ -175,8 +210,9 @@ class FactRows(Sequence[Fact]):
 
     def where(self, rows: np.ndarray) -> FactRows:
         """The rows picked by a mask or by positions, in order."""
-        return FactRows(self.shared, self.source[rows], self.type[rows], self.target[rows],
-                        self.display[rows], self.edges[rows] if self.edges is not None else None)
+        if self.edges is not None:
+            return FactRows.of_edges(self.shared, self.edges[rows])
+        return FactRows(self.shared, *self.columns(rows))
 
 
 class RowAdjacency:
