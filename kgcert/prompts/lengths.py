@@ -75,9 +75,6 @@ class SentenceLengths:
             weakref.WeakKeyDictionary())
 
     def of(self, rows: FactRows) -> np.ndarray:
-        if rows.edges is not None and self._table is not None:
-            costs = self._edge_costs[rows.edges]
-            return np.where(costs < 0, -1, costs - LINE_OVERHEAD)
         found = self._kept.get(rows)
         if found is None:
             found = self._kept[rows] = self._lengths(rows)
@@ -86,7 +83,7 @@ class SentenceLengths:
     def line_costs(self, rows: FactRows) -> np.ndarray:
         """Per row: what its context line costs in characters (`- `, sentence, newline),
         -1 when not known; kept."""
-        if rows.edges is not None and self._table is not None:
+        if rows.edges is not None and self.per_edge:
             return self.edge_costs(rows.edges)
         found = self._costs.get(rows)
         if found is None:
