@@ -19,6 +19,7 @@ the cache: when it is exceeded, the cache is emptied before the next prompt's re
 
 from __future__ import annotations
 
+import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,8 +84,8 @@ class PromptGraph:
         self._cached_edges = 0
         self._label_members: dict[str, list[str]] = {}
         self._set_labels: list[str] | None = None  # per snapshot label set
-        # (type, source label, target label, display) -> (template, relation name)
-        self._forms: dict[tuple[str, str, str, str | None], tuple[str, str]] = {}
+        # (type, source label, target label, display) -> how its sentence is written
+        self._forms: dict[tuple[str, str, str, str | None], SentenceForm] = {}
         self._rows: RowIndex | None = None
         self._lengths: SentenceLengths | None = None
         self._shortest: int | None = None
@@ -335,13 +336,57 @@ class PromptGraph:
         form = self._forms.get(kind)
         if form is None:
             rel = self.relation_between(*kind)
-            form = self._forms[kind] = ((rel.template, rel.name) if rel is not None
-                                        else ("", fact.type))
-        template, relation = form
-        if template:
+            form = self._forms[kind] = (sentence_form(rel.template, rel.name) if rel is not None
+                                        else sentence_form("", fact.type))
+        if isinstance(form, tuple):
+            before, between, after, source_first = form
+            if source_first:
+                return before + source.name + between + target.name + after
+            return before + target.name + between + source.name + after
+        return form.write(source.name, target.name)
+
+
+@dataclass(frozen=True)
+class _Formatted:
+    """A template with fields other than one plain `{source}` and one plain `{target}`."""
+
+    template: str
+    relation: str
+
+    def write(self, source: str, target: str) -> str:
+        if self.template:
             try:
-                return template.format(source=source.name, target=target.name)
+                return self.template.format(source=source, target=target)
             except (KeyError, IndexError, ValueError):
                 pass
-        return GENERIC_TEMPLATE.format(source=source.name, target=target.name,
-                                       relation=relation)
+        return GENERIC_TEMPLATE.format(source=source, target=target, relation=self.relation)
+
+
+# How a kind of edge's sentence is written (see `sentence_form`).
+SentenceForm = tuple[str, str, str, bool] | _Formatted
+
+def sentence_form(template: str, relation: str) -> SentenceForm:
+    """How `PromptGraph.sentence` writes an edge with `template` (the generic sentence with
+    `relation` when it has none): as the text before, between and after the two names and
+    whether the source comes first, when it has one plain `{source}` and one plain `{target}`
+    field (joining costs a third of `str.format`); else as before, through `str.format`."""
+    if not template:
+        escaped = relation.replace("{", "{{").replace("}", "}}")
+        return _pieces(GENERIC_TEMPLATE.replace("{relation}", escaped)) or _Formatted("", relation)
+    return _pieces(template) or _Formatted(template, relation)
+
+
+def _pieces(template: str) -> tuple[str, str, str, bool] | None:
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        return None
+    texts, fields = [""], []
+    for text, field, spec, conversion in parsed:  # an escaped brace splits a text in two
+        texts[-1] += text
+        if field is not None:
+            fields.append((field, spec, conversion))
+            texts.append("")
+    if sorted(fields) != [("source", "", None), ("target", "", None)]:
+        return None
+    return (texts[0], texts[1], texts[2], fields[0][0] == "source")
