@@ -103,8 +103,7 @@ class FactRows(Sequence[Fact]):
     def __init__(self, index: RowIndex, source: np.ndarray, type_: np.ndarray,
                  target: np.ndarray, display: np.ndarray) -> None:
         self.shared = index  # not `index`: that is Sequence.index
-        self._columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = (
-            source, type_, target, display)
+        self._columns: list[np.ndarray | None] = [source, type_, target, display]
         self.edges: np.ndarray | None = None
         self._facts: tuple[Fact, ...] | None = None
         self._made: dict[int, Fact] = {}  # rows read one by one (filler draws from hubs)
@@ -114,42 +113,48 @@ class FactRows(Sequence[Fact]):
     def of_edges(cls, index: RowIndex, edges: np.ndarray) -> FactRows:
         """The snapshot's edges at positions `edges`, in that order."""
         rows = cls.__new__(cls)
-        rows.shared, rows._columns, rows.edges = index, None, edges
+        rows.shared, rows._columns, rows.edges = index, [None, None, None, None], edges
         rows._facts, rows._made, rows._keys = None, {}, None
         return rows
 
     def columns(self, at: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Source, type, target and display codes of every row, or of rows `at`."""
-        if self._columns is None:
-            if at is not None:  # a few rows of many: gather those alone
-                return self._gathered(cast(np.ndarray, self.edges)[at])
-            self._columns = self._gathered(cast(np.ndarray, self.edges))
-        columns = self._columns
-        return columns if at is None else (columns[0][at], columns[1][at], columns[2][at],
-                                           columns[3][at])
+        if at is not None and self.edges is not None and any(c is None for c in self._columns):
+            edges = self.edges[at]  # a few rows of many: gather those alone
+            snapshot = self.shared.snapshot
+            return (snapshot.source[edges], snapshot.type[edges], snapshot.target[edges],
+                    snapshot.display[edges])
+        source, type_, target, display = (self._column(i) for i in range(4))
+        if at is None:
+            return source, type_, target, display
+        return source[at], type_[at], target[at], display[at]
 
-    def _gathered(self, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                     np.ndarray]:
-        snapshot = self.shared.snapshot
-        return (snapshot.source[edges], snapshot.type[edges], snapshot.target[edges],
-                snapshot.display[edges])
+    def _column(self, which: int) -> np.ndarray:
+        """One column of every row, gathered from the snapshot when first asked (a question
+        about one column of a hub's rows gathers that column alone)."""
+        found = self._columns[which]
+        if found is None:
+            snapshot = self.shared.snapshot
+            whole = (snapshot.source, snapshot.type, snapshot.target, snapshot.display)[which]
+            found = self._columns[which] = whole[cast(np.ndarray, self.edges)]
+        return found
 
     @property
     def source(self) -> np.ndarray:
-        return self.columns()[0]
+        return self._column(0)
 
     @property
     def type(self) -> np.ndarray:
-        return self.columns()[1]
+        return self._column(1)
 
     @property
     def target(self) -> np.ndarray:
-        return self.columns()[2]
+        return self._column(2)
 
     @property
     def display(self) -> np.ndarray:
-        return self.columns()[3]
+        return self._column(3)
 
     def fact_keys(self) -> np.ndarray:
         """Each row's fact key as an integer (`RowIndex.fact_keys`), kept."""
@@ -263,12 +268,11 @@ class RowAdjacency:
         return rows.where((rows.type == code) & (end == self.at))
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
-        code, at = self._codes.get(rel_type), self.index.snapshot.position(target)
-        if code is None or at is None:
+        at = self.index.snapshot.position(target)
+        if at is None:
             return []
-        rows = self.facts
-        return list(rows.where((rows.type == code) & (rows.source == self.at)
-                               & (rows.target == at)))
+        rows = self.outgoing_rows(rel_type)
+        return list(rows.where(rows.target == at))
 
     def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
         found = self._allowed.get(excluded)
