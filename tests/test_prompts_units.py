@@ -235,3 +235,47 @@ def test_whole_word_test_agrees_with_the_regex_it_replaced(text: str, words: str
 
     pattern = rf"(?<!\w){re.escape(words)}(?!\w)"
     assert _has_word(text, words) == bool(re.search(pattern, text))
+
+
+# -- sentence forms and filler keys ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("template", [
+    "{source} treats {target}.", "{target} is treated by {source}", "{source}{target}",
+    "x {source} {{y}} {target} z", "}}{{{source}}}{target}{{", "{source} {source} {target}",
+    "{source:>9} {target}", "{source!r} {target}", "{0} {target}", "{source} {other}",
+    "{source", "", "{source[0]} {target}", "{target} only",
+])
+@pytest.mark.parametrize("relation", ["treats", "r{x}", "a}}b{"])
+def test_sentence_forms_write_what_str_format_writes(template: str, relation: str):
+    from kgcert.prompts.graph import GENERIC_TEMPLATE, sentence_form
+
+    form = sentence_form(template, relation)
+    for source, target in (("Aspirin", "pain"), ("", "q"), ("{a}", "}b{")):
+        if isinstance(form, tuple):
+            before, between, after, source_first = form
+            first, second = (source, target) if source_first else (target, source)
+            written = before + first + between + second + after
+        else:
+            written = form.write(source, target)
+        try:
+            expected = template.format(source=source, target=target) if template else None
+        except (KeyError, IndexError, ValueError):
+            expected = None
+        if expected is None:
+            expected = GENERIC_TEMPLATE.format(source=source, target=target, relation=relation)
+        assert written == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=60), st.lists(st.integers(0, 30), max_size=10))
+def test_first_fresh_keeps_each_unused_key_at_its_first_place(keys: list[int], used: list[int]):
+    from kgcert.prompts.filler import first_fresh
+
+    mask = first_fresh(np.array(keys, dtype=np.int64), np.array(used, dtype=np.int64))
+    seen = set(used)
+    expected = []
+    for key in keys:
+        expected.append(key not in seen)
+        seen.add(key)
+    assert mask.tolist() == expected
