@@ -50,6 +50,10 @@ class LazyPending(Sequence[Pending]):
 
     costs: np.ndarray | None = None
 
+    def fact(self, i: int) -> Fact:
+        """Entry i's fact (what `self[i].fact` gives, without the Pending)."""
+        return self[i].fact
+
 
 @dataclass
 class Tiers:
@@ -109,7 +113,7 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                     break  # nothing later in it can fit
                 if least > room - used:
                     continue  # its line cannot fit: not worth writing
-                fact = entries[i].fact
+                fact = entries.fact(i)
                 offer(write(fact), tier, fact)
             continue
         lazy = isinstance(entries, LazyPending)

@@ -15,17 +15,21 @@ from typing import cast, overload
 import numpy as np
 
 from kgcert.prompts.context import LazyPending, Pending
+from kgcert.prompts.fact import Fact
 from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.rows import FactRows
 
 
 class PendingRows(LazyPending):
-    """Entry i: the fact of row `at[i]` of `sources[which[i]]`, as a Pending sentence."""
+    """Entry i: the fact of row `at[i]` of `sources[which[i]]`, as a Pending sentence.
+    `edges`, when known: each entry's snapshot edge, from which facts are made a chunk at a
+    time as the trim reaches them."""
 
     def __init__(self, sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,
-                 costs: np.ndarray | None = None) -> None:
+                 costs: np.ndarray | None = None, edges: np.ndarray | None = None) -> None:
         self.sources, self.which, self.at = sources, which, at
-        self.costs = costs
+        self.costs, self.edges = costs, edges
+        self._made: dict[int, Fact] = {}
 
     def __len__(self) -> int:
         return len(self.which)
@@ -39,12 +43,30 @@ class PendingRows(LazyPending):
     def __getitem__(self, i: int | slice) -> Pending | Sequence[Pending]:
         if isinstance(i, slice):
             return list(self)[i]
-        return Pending(self.sources[int(self.which[i])][int(self.at[i])])
+        return Pending(self.fact(i))
+
+    def fact(self, i: int) -> Fact:
+        found = self._made.get(i)
+        if found is not None:
+            return found
+        if self.edges is None:
+            return self.sources[int(self.which[i])][int(self.at[i])]
+        # The trim reads entries in order, most of them in a row: make the next few at once.
+        edges = self.edges[i:i + _CHUNK]
+        snapshot = self.sources[0].shared.snapshot
+        ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
+        for j, s, t, o, d in zip(range(i, i + len(edges)), snapshot.source[edges].tolist(),
+                                 snapshot.type[edges].tolist(), snapshot.target[edges].tolist(),
+                                 snapshot.display[edges].tolist(), strict=True):
+            self._made[j] = Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
+        return self._made[i]
 
     def __iter__(self) -> Iterator[Pending]:
-        sources = self.sources
-        for which, at in zip(self.which.tolist(), self.at.tolist(), strict=True):
-            yield Pending(sources[which][at])
+        for i in range(len(self)):
+            yield Pending(self.fact(i))
+
+
+_CHUNK = 32  # facts made at once when the trim reaches an entry (see PendingRows.fact)
 
 
 def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
@@ -100,7 +122,7 @@ def _draw_edges(sources: Sequence[FactRows], drawn: Sequence[np.ndarray | None],
     which = np.repeat(np.arange(len(sources), dtype=np.int64), counts)[order]
     return _distinct(sources, which, np.concatenate(at)[order],
                      sources[0].shared.edge_keys[edges], used,
-                     lengths.edge_costs(edges) if lengths is not None else None)[0]
+                     lengths.edge_costs(edges) if lengths is not None else None, edges)[0]
 
 
 def offer_rows(parts: Sequence[tuple[FactRows, np.ndarray]], used: np.ndarray,
@@ -120,12 +142,13 @@ def offer_rows(parts: Sequence[tuple[FactRows, np.ndarray]], used: np.ndarray,
 
 
 def _distinct(sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,
-              keys: np.ndarray, used: np.ndarray, costs: np.ndarray | None
-              ) -> tuple[PendingRows, np.ndarray]:
+              keys: np.ndarray, used: np.ndarray, costs: np.ndarray | None,
+              edges: np.ndarray | None = None) -> tuple[PendingRows, np.ndarray]:
     """The entries whose fact key is not in `used` and not met earlier, in order."""
     picked = np.flatnonzero(first_fresh(keys, used))
     return (PendingRows(sources, which[picked], at[picked],
-                        costs[picked] if costs is not None else None), keys[picked])
+                        costs[picked] if costs is not None else None,
+                        edges[picked] if edges is not None else None), keys[picked])
 
 
 def first_fresh(keys: np.ndarray, used: np.ndarray) -> np.ndarray:
