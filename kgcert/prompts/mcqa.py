@@ -460,10 +460,10 @@ class PromptBuilder:
                 del lines[last]
                 text = layout.render([line.text for line in lines])
         kept_facts = [line.fact for line in lines if line.fact is not None]
-        in_context = {f.key for f in kept_facts}
         details["context_edges"] = list(dict.fromkeys(
             f"{f.source}|{f.type}|{f.target}" for f in kept_facts))
         details["prompt_units"] = self.budget.count(text)
+        in_context = {f.key for f in kept_facts} if distractors else set()
         provenance = _with(base, details, distractors=tuple(
             d.id for d in distractors if any(f.key in in_context for f in d.facts)))
         return Prompt(text, provenance, options=tuple(o.name for o in options),
