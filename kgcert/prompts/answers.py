@@ -11,7 +11,9 @@ which those constraints already forbid for entities of one type label (PrimeKG's
 A backtracking search from the fixed variables: each next variable is one joined by a pattern
 edge to a bound one, its candidates the intersection of the bound neighbours' edge lists.
 A prompt's answer set is one or a few entities, so this is a handful of array slices, where
-the server round trip cost milliseconds.
+the server round trip cost milliseconds. Each neighbour list is kept sorted and distinct
+(a hub drug's thousands of drug_drug partners recur from prompt to prompt), so a membership
+or an intersection with a short list is a binary search, not a sort.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import numpy as np
 from kgcert.prompts.snapshot import GraphSnapshot
 from kgcert.specs.compile import CompiledRelationSpec
 from kgcert.specs.schema import ENTITY
+
+CACHED_NEIGHBOURS = 4_000_000  # ids kept in neighbour lists before the cache is emptied
 
 
 class AnswerFinder:
@@ -39,6 +43,8 @@ class AnswerFinder:
         self._distinct = {frozenset((a, b)) for a, b in combinations(compiled.order, 2)
                           if ENTITY in (labels[a], labels[b]) or labels[a] == labels[b]}
         self._label_ok = {var: self._with_label(label) for var, label in labels.items()}
+        self._lists: dict[tuple[int, int, bool], np.ndarray] = {}
+        self._listed = 0
 
     def _with_label(self, label: str) -> np.ndarray | None:
         """Per entity, whether it has `label` (None: every entity does)."""
@@ -49,14 +55,25 @@ class AnswerFinder:
         return per_set[snapshot.label_set] if len(per_set) else np.zeros(0, dtype=bool)
 
     def _neighbours(self, at: int, code: int | None, outgoing: bool) -> np.ndarray:
-        snapshot = self.snapshot
+        """The other ends of entity `at`'s `code` edges in one direction: sorted, distinct."""
         if code is None:
             return np.zeros(0, dtype=np.int32)
-        if outgoing:
-            start, end = snapshot.out_start[at], snapshot.out_start[at + 1]
-            return snapshot.target[start:end][snapshot.type[start:end] == code]
-        edges = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
-        return snapshot.source[edges][snapshot.type[edges] == code]
+        key = (at, code, outgoing)
+        found = self._lists.get(key)
+        if found is None:
+            snapshot = self.snapshot
+            if outgoing:
+                start, end = snapshot.out_start[at], snapshot.out_start[at + 1]
+                ends = snapshot.target[start:end][snapshot.type[start:end] == code]
+            else:
+                edges = snapshot.in_order[snapshot.in_start[at]:snapshot.in_start[at + 1]]
+                ends = snapshot.source[edges][snapshot.type[edges] == code]
+            if self._listed > CACHED_NEIGHBOURS:
+                self._lists.clear()
+                self._listed = 0
+            found = self._lists[key] = np.unique(ends)
+            self._listed += len(found)
+        return found
 
     def answers(self, given: dict[str, str]) -> tuple[str, ...]:
         """Every correct answer's id, sorted."""
@@ -83,7 +100,9 @@ class AnswerFinder:
                    for s, code, t in self._edges if s in bound and t in bound)
 
     def _has_edge(self, source: int, code: int | None, target: int) -> bool:
-        return bool((self._neighbours(source, code, True) == target).any())
+        ends = self._neighbours(source, code, True)
+        at = int(np.searchsorted(ends, target))
+        return at < len(ends) and int(ends[at]) == target
 
     def _search(self, bound: dict[str, int], found: set[int]) -> None:
         answer = self.compiled.answer
@@ -111,9 +130,13 @@ class AnswerFinder:
         sets += [self._neighbours(bound[s], code, True) for s, code, t in self._edges
                  if t == var and s in bound]
         if sets:
-            candidates = np.unique(sets[0])
+            sets.sort(key=len)  # from the shortest: each further list is a binary search
+            candidates = sets[0]
             for other in sets[1:]:
-                candidates = np.intersect1d(candidates, other, assume_unique=False)
+                if not len(candidates):
+                    break
+                at = np.minimum(np.searchsorted(other, candidates), max(len(other) - 1, 0))
+                candidates = candidates[other[at] == candidates] if len(other) else other
         else:  # a pattern not joined to the bound variables: every entity (never in PrimeKG)
             candidates = np.arange(len(self.snapshot.ids))
         ok = self._label_ok[var]
