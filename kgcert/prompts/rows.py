@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import cast, overload
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -324,6 +324,10 @@ class Neighbours(Mapping[str, Sequence[Fact]]):
             found = self._facts[entity] = self.rows.where(
                 np.arange(self.starts[i], self.ends[i])).all()
         return found
+
+    def get(self, entity: str, default: object = None) -> Any:
+        # Mapping.get goes through __getitem__ and a KeyError for every entity not here.
+        return self[entity] if entity in self._keys else default
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
