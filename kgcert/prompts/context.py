@@ -94,27 +94,22 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     tiers_after: tuple[tuple[str, Sequence[Line | Pending]], ...] = (
         (OPTIONS, tiers.options), (REST, tiers.rest))
 
-    def offer(text: str, tier: str, fact: Fact | None, line: Line | None = None) -> None:
-        """Keeps the line (`line`, else a new one) when its text is new and fits."""
-        nonlocal used
-        if text in seen:
-            return
-        extra = cost(text)
-        if used + extra <= room:
-            seen.add(text)
-            kept.append(line if line is not None else Line(text, tier, fact))
-            used += extra
-
+    # Written out in each loop rather than in a helper: a prompt offers a few hundred lines.
     for tier, entries in tiers_after:
         if isinstance(entries, LazyPending) and entries.costs is not None:
             assert write is not None
             for i, least in enumerate(entries.costs.tolist()):
-                if room - used < floor:
+                left = room - used
+                if left < floor:
                     break  # nothing later in it can fit
-                if least > room - used:
+                if least > left:
                     continue  # its line cannot fit: not worth writing
                 fact = entries.fact(i)
-                offer(write(fact), tier, fact)
+                text = write(fact)
+                if text not in seen and (extra := cost(text)) <= left:
+                    seen.add(text)
+                    kept.append(Line(text, tier, fact))
+                    used += extra
             continue
         lazy = isinstance(entries, LazyPending)
         for entry in entries:
@@ -124,9 +119,15 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                         break  # nothing later in it can fit
                     continue  # it cannot fit: not worth writing
                 assert write is not None
-                offer(write(entry.fact), tier, entry.fact)
-            else:
-                offer(entry.text, tier, entry.fact, entry)
+                text = write(entry.fact)
+                if text not in seen and used + (extra := cost(text)) <= room:
+                    seen.add(text)
+                    kept.append(Line(text, tier, entry.fact))
+                    used += extra
+            elif entry.text not in seen and used + (extra := cost(entry.text)) <= room:
+                seen.add(entry.text)
+                kept.append(entry)
+                used += extra
     counts = {tier: sum(1 for line in kept if line.tier == tier) for tier in TIERS}
     return Trimmed(tuple(kept), None, offered, counts)
 

@@ -369,9 +369,6 @@ class PromptBuilder:
     def _line_cost(self, text: str) -> int:
         return self.budget.count(f"- {text}\n")
 
-    def _write(self, fact: Fact) -> str:
-        return self.graph.sentence(fact)
-
     def _measured_lengths(self) -> SentenceLengths | None:
         """What gives each snapshot row's line cost without writing it: with a character
         budget, the sentence's length (kgcert/prompts/lengths.py) plus the line's "- " and
@@ -433,7 +430,7 @@ class PromptBuilder:
         layout = Layout(self.examples, query.text, tuple(o.name for o in options), query.notes,
                         path_query=self.kind == "entity")
         room = self.budget.limit - self.budget.count(layout.render([]))
-        trimmed = ctx.trim(tiers, room, self._cost, self._write, self._floor)
+        trimmed = ctx.trim(tiers, room, self._cost, graph.sentence, self._floor)
         correct_option = next(i for i, o in enumerate(options, 1) if o.role == "answer")
         details: dict[str, Any] = {
             "option_roles": [o.role for o in options],
