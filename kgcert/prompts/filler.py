@@ -22,8 +22,8 @@ from kgcert.prompts.rows import FactRows
 
 class PendingRows(LazyPending):
     """Entry i: the fact of row `at[i]` of `sources[which[i]]`, as a Pending sentence.
-    `edges`, when known: each entry's snapshot edge, from which facts are made a chunk at a
-    time as the trim reaches them."""
+    `edges`, when known: each entry's snapshot edge (-1: none), from which facts are made a
+    chunk at a time as the trim reaches them."""
 
     def __init__(self, sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,
                  costs: np.ndarray | None = None, edges: np.ndarray | None = None) -> None:
@@ -49,16 +49,18 @@ class PendingRows(LazyPending):
         found = self._made.get(i)
         if found is not None:
             return found
-        if self.edges is None:
+        if self.edges is None or self.edges[i] < 0:  # not a snapshot edge
             return self.sources[int(self.which[i])][int(self.at[i])]
         # The trim reads entries in order, most of them in a row: make the next few at once.
         edges = self.edges[i:i + _CHUNK]
         snapshot = self.sources[0].shared.snapshot
         ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
-        for j, s, t, o, d in zip(range(i, i + len(edges)), snapshot.source[edges].tolist(),
-                                 snapshot.type[edges].tolist(), snapshot.target[edges].tolist(),
-                                 snapshot.display[edges].tolist(), strict=True):
-            self._made[j] = Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
+        for j, e, s, t, o, d in zip(range(i, i + len(edges)), edges.tolist(),
+                                    snapshot.source[edges].tolist(), snapshot.type[edges].tolist(),
+                                    snapshot.target[edges].tolist(),
+                                    snapshot.display[edges].tolist(), strict=True):
+            if e >= 0:
+                self._made[j] = Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
         return self._made[i]
 
     def __iter__(self) -> Iterator[Pending]:
@@ -135,10 +137,24 @@ def offer_rows(parts: Sequence[tuple[FactRows, np.ndarray]], used: np.ndarray,
     sources = [rows for rows, _ in parts]
     which = np.repeat(np.arange(len(parts), dtype=np.int64), [len(at) for _, at in parts])
     at = np.concatenate([at for _, at in parts])
-    keys = np.concatenate([rows.fact_keys()[at] for rows, at in parts])
-    costs = (np.concatenate([lengths.line_costs(rows)[at] for rows, at in parts])
-             if lengths is not None else None)
-    return _distinct(sources, which, at, keys, used, costs)
+    if lengths is not None and not lengths.per_edge:
+        return _distinct(sources, which, at,
+                         np.concatenate([rows.fact_keys()[part] for rows, part in parts]), used,
+                         np.concatenate([lengths.line_costs(rows)[part] for rows, part in parts]))
+    # A distractor prompt offers hundreds of parts: their edges gathered in one pass (-1:
+    # a part of facts that are not snapshot rows, worked out on their own).
+    edges = np.concatenate([cast(np.ndarray, rows.edges)[part] if rows.edges is not None
+                            else np.full(len(part), -1, dtype=np.int64) for rows, part in parts])
+    keys = sources[0].shared.edge_keys[edges]
+    costs = lengths.edge_costs(edges) if lengths is not None else None
+    start = 0
+    for rows, part in parts:
+        if rows.edges is None:
+            keys[start:start + len(part)] = rows.fact_keys()[part]
+            if costs is not None and lengths is not None:
+                costs[start:start + len(part)] = lengths.line_costs(rows)[part]
+        start += len(part)
+    return _distinct(sources, which, at, keys, used, costs, edges)
 
 
 def _distinct(sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,
