@@ -415,7 +415,8 @@ class PromptBuilder:
         dag_ids = list(dag.roles.values())
         neighbours = [self._neighbours_of_label(node, label, dag) for node in dag_ids]
         related = sorted(set().union(*(n.keys() for n in neighbours)) - set(dag_ids))
-        graph.preload(related)
+        if graph.snapshot is None:  # one batched read; a snapshot names only what is shown
+            graph.preload(related)
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
                             related=related, random=lambda: self._random_entities(label, rng))
         options = choose_options(dag.answer, correct, pools, self.options, rng,
