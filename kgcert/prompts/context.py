@@ -128,7 +128,9 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                 seen.add(entry.text)
                 kept.append(entry)
                 used += extra
-    counts = {tier: sum(1 for line in kept if line.tier == tier) for tier in TIERS}
+    counts = dict.fromkeys(TIERS, 0)
+    for line in kept:
+        counts[line.tier] += 1
     return Trimmed(tuple(kept), None, offered, counts)
 
 

@@ -10,7 +10,7 @@ operations; a row becomes a Fact when it is read, the same Fact the per-entity r
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast, overload
@@ -106,7 +106,7 @@ class FactRows(Sequence[Fact]):
         self._columns: list[np.ndarray | None] = [source, type_, target, display]
         self.edges: np.ndarray | None = None
         self._facts: tuple[Fact, ...] | None = None
-        self._made: dict[int, Fact] = {}  # rows read one by one (filler draws from hubs)
+        self._made: dict[int, Fact] = {}  # rows read one by one
         self._keys: np.ndarray | None = None
 
     @classmethod
@@ -193,15 +193,10 @@ class FactRows(Sequence[Fact]):
             return [facts[i] for i in at.tolist()]
         snapshot = self.shared.snapshot
         ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
-        made, taken = self._made, []
         source, type_, target, display = self.columns(at)
-        for i, s, t, o, d in zip(at.tolist(), source.tolist(), type_.tolist(), target.tolist(),
-                                 display.tolist(), strict=True):
-            fact = made.get(i)
-            if fact is None:
-                fact = made[i] = Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
-            taken.append(fact)
-        return taken
+        return [Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
+                for s, t, o, d in zip(source.tolist(), type_.tolist(), target.tolist(),
+                                      display.tolist(), strict=True)]
 
     def all(self) -> tuple[Fact, ...]:
         if self._facts is None:
@@ -331,6 +326,9 @@ class Neighbours(Mapping[str, Sequence[Fact]]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
+
+    def keys(self) -> KeysView[str]:
+        return self._keys.keys()  # the dict's own view: set operations in C
 
     def __len__(self) -> int:
         return len(self._keys)
