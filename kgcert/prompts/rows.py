@@ -233,7 +233,7 @@ class RowAdjacency:
         if found is None:
             code = self._codes.get(rel_type)
             found = self._of_type[rel_type] = (
-                self.facts.where(self.facts.type == code).all() if code is not None else ())
+                self._typed(code).all() if code is not None else ())
         return found
 
     def outgoing(self, rel_type: str) -> list[Fact]:
@@ -246,21 +246,26 @@ class RowAdjacency:
         """`outgoing(rel_type)` as rows."""
         found = self._outgoing_rows.get(rel_type)
         if found is None:
-            found = self._outgoing_rows[rel_type] = self._rows_of_type(rel_type, self.facts.source)
+            found = self._outgoing_rows[rel_type] = self._rows_of_type(rel_type, outgoing=True)
         return found
 
     def incoming_rows(self, rel_type: str) -> FactRows:
         """The facts of `rel_type` into the entity (a loop too), in order, as rows."""
         found = self._incoming_rows.get(rel_type)
         if found is None:
-            found = self._incoming_rows[rel_type] = self._rows_of_type(rel_type, self.facts.target)
+            found = self._incoming_rows[rel_type] = self._rows_of_type(rel_type, outgoing=False)
         return found
 
-    def _rows_of_type(self, rel_type: str, end: np.ndarray) -> FactRows:
-        code, rows = self._codes.get(rel_type), self.facts
+    def _rows_of_type(self, rel_type: str, outgoing: bool) -> FactRows:
+        code = self._codes.get(rel_type)
         if code is None:
-            return rows.where(np.zeros(0, dtype=np.int64))
-        return rows.where((rows.type == code) & (end == self.at))
+            return self.facts.where(np.zeros(0, dtype=np.int64))
+        rows = self._typed(code)
+        return rows.where((rows.source if outgoing else rows.target) == self.at)
+
+    def _typed(self, code: int) -> FactRows:
+        """The rows of type `code`, in order (`facts` are the entity's edges in fact order)."""
+        return FactRows.of_edges(self.index, self.index.snapshot.edges_of_type(self.at, code))
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
         at = self.index.snapshot.position(target)

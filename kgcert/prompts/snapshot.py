@@ -78,6 +78,25 @@ class GraphSnapshot:
         """Entity `at`'s edge positions in fact order (see `fact_order`)."""
         return self.fact_edges[self.fact_start[at]:self.fact_start[at + 1]]
 
+    @cached_property
+    def type_ranks(self) -> np.ndarray:
+        """Per type code, the rank of its name: the order of `fact_order`."""
+        return ranks(self.types)
+
+    @cached_property
+    def _fact_type_ranks(self) -> np.ndarray:
+        """Per `fact_edges` entry, its type's rank (ascending within each entity's run)."""
+        small = np.int16 if len(self.types) < 2 ** 15 else np.int64
+        return self.type_ranks.astype(small)[self.type[self.fact_edges]]
+
+    def edges_of_type(self, at: int, code: int) -> np.ndarray:
+        """Entity `at`'s edges of type `code`, in fact order: a run of `edges_of(at)` found by
+        binary search, where a comparison would gather the type of every edge of a hub."""
+        start, end = self.fact_start[at], self.fact_start[at + 1]
+        rank, here = self.type_ranks[code], self._fact_type_ranks[start:end]
+        return self.fact_edges[start + np.searchsorted(here, rank, "left"):
+                               start + np.searchsorted(here, rank, "right")]
+
     def __len__(self) -> int:
         return len(self.source)
 
