@@ -10,6 +10,7 @@ streams.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -28,3 +29,36 @@ def sample_rng(seed: int, key: str, index: int) -> np.random.Generator:
         raise ValueError("seed and sample index must be non-negative")
     entropy = [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF, *_key_words(key)]
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(index,)))
+
+
+# Below this many populations, one Generator.choice each costs less than the vectorised draw.
+SUBSETS_AT_ONCE_FROM = 64
+
+
+def sorted_subsets(rng: np.random.Generator, sizes: Sequence[int],
+                   count: int) -> list[np.ndarray | None]:
+    """Per population size n: `np.sort(rng.choice(n, size=count, replace=False))` when
+    n > count, else None; the same values from the same stream, for many populations at once.
+
+    Generator.choice draws such a sample with Floyd's algorithm (one bounded integer per
+    place, the place's top when the value was taken) and then shuffles it (one bounded integer
+    per place but the first). Those bounded integers, for all populations in order, are one
+    `rng.integers` call with an array of bounds; Floyd's rule then runs across populations a
+    place at a time. The shuffle's integers are drawn and dropped: the sample is sorted.
+    A test checks this against Generator.choice."""
+    drawing = [n for n in sizes if n > count]
+    if (len(drawing) < SUBSETS_AT_ONCE_FROM or count < 1
+            or any(n > 10_000 and count > n // 50 for n in drawing)):  # choice's other method
+        return [np.sort(rng.choice(n, size=count, replace=False)) if n > count else None
+                for n in sizes]
+    tops = np.array(drawing, dtype=np.int64)[:, None] - count + np.arange(count)
+    shuffle = np.broadcast_to(np.arange(count - 1, 0, -1), (len(drawing), count - 1))
+    values = rng.integers(0, np.concatenate([tops, shuffle], axis=1), endpoint=True)
+    picked = np.empty((len(drawing), count), dtype=np.int64)
+    for place in range(count):
+        value = values[:, place]
+        taken = (picked[:, :place] == value[:, None]).any(axis=1)
+        picked[:, place] = np.where(taken, tops[:, place], value)
+    picked.sort(axis=1)
+    rows = iter(picked)
+    return [next(rows) if n > count else None for n in sizes]

@@ -18,6 +18,7 @@ from kgcert.prompts.context import LazyPending, Pending
 from kgcert.prompts.fact import Fact
 from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.rows import FactRows
+from kgcert.rng import sorted_subsets
 
 
 class PendingRows(LazyPending):
@@ -77,8 +78,7 @@ def draw_filler(sources: Sequence[FactRows], per_entity: int, used: np.ndarray,
     """Up to `per_entity` rows of each source (all when it has no more), in one seeded random
     order, each fact key once and none in `used` (the facts of tiers 1 and 2). With `lengths`,
     each entry carries its line's cost (-1: unknown)."""
-    drawn = [np.sort(rng.choice(len(rows), size=per_entity, replace=False))
-             if len(rows) > per_entity else None for rows in sources]
+    drawn = sorted_subsets(rng, [len(rows) for rows in sources], per_entity)
     if (lengths is None or lengths.per_edge) and all(rows.edges is not None
                                                      for rows in sources):
         return _draw_edges(sources, drawn, used, rng, lengths)
