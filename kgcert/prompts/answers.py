@@ -133,10 +133,11 @@ class AnswerFinder:
             sets.sort(key=len)  # from the shortest: each further list is a binary search
             candidates = sets[0]
             for other in sets[1:]:
-                if not len(candidates):
+                if not len(candidates) or not len(other):
+                    candidates = candidates[:0]
                     break
-                at = np.minimum(np.searchsorted(other, candidates), max(len(other) - 1, 0))
-                candidates = candidates[other[at] == candidates] if len(other) else other
+                at = np.minimum(np.searchsorted(other, candidates), len(other) - 1)
+                candidates = candidates[other[at] == candidates]
         else:  # a pattern not joined to the bound variables: every entity (never in PrimeKG)
             candidates = np.arange(len(self.snapshot.ids))
         ok = self._label_ok[var]

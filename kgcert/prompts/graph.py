@@ -365,6 +365,7 @@ class _Formatted:
 # How a kind of edge's sentence is written (see `sentence_form`).
 SentenceForm = tuple[str, str, str, bool] | _Formatted
 
+
 def sentence_form(template: str, relation: str) -> SentenceForm:
     """How `PromptGraph.sentence` writes an edge with `template` (the generic sentence with
     `relation` when it has none): as the text before, between and after the two names and
