@@ -23,7 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
-from kgcert.prompts.snapshot import GraphSnapshot
+from kgcert.prompts.snapshot import GraphSnapshot, in_sorted
 from kgcert.specs.compile import CompiledRelationSpec
 from kgcert.specs.schema import ENTITY
 
@@ -136,8 +136,7 @@ class AnswerFinder:
                 if not len(candidates) or not len(other):
                     candidates = candidates[:0]
                     break
-                at = np.minimum(np.searchsorted(other, candidates), len(other) - 1)
-                candidates = candidates[other[at] == candidates]
+                candidates = candidates[in_sorted(candidates, other)]
         else:  # a pattern not joined to the bound variables: every entity (never in PrimeKG)
             candidates = np.arange(len(self.snapshot.ids))
         ok = self._label_ok[var]

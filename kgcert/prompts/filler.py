@@ -18,6 +18,7 @@ from kgcert.prompts.context import LazyPending, Pending
 from kgcert.prompts.fact import Fact
 from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.rows import FactRows
+from kgcert.prompts.snapshot import in_sorted
 from kgcert.rng import sorted_subsets
 
 
@@ -54,14 +55,10 @@ class PendingRows(LazyPending):
             return self.sources[int(self.which[i])][int(self.at[i])]
         # The trim reads entries in order, most of them in a row: make the next few at once.
         edges = self.edges[i:i + _CHUNK]
-        snapshot = self.sources[0].shared.snapshot
-        ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
-        for j, e, s, t, o, d in zip(range(i, i + len(edges)), edges.tolist(),
-                                    snapshot.source[edges].tolist(), snapshot.type[edges].tolist(),
-                                    snapshot.target[edges].tolist(),
-                                    snapshot.display[edges].tolist(), strict=True):
-            if e >= 0:
-                self._made[j] = Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
+        known = np.flatnonzero(edges >= 0)
+        made = FactRows.of_edges(self.sources[0].shared, edges[known]).all()
+        for j, fact in zip(known.tolist(), made, strict=True):
+            self._made[i + j] = fact
         return self._made[i]
 
     def __iter__(self) -> Iterator[Pending]:
@@ -184,13 +181,6 @@ def first_fresh(keys: np.ndarray, used: np.ndarray) -> np.ndarray:
     packed = np.sort((np.cumsum(head) - 1) * count + order)
     firsts = packed[head] % count
     if len(used):
-        firsts = firsts[~_members(ordered[head], np.sort(used))]
+        firsts = firsts[~in_sorted(ordered[head], np.sort(used))]
     keep[firsts] = True
     return keep
-
-
-def _members(keys: np.ndarray, ordered: np.ndarray) -> np.ndarray:
-    """Whether each key is in `ordered` (sorted, not empty)."""
-    found = np.searchsorted(ordered, keys)
-    np.minimum(found, len(ordered) - 1, out=found)
-    return ordered[found] == keys

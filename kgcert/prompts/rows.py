@@ -191,22 +191,21 @@ class FactRows(Sequence[Fact]):
         if self._facts is not None:
             facts = self._facts
             return [facts[i] for i in at.tolist()]
-        snapshot = self.shared.snapshot
-        ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
-        source, type_, target, display = self.columns(at)
-        return [Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
-                for s, t, o, d in zip(source.tolist(), type_.tolist(), target.tolist(),
-                                      display.tolist(), strict=True)]
+        return self._made_of(*self.columns(at))
 
     def all(self) -> tuple[Fact, ...]:
         if self._facts is None:
-            snapshot = self.shared.snapshot
-            ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
-            self._facts = tuple(
-                Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
-                for s, t, o, d in zip(self.source.tolist(), self.type.tolist(),
-                                      self.target.tolist(), self.display.tolist(), strict=True))
+            self._facts = tuple(self._made_of(*self.columns()))
         return self._facts
+
+    def _made_of(self, source: np.ndarray, type_: np.ndarray, target: np.ndarray,
+                 display: np.ndarray) -> list[Fact]:
+        """The Facts of rows given by their code columns."""
+        snapshot = self.shared.snapshot
+        ids, types, displays = snapshot.id_list, snapshot.types, snapshot.displays
+        return [Fact(ids[s], types[t], ids[o], None if d < 0 else displays[d])
+                for s, t, o, d in zip(source.tolist(), type_.tolist(), target.tolist(),
+                                      display.tolist(), strict=True)]
 
     def where(self, rows: np.ndarray) -> FactRows:
         """The rows picked by a mask or by positions, in order."""

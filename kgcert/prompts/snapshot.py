@@ -185,6 +185,13 @@ def ranks(texts: tuple[str, ...]) -> np.ndarray:
     return rank
 
 
+def in_sorted(values: np.ndarray, ordered: np.ndarray) -> np.ndarray:
+    """Whether each value is in `ordered` (sorted, not empty): a binary search each."""
+    found = np.searchsorted(ordered, values)
+    np.minimum(found, len(ordered) - 1, out=found)
+    return ordered[found] == values
+
+
 def fact_order(source: np.ndarray, target: np.ndarray, type_: np.ndarray,
                display: np.ndarray, types: tuple[str, ...], displays: tuple[str, ...],
                size: int) -> tuple[np.ndarray, np.ndarray]:
