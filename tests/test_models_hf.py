@@ -81,6 +81,7 @@ def test_choice_scoring_is_a_distribution_and_matches_logits(tiny_hf: Any) -> No
     import torch
 
     config = GenerationConfig(mode="choice")
+    assert tiny_hf.last_logits_only == {"logits_to_keep": 1}  # the last position alone
     responses = tiny_hf.generate(_requests(), config)
     for request, response in zip(_requests(), responses, strict=True):
         probs = response.choice_probs
@@ -94,6 +95,38 @@ def test_choice_scoring_is_a_distribution_and_matches_logits(tiny_hf: Any) -> No
             logits = tiny_hf.model(torch.tensor([context])).logits[0, -1]
         expected = torch.softmax(logits[ids], dim=-1).tolist()
         assert probs == pytest.approx(expected, abs=1e-4)
+
+
+def test_choice_inputs_of_a_batch_equal_those_of_each_request(tiny_hf: Any) -> None:
+    requests = _requests()
+    batched = tiny_hf._choice_inputs(requests, "correct answer: ")
+    assert batched == [tiny_hf.choice_inputs(r, "correct answer: ") for r in requests]
+    for request, (context, ids) in zip(requests, batched, strict=True):
+        rendered = tiny_hf.render(request) + "correct answer: "
+        for k, last in enumerate(ids, start=1):
+            assert tiny_hf._encode(rendered + str(k)) == [*context, last]
+
+
+@pytest.mark.parametrize(
+    ("variants", "expected"),
+    [
+        ([[5, 6, 1], [5, 6, 2], [5, 6, 3]], ([5, 6], [1, 2, 3])),
+        ([[5, 6, 1], [5, 6, 2, 9]], "option 2 is 2 tokens"),  # one digit is two tokens
+        ([[5, 1, 2], [5, 3, 4]], "option 1 is 2 tokens"),  # the digit merged with what precedes
+        ([[5, 6, 1]], "option 1 is 0 tokens"),  # one option has no differing token to score
+        ([[7], [8]], ([], [7, 8])),
+    ],
+)
+def test_split_options_finds_the_shared_context(
+    variants: list[list[int]], expected: tuple[list[int], list[int]] | str
+) -> None:
+    from kgcert.models.hf import HFModel
+
+    if isinstance(expected, str):
+        with pytest.raises(InputError, match=expected):
+            HFModel._split_options(variants)
+    else:
+        assert HFModel._split_options(variants) == expected
 
 
 def test_choice_scoring_needs_option_count(tiny_hf: Any) -> None:

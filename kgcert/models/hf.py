@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import inspect
 import logging
 import re
 import time
@@ -178,6 +179,7 @@ class HFModel:
         self.pad_id = int(self.tokenizer.pad_token_id)
         self.eos_ids = self._eos_ids()
         self.context_limit = self._context_limit()
+        self.last_logits_only = self._last_logits_only()
 
     @classmethod
     def from_objects(
@@ -222,6 +224,12 @@ class HFModel:
             ids.add(int(self.tokenizer.eos_token_id))
         return sorted(ids)
 
+    def _last_logits_only(self) -> dict[str, int]:
+        """Choice scoring reads the last position's logits alone; models that can skip the
+        others save a (batch x length x vocabulary) tensor, gigabytes at real prompt lengths."""
+        accepted = inspect.signature(self.model.forward).parameters
+        return {"logits_to_keep": 1} if "logits_to_keep" in accepted else {}
+
     def _context_limit(self) -> int | None:
         limit = getattr(self.model.config, "max_position_embeddings", None)
         return int(limit) if limit else None
@@ -252,10 +260,17 @@ class HFModel:
             return str(text)
         return request.plain_text()
 
-    def _encode(self, text: str) -> list[int]:
+    def _encode_all(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of many texts in one call: a fast tokenizer spreads a batch over its
+        threads, and a run's prompts are thousands of tokens each."""
+        if not texts:
+            return []
         templated = bool(getattr(self.tokenizer, "chat_template", None))
-        ids = self.tokenizer(text, add_special_tokens=not templated)["input_ids"]
-        return [int(i) for i in ids]
+        encoded = self.tokenizer(list(texts), add_special_tokens=not templated)["input_ids"]
+        return [[int(i) for i in ids] for ids in encoded]
+
+    def _encode(self, text: str) -> list[int]:
+        return self._encode_all([text])[0]
 
     # -- batching -----------------------------------------------------------------------------
 
@@ -318,8 +333,8 @@ class HFModel:
             return self.score_choices(requests, config)
         results: dict[int, Any] = {}
         rows: dict[int, list[int]] = {}
-        for i, request in enumerate(requests):
-            ids = self._encode(self.render(request))
+        encoded = self._encode_all([self.render(request) for request in requests])
+        for i, ids in enumerate(encoded):
             problem = self._too_long(len(ids), config.max_new_tokens)
             if problem:
                 results[i] = ModelResponse.failure(problem)
@@ -385,12 +400,34 @@ class HFModel:
 
     def choice_inputs(self, request: ModelRequest, prefix: str) -> tuple[list[int], list[int]]:
         """Context token ids and the single token id of each option number after ``prefix``."""
-        n = request.n_options
-        if not n:
-            raise InputError("choice scoring needs the number of options in each request")
-        base = self.render(request) + prefix
-        variants = [self._encode(base + str(k)) for k in range(1, n + 1)]
-        common = variants[0]
+        return self._choice_inputs([request], prefix)[0]
+
+    def _choice_inputs(
+        self, requests: Sequence[ModelRequest], prefix: str
+    ) -> list[tuple[list[int], list[int]]]:
+        counts = []
+        for request in requests:
+            if not request.n_options:
+                raise InputError("choice scoring needs the number of options in each request")
+            counts.append(request.n_options)
+        texts = [
+            self.render(request) + prefix + str(k)
+            for request, n in zip(requests, counts, strict=True)
+            for k in range(1, n + 1)
+        ]
+        encoded = iter(self._encode_all(texts))
+        return [self._split_options([next(encoded) for _ in range(n)]) for n in counts]
+
+    @staticmethod
+    def _split_options(variants: list[list[int]]) -> tuple[list[int], list[int]]:
+        """The ids the prompt-with-option-k variants share, and each one's last id."""
+        first = variants[0]
+        if (
+            len({v[-1] for v in variants if v}) > 1
+            and all(len(v) == len(first) and v[:-1] == first[:-1] for v in variants[1:])
+        ):  # the usual case, in C-speed list comparisons; then the general search
+            return first[:-1], [v[-1] for v in variants]
+        common = first
         for v in variants[1:]:
             k = 0
             while k < min(len(common), len(v)) and common[k] == v[k]:
@@ -413,8 +450,8 @@ class HFModel:
         results: dict[int, Any] = {}
         rows: dict[int, list[int]] = {}
         option_ids: dict[int, list[int]] = {}
-        for i, request in enumerate(requests):
-            context, ids = self.choice_inputs(request, config.choice_prefix)
+        inputs = self._choice_inputs(requests, config.choice_prefix)
+        for i, (context, ids) in enumerate(inputs):
             problem = self._too_long(len(context), 1)
             if problem:
                 results[i] = ModelResponse.failure(problem)
@@ -429,7 +466,10 @@ class HFModel:
             positions = (mask.cumsum(-1) - 1).clamp(min=0)
             with torch.inference_mode():
                 logits = self.model(
-                    input_ids=input_ids, attention_mask=mask, position_ids=positions
+                    input_ids=input_ids,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    **self.last_logits_only,
                 ).logits[:, -1, :]
             logprobs = torch.log_softmax(logits.float(), dim=-1)
             elapsed = (time.perf_counter() - start) / len(batch)
