@@ -1,0 +1,112 @@
+"""benchmarks/bench_models.py's size mode: random Llamas built from a config, loaded the way a
+user's model is, measured on the prompt records `kgcert prompts --json` writes. The GPU figures
+come from a GPU machine; here the same path runs on the CPU at the tiny size."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from kgcert.prompts.record import Prompt, Provenance
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench_models() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_models", ROOT / "benchmarks/bench_models.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Vocabulary:
+    """What a config needs of a tokenizer: its length and special ids (SmolLM2's size)."""
+
+    pad_token_id, bos_token_id, eos_token_id = 2, 1, 2
+
+    def __len__(self) -> int:
+        return 49_152
+
+
+@pytest.mark.parametrize(
+    ("shape", "low", "high"), [("1b", 0.9, 1.3), ("3b", 2.8, 3.4), ("8b", 7.0, 8.5)]
+)
+def test_shapes_have_the_sizes_they_are_named_for(shape: str, low: float, high: float) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers import LlamaForCausalLM
+
+    from kgcert.models.testing import llama_config
+
+    with torch.device("meta"):  # shapes only: no memory, no initialisation
+        model = LlamaForCausalLM(llama_config(shape, _Vocabulary()))
+    billions = sum(p.numel() for p in model.parameters()) / 1e9
+    assert low <= billions <= high
+
+
+def _prompt_file(path: Path, n: int) -> Path:
+    options = ("Aspirin", "Ibuprofen", "Warfarin", "Heparin")
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            provenance = Provenance(
+                spec="s", spec_hash="h", kind="relation", seed=0, index=i, setting="vanilla"
+            )
+            prompt = Prompt(
+                text=f"Context:\n- Aspirin treats fever {i}.\nQuestion: which drug treats fever?\n"
+                + "".join(f"{k}. {o}\n" for k, o in enumerate(options, start=1)),
+                provenance=provenance,
+                options=options,
+                option_ids=options,
+                correct_option=i % 4 + 1,
+                system="Answer with one line." if i % 2 else None,
+            )
+            out.write(json.dumps(prompt.as_dict()) + "\n")
+    return path
+
+
+def test_prompt_records_become_the_requests_a_run_sends(tmp_path: Path) -> None:
+    bench = _bench_models()
+    items = bench.read_prompt_file(_prompt_file(tmp_path / "p.jsonl", 4), 3)
+    assert [c for _, _, c in items] == [1, 2, 3]
+    plain, chat = items[0][0], items[1][0]
+    assert plain.prompt is not None and plain.prompt.startswith("Context:") and not plain.messages
+    assert [m.role for m in chat.messages] == ["system", "user"]
+    assert chat.n_options == 4 and chat.sample_index == 1
+    with pytest.raises(SystemExit, match="has 4 prompts; --n asks for 9"):
+        bench.read_prompt_file(tmp_path / "p.jsonl", 9)
+
+
+def test_size_mode_measures_a_model_built_from_a_config(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    if torch.cuda.is_available():
+        pytest.skip("checks the CPU path; a GPU machine runs the benchmark itself")
+    from kgcert.models.testing import build_tiny_tokenizer
+
+    build_tiny_tokenizer().save_pretrained(tmp_path / "tokenizer")
+    bench = _bench_models()
+    out = tmp_path / "rows.json"
+    code = bench.main([
+        "--sizes", "tiny", "--prompts", str(_prompt_file(tmp_path / "p.jsonl", 6)), "--n", "6",
+        "--single", "3", "--max-new-tokens", "3", "--batch-size", "4", "--threads", "1",
+        "--tokenizer", str(tmp_path / "tokenizer"), "--quant", "--oom-check", "--out", str(out),
+        "--json",
+    ])  # fmt: skip
+    assert code == 0
+    (row,) = json.loads(out.read_text())
+    assert row["model"] == "tiny" and row["prompts"] == 6 and row["single_prompts"] == 3
+    assert row["device"] == "cpu" and row["attention"] == "sdpa"
+    assert row["batched_equals_single"] == "3/3"  # left padding changes no greedy answer
+    assert row["mean_generated_tokens"] == 3.0  # random weights never end the answer line
+    assert sum(row["choice_outcomes"].values()) == 6
+    assert row["certificate_250_choice_s"] > 0 and row["batched_prompts_per_s"] > 0
+    assert row["oom_backoff"] == {"skipped": "needs CUDA"}
+    assert "needs a CUDA GPU" in row["4bit"]["skipped"]
+    assert row["prompt_source"].endswith("p.jsonl")
