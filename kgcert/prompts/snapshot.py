@@ -68,6 +68,11 @@ class GraphSnapshot:
         return self.ids.tolist()
 
     @cached_property
+    def display_or_none(self) -> tuple[str | None, ...]:
+        """`displays` with None after the last, so display code -1 (none) indexes None."""
+        return (*self.displays, None)
+
+    @cached_property
     def _positions(self) -> dict[str, int]:
         return {entity: at for at, entity in enumerate(self.id_list)}
 
