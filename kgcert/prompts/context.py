@@ -7,7 +7,7 @@ Tier 1 must fit whole or the prompt is skipped; then every later sentence is add
 when it still fits and is not already there (Algorithm 7's greedy pass). Nothing is cut.
 
 A hub's edges offer thousands of sentences of which a budget keeps a hundred or so, so a
-sentence filled in from its relation's template may wait as `Pending` (its fact) and is
+sentence filled in from its relation's template waits in its tier as the bare `Fact` and is
 written only when the room left could still take it: never once the room left is below
 `floor`, a lower bound on the cost of any such sentence. Over a KG snapshot a hub prompt's
 tiers 2 and 3 come as `LazyPending` rows (kgcert/prompts/filler.py) with each line's cost
@@ -30,36 +30,31 @@ TIERS = (ESSENTIAL, OPTIONS, REST)
 
 class Line(NamedTuple):
     """One context sentence and the edge it states (None for notes that state no edge). A
-    named tuple, as `Pending`: a prompt makes some 200 of each."""
+    named tuple: a prompt makes some 200."""
 
     text: str
     tier: str
     fact: Fact | None = None
 
 
-class Pending(NamedTuple):
-    """One sentence of a fact, from its relation's template, not written yet."""
-
-    fact: Fact
-
-
-class LazyPending(Sequence[Pending]):
-    """A tier of Pending sentences only, made when iterated (kgcert/prompts/filler.py): once
-    the room left is below `floor`, the trim stops reading it. `costs`, when known: a lower
-    bound on each entry's line cost (-1: none), so a line that cannot fit is never written."""
+class LazyPending(Sequence[Fact]):
+    """A tier of facts waiting to be written only, made when iterated
+    (kgcert/prompts/filler.py): once the room left is below `floor`, the trim stops reading
+    it. `costs`, when known: a lower bound on each entry's line cost (-1: none), so a line
+    that cannot fit is never written."""
 
     costs: np.ndarray | None = None
 
     def fact(self, i: int) -> Fact:
-        """Entry i's fact (what `self[i].fact` gives, without the Pending)."""
-        return self[i].fact
+        return self[i]
 
 
 @dataclass
 class Tiers:
     essential: list[Line] = field(default_factory=list)
-    options: Sequence[Line | Pending] = field(default_factory=list)
-    rest: Sequence[Line | Pending] = field(default_factory=list)
+    # A Fact here is a sentence still to be written from its relation's template.
+    options: Sequence[Line | Fact] = field(default_factory=list)
+    rest: Sequence[Line | Fact] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -75,7 +70,7 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     """Fill `room` units: tier 1 whole or nothing, then tiers 2 and 3 greedily.
 
     `cost(text)` is what one line adds to the prompt (its own units plus a separator's);
-    `write(fact)` writes a pending sentence, whose cost is at least `floor`.
+    `write(fact)` writes a fact's sentence, whose cost is at least `floor`.
     """
     offered = {ESSENTIAL: len(tiers.essential), OPTIONS: len(tiers.options),
                REST: len(tiers.rest)}
@@ -91,7 +86,7 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     if used > room:
         return Trimmed((), f"the essential context needs {used} units but only {room} are "
                            "left for the context", offered, {})
-    tiers_after: tuple[tuple[str, Sequence[Line | Pending]], ...] = (
+    tiers_after: tuple[tuple[str, Sequence[Line | Fact]], ...] = (
         (OPTIONS, tiers.options), (REST, tiers.rest))
 
     # Written out in each loop rather than in a helper: a prompt offers a few hundred lines.
@@ -113,16 +108,16 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
             continue
         lazy = isinstance(entries, LazyPending)
         for entry in entries:
-            if isinstance(entry, Pending):
+            if isinstance(entry, Fact):
                 if room - used < floor:
                     if lazy:
                         break  # nothing later in it can fit
                     continue  # it cannot fit: not worth writing
                 assert write is not None
-                text = write(entry.fact)
+                text = write(entry)
                 if text not in seen and used + (extra := cost(text)) <= room:
                     seen.add(text)
-                    kept.append(Line(text, tier, entry.fact))
+                    kept.append(Line(text, tier, entry))
                     used += extra
             elif entry.text not in seen and used + (extra := cost(entry.text)) <= room:
                 seen.add(entry.text)

@@ -14,7 +14,7 @@ from typing import cast, overload
 
 import numpy as np
 
-from kgcert.prompts.context import LazyPending, Pending
+from kgcert.prompts.context import LazyPending
 from kgcert.prompts.fact import Fact
 from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.rows import FactRows
@@ -23,7 +23,7 @@ from kgcert.rng import sorted_subsets
 
 
 class PendingRows(LazyPending):
-    """Entry i: the fact of row `at[i]` of `sources[which[i]]`, as a Pending sentence.
+    """Entry i: the fact of row `at[i]` of `sources[which[i]]`, its sentence not written yet.
     `edges`, when known: each entry's snapshot edge (-1: none), from which facts are made a
     chunk at a time as the trim reaches them."""
 
@@ -37,15 +37,15 @@ class PendingRows(LazyPending):
         return len(self.which)
 
     @overload
-    def __getitem__(self, i: int) -> Pending: ...
+    def __getitem__(self, i: int) -> Fact: ...
 
     @overload
-    def __getitem__(self, i: slice) -> Sequence[Pending]: ...
+    def __getitem__(self, i: slice) -> Sequence[Fact]: ...
 
-    def __getitem__(self, i: int | slice) -> Pending | Sequence[Pending]:
+    def __getitem__(self, i: int | slice) -> Fact | Sequence[Fact]:
         if isinstance(i, slice):
             return list(self)[i]
-        return Pending(self.fact(i))
+        return self.fact(i)
 
     def fact(self, i: int) -> Fact:
         found = self._made.get(i)
@@ -61,9 +61,9 @@ class PendingRows(LazyPending):
             self._made[i + j] = fact
         return self._made[i]
 
-    def __iter__(self) -> Iterator[Pending]:
+    def __iter__(self) -> Iterator[Fact]:
         for i in range(len(self)):
-            yield Pending(self.fact(i))
+            yield self.fact(i)
 
 
 _CHUNK = 32  # facts made at once when the trim reaches an entry (see PendingRows.fact)

@@ -482,7 +482,7 @@ class PromptBuilder:
             [] if index is not None and index.keys_fit else None)
         loose: list[Fact] = []  # facts not in rows yet, made rows together at the end
 
-        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line | ctx.Pending]) -> None:
+        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line | Fact]) -> None:
             if offered is not None:
                 if isinstance(facts, FactRows):
                     offered.append((facts, 0, len(facts)))
@@ -498,7 +498,7 @@ class PromptBuilder:
                 if fact.sentences:
                     into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
                 else:  # written when the budget may still take it
-                    into.append(ctx.Pending(fact))
+                    into.append(fact)
 
         for fact in dag.essential:
             if fact.fact_key not in used:
@@ -509,7 +509,7 @@ class PromptBuilder:
         by_id = {d.id: d for d in distractors}
         extra_ids = [o.id for o in options if o.role == "random"]
         graph.load([*extra_ids, *by_id])
-        options_tier: list[ctx.Line | ctx.Pending] = []
+        options_tier: list[ctx.Line | Fact] = []
         for option in options:
             if option.role == "distractor":
                 distractor = by_id[option.id]
@@ -562,7 +562,7 @@ class PromptBuilder:
             else:
                 pool.extend(facts)
         order = rng.permutation(len(pool))
-        rest: list[ctx.Line | ctx.Pending] = []
+        rest: list[ctx.Line | Fact] = []
         add([pool[i] for i in order.tolist()], ctx.REST, rest)
         tiers.rest = rest
         return tiers
