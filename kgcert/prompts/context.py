@@ -38,7 +38,7 @@ class Line(NamedTuple):
 
 
 class LazyPending(Sequence[Fact]):
-    """A tier of facts waiting to be written only, made when iterated
+    """A tier of facts alone, each a sentence still to be written, made as it is read
     (kgcert/prompts/filler.py): once the room left is below `floor`, the trim stops reading
     it. `costs`, when known: a lower bound on each entry's line cost (-1: none), so a line
     that cannot fit is never written."""
