@@ -52,6 +52,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kgcert.models.testing import LLAMA_SHAPES
+
 ENTITIES = [
     "aspirin", "ibuprofen", "paracetamol", "methotrexate", "asthma", "migraine", "psoriasis",
     "fever", "gout", "eczema", "insomnia", "anemia", "warfarin", "heparin", "lithium", "statin",
@@ -371,7 +373,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--models", nargs="+", default=None, help="CPU mode: tiny, smollm2 or a model spec"
     )
-    parser.add_argument("--sizes", nargs="+", default=None, help="size mode: tiny, 1b, 3b, 8b")
+    parser.add_argument("--sizes", nargs="+", default=None, choices=list(LLAMA_SHAPES),
+                        help="size mode: random Llamas of these shapes")  # fmt: skip
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--prompts", type=Path, help="a `kgcert prompts --json` file")
@@ -394,6 +397,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--export-tokenizer", type=Path, help="save SmolLM2's tokenizer and stop")
     parser.add_argument("--json", action="store_true", help="print JSON lines only")
     args = parser.parse_args(argv)
+    if args.prompts and not args.prompts.is_file():
+        parser.error(f"--prompts: no such file: {args.prompts}")
 
     if args.write_prompts:
         if not args.kg:
