@@ -97,6 +97,22 @@ def test_choice_scoring_is_a_distribution_and_matches_logits(tiny_hf: Any) -> No
         assert probs == pytest.approx(expected, abs=1e-4)
 
 
+def test_choice_scoring_on_a_cpu_runs_one_prompt_per_forward_pass(tiny_hf: Any) -> None:
+    batches: list[int] = []
+    hook = tiny_hf.model.register_forward_pre_hook(
+        lambda module, args, kwargs: batches.append(kwargs["input_ids"].shape[0]),
+        with_kwargs=True,
+    )
+    tiny_hf.batch_size = 4
+    try:
+        tiny_hf.generate(_requests()[:4], GenerationConfig(mode="choice"))
+        tiny_hf.generate(_requests()[:4], GenerationConfig(max_new_tokens=1))
+    finally:
+        hook.remove()
+        tiny_hf.batch_size = tiny_hf.max_batch_size
+    assert batches == [1, 1, 1, 1, 4]  # no padding for scoring; generation still batches
+
+
 def test_choice_inputs_of_a_batch_equal_those_of_each_request(tiny_hf: Any) -> None:
     requests = _requests()
     batched = tiny_hf._choice_inputs(requests, "correct answer: ")
