@@ -67,7 +67,7 @@ from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.prompts.rows import FactRows, RowAdjacency
-from kgcert.rng import sample_rng
+from kgcert.rng import sample_rng, sorted_subsets
 from kgcert.specs import (
     DagSample,
     EntitySampler,
@@ -553,14 +553,13 @@ class PromptBuilder:
                                      np.concatenate([essential, keys]), rng, lengths)
             return tiers
         pool: list[Fact] = []
-        for facts in sources:
-            if len(facts) > self.filler_per_entity:
-                drawn = np.sort(rng.choice(len(facts), size=self.filler_per_entity,
-                                           replace=False))
+        subsets = sorted_subsets(rng, [len(facts) for facts in sources], self.filler_per_entity)
+        for facts, drawn in zip(sources, subsets, strict=True):
+            if drawn is None:  # no more than the filler takes: all of them
+                pool.extend(facts)
+            else:
                 pool.extend(facts.take(drawn) if isinstance(facts, FactRows)
                             else [facts[i] for i in drawn.tolist()])
-            else:
-                pool.extend(facts)
         order = rng.permutation(len(pool))
         rest: list[ctx.Line | Fact] = []
         add([pool[i] for i in order.tolist()], ctx.REST, rest)
