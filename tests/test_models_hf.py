@@ -209,6 +209,24 @@ def test_answer_line_stop_per_sequence(tiny_hf: Any) -> None:
     assert stopper.stopped_at == {0: len(done_text)}
 
 
+def test_generation_on_a_gpu_leaves_out_cudnn_attention() -> None:
+    """cuDNN would build an attention plan at every decoding step (each step is a new shape);
+    generation on CUDA turns that backend off for its duration, and only there."""
+    import contextlib
+
+    import torch
+
+    from kgcert.models.hf import _generation_attention
+
+    assert isinstance(_generation_attention(torch.device("cpu")), contextlib.nullcontext)
+    before = torch.backends.cuda.cudnn_sdp_enabled()
+    with _generation_attention(torch.device("cuda")):
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert torch.backends.cuda.flash_sdp_enabled()
+        assert torch.backends.cuda.mem_efficient_sdp_enabled()
+    assert torch.backends.cuda.cudnn_sdp_enabled() == before
+
+
 def test_model_path_not_found(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="model path not found"):
         get_model(f"hf:{tmp_path / 'missing'}")

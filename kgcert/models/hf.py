@@ -11,6 +11,7 @@ cache keeps each sample index's first result.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import inspect
@@ -140,6 +141,23 @@ def _quantization_config(bits: int | None, dtype: torch.dtype) -> Any:
             load_in_4bit=True, bnb_4bit_compute_dtype=dtype, bnb_4bit_quant_type="nf4"
         )
     return BitsAndBytesConfig(load_in_8bit=True)
+
+
+def _generation_attention(device: torch.device) -> contextlib.AbstractContextManager[Any]:
+    """SDPA without its cuDNN backend while generating on a GPU.
+
+    cuDNN builds an execution plan for each new attention shape, and every decoding step is a
+    new one (the keys grow by a token), so it would build one per step. On an H200 that made a
+    1B model's steps on 3,500-token prompts 46 ms instead of the 17 ms of shapes already seen;
+    without cuDNN, batch-1 generation ran 2.3 times as fast and batched 1.9 times. Choice
+    scoring keeps cuDNN: it runs one forward pass per batch.
+    """
+    if device.type != "cuda":
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    without_cudnn = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
+    return sdpa_kernel(without_cudnn)
 
 
 def _is_oom(exc: BaseException) -> bool:
@@ -374,7 +392,7 @@ class HFModel:
             torch.manual_seed(int.from_bytes(digest[:8], "little"))
         if config.stop_at_answer:
             kwargs["stopping_criteria"] = StoppingCriteriaList([stopper])
-        with torch.inference_mode():
+        with torch.inference_mode(), _generation_attention(input_ids.device):
             out = self.model.generate(input_ids=input_ids, attention_mask=mask, **kwargs)
         elapsed = (time.perf_counter() - start) / len(batch)
         responses = []
