@@ -1,7 +1,10 @@
 """Hugging Face transformers runner: batched greedy/sampled generation and choice scoring.
 
 Batches are length-sorted and left-padded (attention mask and position ids follow the padding),
-so a prompt's greedy output does not depend on the batch it lands in. The batch size starts at
+so a prompt is computed as it would be alone, up to rounding: in float32 on a CPU its greedy
+output does not depend on the batch it lands in, while in bf16 on a GPU other batch shapes pick
+other kernels, and a near-tie between two tokens can go either way (random-weight models, whose
+logits are nearly flat, matched batch 1 on 0-10 of 16-32 prompts). The batch size starts at
 ``max_batch_size`` and halves on CUDA out-of-memory. Prompts that do not fit the context window
 are error outcomes, never truncated (the reference code cut the options off the end).
 Sampled generations (temperature > 0) are seeded from the config seed and the batch's sample
