@@ -22,7 +22,8 @@ the time of a 250-prompt certificate: answering, checking and the Clopper-Pearso
     # that bench_scale.py --keep leaves; KGCERT_DATA_DIR=<its work>/data) and a real tokenizer
     python benchmarks/bench_models.py --write-prompts .bench/prompts.jsonl --kg bench_scale
     python benchmarks/bench_models.py --export-tokenizer .bench/tokenizer
-    # on the GPU machine, one size per call
+    # on the GPU machine, one size per call (an H200 took about 4 min for 3b at --n 128 with
+    # --quant --oom-check; the 250-prompt certificate is extrapolated from the rates)
     python benchmarks/bench_models.py --sizes 3b --device cuda --prompts .bench/prompts.jsonl \\
         --tokenizer .bench/tokenizer --n 250 --single 32 --batch-size 32 --max-new-tokens 48 \\
         --quant --oom-check --out result.json
