@@ -198,21 +198,26 @@ def _cuda_peak_gb() -> float | None:
     )
 
 
-def certify_seconds(items: Sequence[Item], responses: Sequence[Any]) -> float:
-    """Checking every answer and bounding the accuracy: kgcert's own share of a certificate."""
+def check_all(items: Sequence[Item], responses: Sequence[Any]) -> list[Any]:
     from kgcert.checker import check_answer
+
+    return [
+        check_answer(r.text, o, c, r.error) for r, (_, o, c) in zip(responses, items, strict=True)
+    ]
+
+
+def certify(items: Sequence[Item], responses: Sequence[Any]) -> tuple[list[Any], float]:
+    """Each answer's check, and the seconds that checking them and bounding the accuracy took:
+    kgcert's own share of a certificate."""
     from kgcert.stats.binomial import clopper_pearson_lower
 
-    def work() -> int:
-        correct = sum(
-            check_answer(r.text, o, c, r.error).outcome.value == "correct"
-            for r, (_, o, c) in zip(responses, items, strict=True)
-        )
+    def work() -> list[Any]:
+        checks = check_all(items, responses)
+        correct = sum(check.outcome.value == "correct" for check in checks)
         clopper_pearson_lower(correct, len(items), 0.95)
-        return correct
+        return checks
 
-    _, seconds = timed(work)
-    return seconds
+    return timed(work)
 
 
 def bench(
@@ -221,7 +226,6 @@ def bench(
 ) -> dict[str, Any]:  # fmt: skip
     """Batch 1 on ``n_single`` evenly spread prompts, then batched generation and choice
     scoring on all of them."""
-    from kgcert.checker import check_answer
     from kgcert.models import GenerationConfig
 
     n = len(items)
@@ -245,16 +249,11 @@ def bench(
     _cuda_peak_reset()
     scored, t_choice = timed(lambda: model.generate(requests, choice))
     peak_choice = _cuda_peak_gb()
-    t_certify = certify_seconds(items, batched)
+    gen_checks, t_certify = certify(items, batched)
 
     single_rate, batched_rate, choice_rate = len(single_at) / t_single, n / t_batched, n / t_choice
     same = sum(single[k].text == batched[i].text for k, i in enumerate(single_at))
-    gen_checks = [
-        check_answer(r.text, o, c, r.error) for r, (_, o, c) in zip(batched, items, strict=True)
-    ]
-    choice_checks = [
-        check_answer(r.text, o, c, r.error) for r, (_, o, c) in zip(scored, items, strict=True)
-    ]
+    choice_checks = check_all(items, scored)
     agree = sum(g.option == s.option for g, s in zip(gen_checks, choice_checks, strict=True))
     return {
         "model": label,
@@ -429,9 +428,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out:  # after every row, so a later size that fails keeps the earlier ones
             args.out.write_text(json.dumps(results, indent=2) + "\n")
 
+    items = read_prompt_file(args.prompts, args.n) if args.prompts else synthetic_items(args.n)
     if args.sizes:
         tokenizer, tokenizer_name = load_tokenizer(args.tokenizer)
-        items = read_prompt_file(args.prompts, args.n) if args.prompts else synthetic_items(args.n)
         for size in args.sizes:
             row = bench_size(size, items, tokenizer, args)
             row.update(
@@ -444,7 +443,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from kgcert.models import get_model
     from kgcert.models.testing import build_tiny_llama
 
-    items = read_prompt_file(args.prompts, args.n) if args.prompts else synthetic_items(args.n)
     for name in args.models or ["tiny", "smollm2"]:
         if name == "tiny":
             spec = f"hf:{build_tiny_llama(tempfile.mkdtemp(prefix='kgcert-tiny-'))}"
