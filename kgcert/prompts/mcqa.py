@@ -414,11 +414,16 @@ class PromptBuilder:
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
         neighbours = [self._neighbours_of_label(node, label, dag) for node in dag_ids]
-        related = sorted(set().union(*(n.keys() for n in neighbours)) - set(dag_ids))
+
+        def related() -> list[str]:
+            return sorted(set().union(*(n.keys() for n in neighbours)) - set(dag_ids))
+
+        related_pool: list[str] | Callable[[], list[str]] = related  # listed if still short
         if graph.snapshot is None:  # one batched read; a snapshot names only what is shown
-            graph.preload(related)
+            related_pool = related()
+            graph.preload(related_pool)
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
-                            related=related, random=lambda: self._random_entities(label, rng))
+                            related=related_pool, random=lambda: self._random_entities(label, rng))
         options = choose_options(dag.answer, correct, pools, self.options, rng,
                                  name=graph.name, label=graph.label, excluded=dag.given)
         base = self._provenance(sample, dag, query, index, rejected_prompts, correct,

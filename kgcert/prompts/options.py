@@ -30,11 +30,13 @@ class Option:
 @dataclass(frozen=True)
 class OptionPools:
     """Candidates per source, each in a fixed order (distractors by preference, the others
-    sorted by id); `related` and `random` are drawn from at random."""
+    sorted by id); `related` and `random` are drawn from at random. `related` may be given
+    as a function that lists them: it is called only when the options are still short (a
+    distractor prompt's distractors usually fill them, and a hub has thousands of neighbours)."""
 
     distractors: Sequence[str] = ()
     path: Sequence[str] = ()
-    related: Sequence[str] = ()
+    related: Sequence[str] | Callable[[], Sequence[str]] = ()
     random: Callable[[], Iterable[str]] | None = None  # lazily: only when still short
 
 
@@ -69,8 +71,9 @@ def choose_options(answer: str, correct: Iterable[str], pools: OptionPools, coun
         if len(chosen) == count:
             break
         offer(candidate, "path")
-    if len(chosen) < count and pools.related:
-        related = list(pools.related)
+    related = (() if len(chosen) == count else
+               pools.related() if callable(pools.related) else pools.related)
+    if related:
         for position in rng.permutation(len(related)):
             if len(chosen) == count:
                 break
