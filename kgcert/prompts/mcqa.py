@@ -413,10 +413,17 @@ class PromptBuilder:
         distractors, candidates = self._distractors(sample, dag, rng)
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
-        neighbours = [self._neighbours_of_label(node, label, dag) for node in dag_ids]
+        listed: list[Mapping[str, Sequence[Fact]]] = []
+
+        def neighbours() -> list[Mapping[str, Sequence[Fact]]]:
+            """Each DAG node's neighbours of the answer's label: read only for related options
+            (a distractor prompt's options are mostly its distractors)."""
+            if not listed:
+                listed.extend(self._neighbours_of_label(node, label, dag) for node in dag_ids)
+            return listed
 
         def related() -> list[str]:
-            return sorted(set().union(*(n.keys() for n in neighbours)) - set(dag_ids))
+            return sorted(set().union(*(n.keys() for n in neighbours())) - set(dag_ids))
 
         related_pool: list[str] | Callable[[], list[str]] = related  # listed if still short
         if graph.snapshot is None:  # one batched read; a snapshot names only what is shown
@@ -475,7 +482,7 @@ class PromptBuilder:
 
     def _tiers(self, sample: DagSample | PathSample, dag: _Dag, options: Sequence[Option],
                distractors: Sequence[Distractor],
-               neighbours: Sequence[Mapping[str, Sequence[Fact]]],
+               neighbours: Callable[[], Sequence[Mapping[str, Sequence[Fact]]]],
                rng: np.random.Generator) -> ctx.Tiers:
         graph = self.graph
         tiers = ctx.Tiers()
@@ -522,7 +529,7 @@ class PromptBuilder:
                 for part in self._continuations(distractor, sample):
                     add(part, ctx.OPTIONS, options_tier)
             elif option.role == "related":
-                for found in neighbours:
+                for found in neighbours():
                     add(found.get(option.id, ()), ctx.OPTIONS, options_tier)
             elif option.role == "random":
                 own = self._allowed_facts(option.id, dag)
