@@ -145,9 +145,10 @@ NAMES = {"ans": "Answer", "alt": "Also right", "d1": "Decoy", "p1": "Path node",
 LABELS = {key: ("disease" if key == "x1" else "drug") for key in NAMES}
 
 
-def _options(pools: OptionPools, count: int = 4, seed: int = 0):
+def _options(pools: OptionPools, count: int = 4, seed: int = 0, shuffle: bool = True):
     return choose_options("ans", ["ans", "alt"], pools, count, np.random.default_rng(seed),
-                          name=NAMES.__getitem__, label=LABELS.__getitem__, excluded=["q"])
+                          name=NAMES.__getitem__, label=LABELS.__getitem__, excluded=["q"],
+                          shuffle=shuffle)
 
 
 def test_options_follow_algorithm_5_and_refuse_correct_and_ambiguous_candidates():
@@ -170,6 +171,21 @@ def test_options_fall_back_to_random_entities_and_may_come_short():
     assert sorted(o.id for o in options) == ["ans", "r1", "z1", "z2"]
     assert len(_options(OptionPools(related=["r1"]))) == 2
 
+
+def test_a_related_pool_given_as_a_function_is_listed_only_when_the_options_are_short():
+    calls = []
+
+    def related() -> list[str]:
+        calls.append(1)
+        return ["r1", "r2", "p1"]
+
+    full = OptionPools(distractors=["d1", "r1", "r2"], related=related)
+    assert [o.role for o in _options(full, shuffle=False)] == ["answer", *["distractor"] * 3]
+    assert not calls
+    for seed in range(10):  # listed when needed, and the same options as the list itself
+        short = _options(OptionPools(distractors=["d1"], related=related), seed=seed)
+        assert short == _options(OptionPools(distractors=["d1"], related=related()), seed=seed)
+    assert calls
 
 def test_option_order_is_shuffled_by_the_generator():
     pools = OptionPools(related=["r1", "r2", "p1", "d1"])
