@@ -643,6 +643,38 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     assert rows_graph.round_trips < reads_graph.round_trips
 
 
+def test_snapshot_answer_sets_refuse_a_question_entity_as_the_answer(embedded_server,
+                                                                    tmp_path):
+    """phenotype_contraindication asks for a disease X other than A. Where drug M is both
+    approved and contraindicated for A, A has every edge that X needs, yet is no answer: the
+    answer set from the arrays is the server's, with A refused."""
+    from kgcert.prompts.answers import AnswerFinder
+    from kgcert.prompts.snapshot import pull
+
+    nodes = {"1": ("drug", "Mexolan"), "2": ("disease", "Arden fever"),
+             "3": ("effect/phenotype", "Pallor"), "4": ("disease", "Xeric palsy"),
+             "5": ("disease", "Other disease")}
+    edges = [("indication", "1", "2"), ("contraindication", "1", "2"),
+             ("contraindication", "1", "4"), ("contraindication", "1", "5"),
+             ("disease_phenotype_positive", "2", "3"), ("disease_phenotype_positive", "4", "3")]
+    lines = [
+        f"{rel},{rel},{x},{x},{nodes[x][0]},{nodes[x][1]},S,{y},{y},{nodes[y][0]},{nodes[y][1]},S"
+        for rel, source, target in edges for x, y in ((source, target), (target, source))]
+    csv = tmp_path / "kg.csv"
+    csv.write_text("relation,display_relation,x_index,x_id,x_type,x_name,x_source,"
+                   "y_index,y_id,y_type,y_name,y_source\n" + "\n".join(lines) + "\n")
+    store, _ = load_kg(embedded_server, "primekg", [csv], "answers_refusal")
+    spec = load_spec_file(SPECS / "phenotype_contraindication.yaml")
+    assert isinstance(spec, RelationSpec)
+    compiled = prepare_sampler(spec, store, tmp_path).compiled
+    snapshot = pull(store, tmp_path)
+    assert snapshot is not None
+    given = {"m": "1", "a": "2", "p": "3"}
+    rows = store.query(compiled.answers_cypher(), **given)
+    assert sorted(str(r["id"]) for r in rows) == ["4"]
+    assert AnswerFinder(snapshot, compiled).answers(given) == ("4",)
+
+
 @pytest.mark.parametrize("dense", [True, False], ids=["kinds in a table", "kinds sorted"])
 def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp_path,
                                                                   monkeypatch, dense):

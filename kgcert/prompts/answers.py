@@ -43,6 +43,11 @@ class AnswerFinder:
         self._distinct = {frozenset((a, b)) for a, b in combinations(compiled.order, 2)
                           if ENTITY in (labels[a], labels[b]) or labels[a] == labels[b]}
         self._label_ok = {var: self._with_label(label) for var, label in labels.items()}
+        # Per variable, those it must differ from; and whether a pattern edge loops on it.
+        self._apart = {var: [other for other in compiled.order
+                             if frozenset((var, other)) in self._distinct and other != var]
+                       for var in compiled.order}
+        self._loops = {s for s, _, t in self._edges if s == t}
         self._lists: dict[tuple[int, int, bool], np.ndarray] = {}
         self._listed = 0
 
@@ -114,6 +119,16 @@ class AnswerFinder:
                 found.add(bound[answer])
             return
         var = next((v for v in free if self._joins(v, bound)), free[0])
+        if len(free) == 1 and not self._absent and var not in self._loops:
+            # The last variable: its candidates have every edge to the bound ones, and edges
+            # among those were checked when they were bound. Only distinctness is left.
+            taken = {bound[other] for other in self._apart[var]}
+            fits = [c for c in self._candidates(var, bound) if c not in taken]
+            if var == answer:
+                found.update(fits)
+            elif fits:
+                found.add(bound[answer])
+            return
         for candidate in self._candidates(var, bound):
             bound[var] = candidate
             if self._consistent(bound):
