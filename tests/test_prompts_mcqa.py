@@ -643,6 +643,31 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     assert rows_graph.round_trips < reads_graph.round_trips
 
 
+def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
+    """Neighbours over snapshot rows map the same ids, in the same order, to the same facts
+    as the per-entity reads' dicts."""
+    from kgcert.prompts.rows import Neighbours
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(synthetic, tmp_path)
+    assert snapshot is not None
+    reads, rows = PromptGraph(synthetic), PromptGraph(synthetic, snapshot=snapshot)
+    entities = snapshot.id_list[::3]
+    checked = 0
+    for label in ("drug", "disease", "gene/protein"):
+        for excluded in (frozenset(), frozenset({"indication", "drug_drug"})):
+            for entity in entities:
+                mine = rows.adjacency(entity).neighbours(label, excluded, rows.label)
+                theirs = reads.adjacency(entity).neighbours(label, excluded, reads.label)
+                assert isinstance(mine, Neighbours)
+                assert list(mine) == list(theirs) and len(mine) == len(theirs)
+                assert {k: tuple(mine[k]) for k in mine} == theirs
+                assert entity not in mine and mine.get(entity, "none") == "none"
+                assert mine.get("not an entity") is None
+                checked += len(theirs)
+    assert checked > 1_000, checked
+
+
 def test_snapshot_answer_sets_refuse_a_question_entity_as_the_answer(embedded_server,
                                                                     tmp_path):
     """phenotype_contraindication asks for a disease X other than A. Where drug M is both
