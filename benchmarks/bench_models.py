@@ -32,6 +32,13 @@ A GPU machine without internet gets bitsandbytes as a wheel fetched here (43 MB)
 ``pip download --no-deps --only-binary=:all: --python-version 3.12 --platform
 manylinux_2_24_x86_64 -d .bench/wheels bitsandbytes``, installed there with ``pip install
 --no-deps --target /tmp/site .bench/wheels/*.whl`` and ``PYTHONPATH=/tmp/site:.``.
+Bring transformers >= 5.23 the same way (a 14 MB wheel; `pip download --no-deps
+transformers`) where the machine's own is older: from 5.23 a decoding step of a padded batch
+attends on the grouped key/value heads (`pack_gqa`), where 5.17 copied every layer's keys and
+values out to all heads at every step (`repeat_kv`). At 5.17 those copies were 15% of a 1B
+batch's GPU time. Their share at 3B, and what 5.23 gains, are not measured yet.
+With both wheels the carried folder nears the 64 MiB a call takes: gzip the prompt file
+(4.3 MB to 0.6 MB); ``--prompts`` reads ``.jsonl.gz`` as it is.
 
 The tokenizer sets the prompt lengths and the vocabulary, so use a real one: with SmolLM2's
 (49,152 tokens) the full-size run's prompts average about 3,400 tokens; the tiny test
@@ -108,11 +115,15 @@ def synthetic_items(n: int) -> list[Item]:
 
 
 def read_prompt_file(path: Path, n: int) -> list[Item]:
-    """The first ``n`` records of a ``kgcert prompts --json`` file, as a run would send them."""
+    """The first ``n`` records of a ``kgcert prompts --json`` file (gzipped too: ``.gz``), as
+    a run would send them."""
+    import gzip
+
     from kgcert.models.base import Message, ModelRequest
 
     items: list[Item] = []
-    with path.open(encoding="utf-8") as lines:
+    with (gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz"
+          else path.open(encoding="utf-8")) as lines:
         for index, line in enumerate(lines):
             if len(items) == n:
                 break

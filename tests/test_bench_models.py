@@ -4,6 +4,7 @@ come from a GPU machine; here the same path runs on the CPU at the tiny size."""
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 from pathlib import Path
@@ -81,6 +82,9 @@ def test_prompt_records_become_the_requests_a_run_sends(tmp_path: Path) -> None:
     assert chat.n_options == 4 and chat.sample_index == 1
     with pytest.raises(SystemExit, match="has 4 prompts; --n asks for 9"):
         bench.read_prompt_file(tmp_path / "p.jsonl", 9)
+    packed = tmp_path / "p.jsonl.gz"  # gzipped, as carried to a GPU machine
+    packed.write_bytes(gzip.compress((tmp_path / "p.jsonl").read_bytes()))
+    assert bench.read_prompt_file(packed, 3) == items
 
 
 def test_size_mode_measures_a_model_built_from_a_config(tmp_path: Path) -> None:
