@@ -173,8 +173,8 @@ def _measure_with(checkout: Path, args: argparse.Namespace, run_n: int) -> dict[
 def _baselines(args: argparse.Namespace) -> tuple[dict[str, object], list[dict[str, object]]]:
     """The baseline's figures, best of `--rounds`; and with more than one round, this
     checkout's prompt figures measured in between, one set per round. A machine whose speed
-    drifts by tens of percent within minutes (this VM's does) favours whichever checkout ran
-    in its fast minutes; alternating, and the best of each, makes that a wash."""
+    drifts by tens of percent within minutes favours whichever checkout ran in its fast
+    minutes; alternating, and taking the best of each, evens that out over the rounds."""
     assert args.baseline is not None
     theirs, mine = [], []
     for round_ in range(args.rounds):
