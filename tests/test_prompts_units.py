@@ -187,6 +187,7 @@ def test_a_related_pool_given_as_a_function_is_listed_only_when_the_options_are_
         assert short == _options(OptionPools(distractors=["d1"], related=related()), seed=seed)
     assert calls
 
+
 def test_option_order_is_shuffled_by_the_generator():
     pools = OptionPools(related=["r1", "r2", "p1", "d1"])
     positions = Counter(next(i for i, o in enumerate(_options(pools, seed=s)) if o.id == "ans")
