@@ -45,7 +45,7 @@ class AnswerFinder:
         self._label_ok = {var: self._with_label(label) for var, label in labels.items()}
         # Per variable, those it must differ from; and whether a pattern edge loops on it.
         self._apart = {var: [other for other in compiled.order
-                             if frozenset((var, other)) in self._distinct and other != var]
+                             if frozenset((var, other)) in self._distinct]
                        for var in compiled.order}
         self._loops = {s for s, _, t in self._edges if s == t}
         self._lists: dict[tuple[int, int, bool], np.ndarray] = {}
