@@ -643,6 +643,34 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     assert rows_graph.round_trips < reads_graph.round_trips
 
 
+@pytest.mark.parametrize("over_snapshot", [False, True])
+def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tmp_path):
+    """A bound of one edge empties the cache before nearly every prompt: the prompts are
+    those of a cache never emptied, over the reads and over a snapshot (whose bound is the
+    larger, its cached edges being array views)."""
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(synthetic, tmp_path) if over_snapshot else None
+    kept = PromptGraph(synthetic, snapshot=snapshot)
+    emptied = PromptGraph(synthetic, max_cached_edges=1, snapshot=snapshot)
+    for name in ("gene_target", "synergistic"):
+        spec = load_spec_file(SPECS / f"{name}.yaml")
+        assert isinstance(spec, RelationSpec)
+        sampler = prepare_sampler(spec, synthetic, tmp_path)
+        for setting in ("vanilla", "distractor"):
+            always = PromptBuilder(synthetic, spec, sampler, seed=3, setting=setting,
+                                   graph=kept)
+            often = PromptBuilder(synthetic, spec, sampler, seed=3, setting=setting,
+                                  graph=emptied)
+            for index in range(6):
+                assert often.build(index) == always.build(index), (name, setting, index)
+    kept.begin_prompt()
+    emptied.begin_prompt()
+    assert len(kept._adjacency) > 50  # still all there
+    assert not emptied._adjacency
+    assert (kept.max_cached_edges > PromptGraph(synthetic).max_cached_edges) == over_snapshot
+
+
 def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
     """Neighbours over snapshot rows map the same ids, in the same order, to the same facts
     as the per-entity reads' dicts."""

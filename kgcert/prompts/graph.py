@@ -14,7 +14,8 @@ the same facts, so the same prompts, without a round trip per prompt.
 
 Every list is sorted by ids when it arrives, so what a prompt sees does not depend on the
 server's row order, on the cache, or on which prompts came before. `max_cached_edges` bounds
-the cache: when it is exceeded, the cache is emptied before the next prompt's reads.
+the cache: when it is exceeded, the cache is emptied before the next prompt's reads. Read
+edges are Fact objects, a snapshot's are views of its arrays: the two bounds differ.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ from kgcert.store.graph import GraphStore
 
 STATEMENTS = "prompts"
 ENTITY = "Entity"
-DEFAULT_CACHE_EDGES = 2_000_000
+DEFAULT_CACHE_EDGES = 2_000_000  # read edges: Fact objects, a few hundred bytes each
+# A snapshot entity's edges are a view of its arrays until asked more (some 16 bytes an edge
+# over a full-size PrimeKG run): this bound holds all of PrimeKG's (16.2M, both ends), since
+# emptying the cache every hundred hub prompts cost gene_target/distractor a third.
+SNAPSHOT_CACHE_EDGES = 24_000_000
 _CHUNK = 2_000
 GENERIC_TEMPLATE = "{source} is related to {target} ({relation})."
 
@@ -74,11 +79,13 @@ def _chunks(items: Sequence[str], size: int = _CHUNK) -> Iterable[Sequence[str]]
 class PromptGraph:
     """Cached, batched reads of one KG for prompts. Share one between builders of one KG."""
 
-    def __init__(self, store: GraphStore, max_cached_edges: int = DEFAULT_CACHE_EDGES,
+    def __init__(self, store: GraphStore, max_cached_edges: int | None = None,
                  snapshot: GraphSnapshot | None = None) -> None:
         self.store = store
         self.snapshot = snapshot  # the whole KG in arrays: edges and names without reads
-        self.max_cached_edges = max_cached_edges
+        self.max_cached_edges = (max_cached_edges if max_cached_edges is not None
+                                 else DEFAULT_CACHE_EDGES if snapshot is None
+                                 else SNAPSHOT_CACHE_EDGES)
         self._adjacency: dict[str, Adjacency | RowAdjacency] = {}
         self._entities: dict[str, EntityInfo] = {}
         self._cached_edges = 0
