@@ -40,7 +40,7 @@ ENTITY = "Entity"
 DEFAULT_CACHE_EDGES = 2_000_000  # read edges: Fact objects, a few hundred bytes each
 # A snapshot entity's edges are a view of its arrays until asked more (some 16 bytes an edge
 # over a full-size PrimeKG run): this bound holds all of PrimeKG's (16.2M, both ends), since
-# emptying the cache every hundred hub prompts cost gene_target/distractor a third.
+# emptying the cache every hundred hub prompts cost gene_target/distractor a fifth.
 SNAPSHOT_CACHE_EDGES = 24_000_000
 _CHUNK = 2_000
 GENERIC_TEMPLATE = "{source} is related to {target} ({relation})."
