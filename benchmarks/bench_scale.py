@@ -5,6 +5,8 @@
     python benchmarks/bench_scale.py --scale 0 --entity-scale 0.05   # entity specs only
     python benchmarks/bench_scale.py --work DIR --loaded KG --only-prompts --run-n 250 \
         --baseline ../main                                 # this checkout against another
+    python benchmarks/bench_scale.py --work DIR --loaded KG --baseline ../main --paired \
+        --rounds 3                                         # both at once, one core each
 
 Times `synth` (rows/s), the load, and for each of the 10 shipped PrimeKG specs: preparation
 with an empty table cache of its own (edge tables pulled over Bolt), preparation again (cached
@@ -21,7 +23,9 @@ wall and CPU time less the models' own, per prompt; and the peak RSS of this pro
 `--baseline DIR` measures the prompts and the run with the kgcert of another checkout too (a
 separate process on the same KG, before this one starts its server; needs --loaded) and
 prints the ratios; `--rounds K` measures both checkouts' prompts K times, alternating, and
-compares the best rate of each (a busy or drifting machine otherwise favours one side). The
+compares the best rate of each (a busy or drifting machine otherwise favours one side);
+`--paired` measures them at the same time instead, one core each (benchmarks/scale_paired.py:
+the figure to trust on a machine whose speed drifts), and nothing else. The
 embedded server runs in the measuring process, so its CPU counts. `--server neo4j` uses
 KGCERT_NEO4J_URI and its credentials from the environment. Scale 1.0 is the full PrimeKG
 (8.1M rows): mind the machine's memory before running it.
@@ -243,6 +247,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1,
                         help="with --baseline: measure both checkouts' prompts this many "
                              "times, alternating, and compare the best of each")
+    parser.add_argument("--paired", action="store_true",
+                        help="with --baseline: measure both checkouts' prompts at the same "
+                             "time instead, one core each, --rounds times (scale_paired.py); "
+                             "nothing else is measured")
     parser.add_argument("--work", type=Path, default=None,
                         help="working folder (default: a new temporary one); its data/ holds "
                              "the embedded server's KGs")
@@ -267,8 +275,17 @@ def main() -> None:
     _pace_as_the_commands_do()
     if args.baseline is not None and not (args.loaded and args.work):
         parser.error("--baseline needs --work and --loaded (a KG both checkouts read)")
+    if args.baseline is not None and not (args.baseline / "kgcert").is_dir():
+        parser.error(f"--baseline {args.baseline}: not a checkout of kgcert (no kgcert/ there)")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.paired:
+        if args.baseline is None:
+            parser.error("--paired needs --baseline")
+        from scale_paired import paired
+
+        _write({"paired": paired(args)}, args.out)
+        return
     baseline, mine = _baselines(args) if args.baseline is not None else (None, [])
     work = args.work or Path(tempfile.mkdtemp(prefix="kgcert-bench-scale-"))
     results: dict[str, object] = {"scale": args.scale, "server": args.server}
@@ -295,9 +312,14 @@ def main() -> None:
         if not (args.entity_loaded or args.keep):
             server.drop(kg)
     results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2, default=str), encoding="utf-8")
-    print(f"peak RSS (kgcert process) {results['peak_rss_mb']:,.0f} MB; wrote {args.out}")
+    print(f"peak RSS (kgcert process) {results['peak_rss_mb']:,.0f} MB")
+    _write(results, args.out)
+
+
+def _write(results: dict[str, object], out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, default=str), encoding="utf-8")
+    print(f"wrote {out}")
 
 
 def _prepare_memory_mb(spec, store: GraphStore, cache: Path) -> float:
