@@ -39,7 +39,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -413,14 +413,12 @@ class PromptBuilder:
         distractors, candidates = self._distractors(sample, dag, rng)
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
-        listed: list[Mapping[str, Sequence[Fact]]] = []
 
+        @cache
         def neighbours() -> list[Mapping[str, Sequence[Fact]]]:
             """Each DAG node's neighbours of the answer's label: read only for related options
             (a distractor prompt's options are mostly its distractors)."""
-            if not listed:
-                listed.extend(self._neighbours_of_label(node, label, dag) for node in dag_ids)
-            return listed
+            return [self._neighbours_of_label(node, label, dag) for node in dag_ids]
 
         def related() -> list[str]:
             return sorted(set().union(*(n.keys() for n in neighbours())) - set(dag_ids))
