@@ -287,12 +287,18 @@ def test_sentence_forms_write_what_str_format_writes(template: str, relation: st
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 30), max_size=60), st.lists(st.integers(0, 30), max_size=10))
 def test_first_fresh_keeps_each_unused_key_at_its_first_place(keys: list[int], used: list[int]):
-    from kgcert.prompts.filler import first_fresh
+    from kgcert.prompts import filler
 
-    mask = first_fresh(np.array(keys, dtype=np.int64), np.array(used, dtype=np.int64))
     seen = set(used)
     expected = []
     for key in keys:
         expected.append(key not in seen)
         seen.add(key)
-    assert mask.tolist() == expected
+    hashed_from = filler.HASHED_FROM
+    try:
+        for filler.HASHED_FROM in (0, 10 ** 9):  # the hash table's way, then the sorts'
+            mask = filler.first_fresh(np.array(keys, dtype=np.int64),
+                                      np.array(used, dtype=np.int64))
+            assert mask.tolist() == expected
+    finally:
+        filler.HASHED_FROM = hashed_from
