@@ -124,33 +124,41 @@ def _draw_edges(sources: Sequence[FactRows], drawn: Sequence[np.ndarray | None],
                      lengths.edge_costs(edges) if lengths is not None else None, edges)[0]
 
 
-def offer_rows(parts: Sequence[tuple[FactRows, np.ndarray]], used: np.ndarray,
+def offer_rows(parts: Sequence[tuple[FactRows, int, int]], used: np.ndarray,
                lengths: SentenceLengths | None = None) -> tuple[PendingRows, np.ndarray]:
-    """Tier 2: the rows of `parts` (rows, positions) in order, each fact key once and none in
-    `used`; and the fact keys offered. With `lengths`, each entry carries its line's cost."""
+    """Tier 2: rows [start, end) of each part's rows, parts in order, each fact key once and
+    none in `used`; and the fact keys offered. With `lengths`, each entry carries its line's
+    cost. A distractor prompt offers hundreds of parts, mostly whole rows: each is sliced
+    once, and the entries' places are worked out for all parts at once."""
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return PendingRows([], empty, empty), empty
-    sources = [rows for rows, _ in parts]
-    which = np.repeat(np.arange(len(parts), dtype=np.int64), [len(at) for _, at in parts])
-    at = np.concatenate([at for _, at in parts])
+    sources = [rows for rows, _, _ in parts]
+    counts = np.array([end - start for _, start, end in parts], dtype=np.int64)
+    starts = np.array([start for _, start, _ in parts], dtype=np.int64)
+    which = np.repeat(np.arange(len(parts), dtype=np.int64), counts)
+    # Entry i of part p is row starts[p] + (i - where part p begins among the entries).
+    at = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(
+        starts - (np.cumsum(counts) - counts), counts)
     if lengths is not None and not lengths.per_edge:
         return _distinct(sources, which, at,
-                         np.concatenate([rows.fact_keys()[part] for rows, part in parts]), used,
-                         np.concatenate([lengths.line_costs(rows)[part] for rows, part in parts]))
-    # A distractor prompt offers hundreds of parts: their edges gathered in one pass (-1:
-    # a part of facts that are not snapshot rows, worked out on their own).
-    edges = np.concatenate([cast(np.ndarray, rows.edges)[part] if rows.edges is not None
-                            else np.full(len(part), -1, dtype=np.int64) for rows, part in parts])
+                         np.concatenate([rows.fact_keys()[start:end]
+                                         for rows, start, end in parts]), used,
+                         np.concatenate([lengths.line_costs(rows)[start:end]
+                                         for rows, start, end in parts]))
+    # -1: a part of facts that are not snapshot rows, worked out on their own.
+    edges = np.concatenate([rows.edges[start:end] if rows.edges is not None
+                            else np.full(end - start, -1, dtype=np.int64)
+                            for rows, start, end in parts])
     keys = sources[0].shared.edge_keys[edges]
     costs = lengths.edge_costs(edges) if lengths is not None else None
-    start = 0
-    for rows, part in parts:
+    place = 0
+    for rows, start, end in parts:
         if rows.edges is None:
-            keys[start:start + len(part)] = rows.fact_keys()[part]
+            keys[place:place + end - start] = rows.fact_keys()[start:end]
             if costs is not None and lengths is not None:
-                costs[start:start + len(part)] = lengths.line_costs(rows)[part]
-        start += len(part)
+                costs[place:place + end - start] = lengths.line_costs(rows)[start:end]
+        place += end - start
     return _distinct(sources, which, at, keys, used, costs, edges)
 
 

@@ -556,7 +556,7 @@ class PromptBuilder:
             essential = np.array([index.key_of(key) for key in used], dtype=np.int64)
             lengths = self._measured_lengths()
             joined = index.rows_of(loose)
-            parts = [(rows if rows is not None else joined, np.arange(start, end))
+            parts = [(rows if rows is not None else joined, start, end)
                      for rows, start, end in offered]
             tiers.options, keys = offer_rows(parts, essential, lengths)
             tiers.rest = draw_filler(cast(list[FactRows], sources), self.filler_per_entity,
