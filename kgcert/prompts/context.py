@@ -25,6 +25,7 @@ import numpy as np
 from kgcert.prompts.graph import Fact
 
 ESSENTIAL, OPTIONS, REST = "essential", "options", "rest"
+_CHUNK = 512  # lazy entries whose costs are compared at once (see `trim`)
 TIERS = (ESSENTIAL, OPTIONS, REST)
 
 
@@ -93,18 +94,27 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     for tier, entries in tiers_after:
         if isinstance(entries, LazyPending) and entries.costs is not None:
             assert write is not None
-            for i, least in enumerate(entries.costs.tolist()):
-                left = room - used
-                if left < floor:
+            costs = entries.costs
+            # The room left only shrinks: an entry whose least cost is over it now never fits,
+            # so each chunk hands the loop only those under it (a hub prompt offers thousands
+            # of lines, and once the room is nearly full few of them can still fit).
+            for start in range(0, len(costs), _CHUNK):
+                if room - used < floor:
                     break  # nothing later in it can fit
-                if least > left:
-                    continue  # its line cannot fit: not worth writing
-                fact = entries.fact(i)
-                text = write(fact)
-                if text not in seen and (extra := cost(text)) <= left:
-                    seen.add(text)
-                    kept.append(Line(text, tier, fact))
-                    used += extra
+                chunk = costs[start:start + _CHUNK]
+                picked = np.flatnonzero(chunk <= room - used)
+                for at, least in zip(picked.tolist(), chunk[picked].tolist(), strict=True):
+                    left = room - used
+                    if left < floor:
+                        break
+                    if least > left:
+                        continue  # its line cannot fit: not worth writing
+                    fact = entries.fact(start + at)
+                    text = write(fact)
+                    if text not in seen and (extra := cost(text)) <= left:
+                        seen.add(text)
+                        kept.append(Line(text, tier, fact))
+                        used += extra
             continue
         lazy = isinstance(entries, LazyPending)
         for entry in entries:
