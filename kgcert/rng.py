@@ -17,18 +17,24 @@ import numpy as np
 
 
 @lru_cache(maxsize=1024)
-def _key_words(key: str) -> tuple[int, ...]:
-    """A stream key's words (kept: a run asks for a few keys in every prompt)."""
+def _entropy(seed: int, key: str) -> np.ndarray:
+    """A stream's entropy words: the run seed's low two words, then the key's first four
+    (kept: a run asks for a few keys in every prompt). As an array, SeedSequence takes them
+    in a third of the time it takes to convert a list: the same words, the same stream."""
     digest = hashlib.sha256(key.encode("utf-8")).digest()
-    return tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+    words = [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF,
+             *(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))]
+    entropy = np.array(words, dtype=np.uint32)
+    entropy.flags.writeable = False
+    return entropy
 
 
 def sample_rng(seed: int, key: str, index: int) -> np.random.Generator:
     """The generator for sample `index` of stream `key` in a run seeded with `seed`."""
     if seed < 0 or index < 0:
         raise ValueError("seed and sample index must be non-negative")
-    entropy = [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF, *_key_words(key)]
-    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(index,)))
+    return np.random.default_rng(np.random.SeedSequence(_entropy(seed, key),
+                                                        spawn_key=(index,)))
 
 
 # Below this many populations, one Generator.choice each costs less than the vectorised draw.

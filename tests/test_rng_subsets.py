@@ -1,11 +1,14 @@
-"""sorted_subsets: the values and the stream Generator.choice gives, many populations at once."""
+"""kgcert.rng: sorted_subsets gives the values and the stream Generator.choice gives, many
+populations at once; sample_rng's streams are those of their documented seed words."""
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 import pytest
 
-from kgcert.rng import SUBSETS_AT_ONCE_FROM, sorted_subsets
+from kgcert.rng import SUBSETS_AT_ONCE_FROM, sample_rng, sorted_subsets
 
 
 def _one_at_a_time(rng: np.random.Generator, sizes: list[int], count: int):
@@ -36,3 +39,18 @@ def test_few_populations_or_choices_other_method_draw_one_at_a_time():
         expected = _one_at_a_time(expected_rng, sizes, count)
         got = sorted_subsets(rng, sizes, count)
         assert [g.tolist() for g in got] == [e.tolist() for e in expected]
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2 ** 32 + 5, 2 ** 63 - 1])
+def test_a_sample_stream_is_the_seed_sequence_of_its_seed_key_and_index(seed: int):
+    """sample_rng's stream, whatever form it hands SeedSequence its words in: the run seed's
+    two low words, the key's sha256 first four (little-endian), the sample index as spawn
+    key. Runs that stored prompts depend on it."""
+    for key in ("abc/prompt/query", "spec/dag", ""):
+        digest = hashlib.sha256(key.encode("utf-8")).digest()
+        words = [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF,
+                 *(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))]
+        for index in (0, 1, 999):
+            expected = np.random.default_rng(np.random.SeedSequence(words, spawn_key=(index,)))
+            assert (sample_rng(seed, key, index).integers(0, 2 ** 62, size=8).tolist()
+                    == expected.integers(0, 2 ** 62, size=8).tolist())
