@@ -673,9 +673,8 @@ def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tm
 
 def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
     """Neighbours over snapshot rows map the same ids, in the same order, to the same facts
-    as the per-entity reads' dicts; the union of a few, as positions, lists the ids that the
-    union of the dicts' keys does."""
-    from kgcert.prompts.rows import Neighbours, neighbour_ids
+    as the per-entity reads' dicts."""
+    from kgcert.prompts.rows import Neighbours
     from kgcert.prompts.snapshot import pull
 
     snapshot = pull(synthetic, tmp_path)
@@ -694,13 +693,6 @@ def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
                 assert entity not in mine and mine.get(entity, "none") == "none"
                 assert mine.get("not an entity") is None
                 checked += len(theirs)
-            found = [rows.adjacency(entity).neighbours(label, excluded, rows.label)
-                     for entity in entities]
-            for start in range(0, len(found) - 2, 3):
-                some, dropped = found[start:start + 3], entities[start:start + 3]
-                union = neighbour_ids(some, dropped)
-                assert list(union) == sorted(set().union(*(n.keys() for n in some))
-                                             - set(dropped))
     assert checked > 1_000, checked
 
 

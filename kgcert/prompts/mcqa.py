@@ -66,7 +66,7 @@ from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.rows import FactRows, Neighbours, RowAdjacency, neighbour_ids
+from kgcert.prompts.rows import FactRows, RowAdjacency
 from kgcert.rng import sample_rng, sorted_subsets
 from kgcert.specs import (
     DagSample,
@@ -420,13 +420,10 @@ class PromptBuilder:
             (a distractor prompt's options are mostly its distractors)."""
             return [self._neighbours_of_label(node, label, dag) for node in dag_ids]
 
-        def related() -> Sequence[str]:
-            found = neighbours()
-            if all(isinstance(n, Neighbours) for n in found):  # as positions: no hub's ids
-                return neighbour_ids(cast(list[Neighbours], found), dag_ids)
-            return sorted(set().union(*(n.keys() for n in found)) - set(dag_ids))
+        def related() -> list[str]:
+            return sorted(set().union(*(n.keys() for n in neighbours())) - set(dag_ids))
 
-        related_pool: Sequence[str] | Callable[[], Sequence[str]] = related  # if still short
+        related_pool: list[str] | Callable[[], list[str]] = related  # listed if still short
         if graph.snapshot is None:  # one batched read; a snapshot names only what is shown
             related_pool = related()
             graph.preload(related_pool)

@@ -10,7 +10,7 @@ operations; a row becomes a Fact when it is read, the same Fact the per-entity r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
+from collections.abc import Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import repeat
@@ -307,9 +307,7 @@ def _none_of(values: np.ndarray, codes: list[int]) -> np.ndarray:
 
 
 class Neighbours(Mapping[str, Sequence[Fact]]):
-    """Neighbour id -> its facts, over rows grouped by neighbour (ids in sorted order). A hub
-    has thousands of neighbours and a prompt looks up a few: they are found by position, and
-    their ids listed only when iterated."""
+    """Neighbour id -> its facts, over rows grouped by neighbour (ids in sorted order)."""
 
     def __init__(self, rows: FactRows, other: np.ndarray) -> None:
         self.rows = rows
@@ -319,39 +317,21 @@ class Neighbours(Mapping[str, Sequence[Fact]]):
         self.starts = np.flatnonzero(first)
         self.positions = other[self.starts]
         self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
+        ids = rows.shared.snapshot.id_list
+        self._keys = {ids[at]: i for i, at in enumerate(self.positions.tolist())}
         self._facts: dict[str, tuple[Fact, ...]] = {}
 
-    def _place(self, entity: str) -> int | None:
-        at = self.rows.shared.snapshot.position(entity)
-        if at is None or not len(self.positions):
-            return None
-        i = int(np.searchsorted(self.positions, at))
-        return i if i < len(self.positions) and self.positions[i] == at else None
-
     def __getitem__(self, entity: str) -> Sequence[Fact]:
-        found = self.get(entity)
-        if found is None:
-            raise KeyError(entity)
-        return found
-
-    def get(self, entity: str, default: object = None) -> Any:
-        # Mapping.get goes through __getitem__ and a KeyError for every entity not here.
         found = self._facts.get(entity)
         if found is None:
-            i = self._place(entity)
-            if i is None:
-                return default
+            i = self._keys[entity]
             found = self._facts[entity] = self.rows.where(
                 np.arange(self.starts[i], self.ends[i])).all()
         return found
 
-    def __contains__(self, entity: object) -> bool:
-        return isinstance(entity, str) and self._place(entity) is not None
-
-    @cached_property
-    def _keys(self) -> dict[str, int]:
-        ids = self.rows.shared.snapshot.id_list
-        return {ids[at]: i for i, at in enumerate(self.positions.tolist())}
+    def get(self, entity: str, default: object = None) -> Any:
+        # Mapping.get goes through __getitem__ and a KeyError for every entity not here.
+        return self[entity] if entity in self._keys else default
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
@@ -360,39 +340,4 @@ class Neighbours(Mapping[str, Sequence[Fact]]):
         return self._keys.keys()  # the dict's own view: set operations in C
 
     def __len__(self) -> int:
-        return len(self.positions)
-
-
-class EntityIds(Sequence[str]):
-    """Entity ids given by snapshot positions, each id made when read."""
-
-    def __init__(self, positions: np.ndarray, ids: list[str]) -> None:
-        self.positions, self._ids = positions, ids
-
-    def __len__(self) -> int:
-        return len(self.positions)
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
-        if isinstance(i, slice):
-            return [self._ids[at] for at in self.positions[i].tolist()]
-        return self._ids[int(self.positions[i])]
-
-
-def neighbour_ids(found: Sequence[Neighbours], excluded: Iterable[str]) -> EntityIds:
-    """The ids that any of `found` has as neighbours, but `excluded`, sorted: `sorted(set().
-    union(*(n.keys() for n in found)) - set(excluded))` as positions (they follow the ids),
-    without listing a hub's thousands of ids."""
-    if not found:
-        return EntityIds(np.zeros(0, dtype=np.int64), [])
-    snapshot = found[0].rows.shared.snapshot
-    union = np.unique(np.concatenate([n.positions for n in found]))
-    dropped = [at for entity in excluded if (at := snapshot.position(entity)) is not None]
-    if dropped and len(union):
-        union = union[_none_of(union, dropped)]
-    return EntityIds(union, snapshot.id_list)
+        return len(self._keys)
