@@ -79,12 +79,21 @@ def _per_cpu_s(builder: PromptBuilder, indices: range) -> float:
     return len(indices) / (time.process_time() - cpu)
 
 
-def _prompt_specs() -> list[Path]:
-    return sorted(data_folder("specs").glob("primekg/*.yaml"))
+def _prompt_specs(only: str | None = None) -> list[Path]:
+    """The shipped PrimeKG specs, or those of `only` (names with or without "primekg.",
+    comma-separated)."""
+    paths = sorted(data_folder("specs").glob("primekg/*.yaml"))
+    if only is None:
+        return paths
+    wanted = {name.strip().removeprefix("primekg.") for name in only.split(",") if name.strip()}
+    unknown = wanted - {path.stem for path in paths}
+    if unknown:
+        raise SystemExit(f"--specs: no shipped PrimeKG spec {', '.join(sorted(unknown))}")
+    return [path for path in paths if path.stem in wanted]
 
 
 def bench_prompts(store: GraphStore, cache: Path, count: int,
-                  cold: bool = False) -> dict[str, object]:
+                  cold: bool = False, specs: str | None = None) -> dict[str, object]:
     """Prompts (sampling included) per CPU-second over the KG snapshot, warm: per spec and
     setting, `count` prompts of warm-up, then `count` timed; one graph cache for all, as a
     run shares it. `cold`: each spec and setting times its first `count` prompts on a graph
@@ -100,7 +109,7 @@ def bench_prompts(store: GraphStore, cache: Path, count: int,
     print(f"prompt snapshot: {row['snapshot_s']:.1f} s ({row['snapshot_cpu_s']:.1f} CPU-s), "
           f"{row['snapshot_cached_s']:.1f} s from its file", flush=True)
     graph = PromptGraph(store, snapshot=snapshot)
-    for path in _prompt_specs():
+    for path in _prompt_specs(specs):
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, store, cache)
@@ -115,14 +124,15 @@ def bench_prompts(store: GraphStore, cache: Path, count: int,
     return row
 
 
-def bench_run(store: GraphStore, kg: str, cache: Path, n: int) -> dict[str, float]:
+def bench_run(store: GraphStore, kg: str, cache: Path, n: int,
+              only: str | None = None) -> dict[str, float]:
     """A run's overhead per prompt after its preparation: every spec x both settings x `n`
     with two test models, wall and CPU time less the time inside the models' `generate`."""
     from kgcert.run.config import RunConfig
     from kgcert.run.jobs import build_jobs, build_models
     from kgcert.run.runner import Runner
 
-    specs = tuple(load_spec_file(path).name for path in _prompt_specs())
+    specs = tuple(load_spec_file(path).name for path in _prompt_specs(only))
     config = RunConfig(kg=kg, specs=specs, models=("bernoulli:0.7", "oracle"),
                        settings=SETTINGS, n=n, cache=False)
     models = build_models(config, None)
@@ -269,6 +279,9 @@ def main() -> None:
                              "paper) or keep them (denser neighbourhoods: the harder case)")
     parser.add_argument("--pivots", type=int, default=50)
     parser.add_argument("--rho", type=int, default=5)
+    parser.add_argument("--specs", default=None, metavar="NAMES",
+                        help="only these PrimeKG specs, comma-separated (e.g. gene_target,"
+                             "synergistic); with --baseline, only with --paired")
     parser.add_argument("--keep", action="store_true", help="keep the loaded KGs in --work")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale.json"))
     args = parser.parse_args()
@@ -279,6 +292,11 @@ def main() -> None:
         parser.error(f"--baseline {args.baseline}: not a checkout of kgcert (no kgcert/ there)")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.specs is not None:
+        _prompt_specs(args.specs)  # unknown names are refused before anything runs
+        if args.baseline is not None and not args.paired:
+            parser.error("--specs with --baseline needs --paired (an older baseline's own "
+                         "script may not know --specs)")
     if args.paired:
         if args.baseline is None:
             parser.error("--paired needs --baseline")
@@ -358,7 +376,7 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
         print(f"load: {seconds:.1f} s ({rows / seconds:,.0f} rows/s)")
     store = server.open(kg)
     per_spec: dict[str, dict[str, object]] = {}
-    for path in [] if args.only_prompts else _prompt_specs():
+    for path in [] if args.only_prompts else _prompt_specs(args.specs):
         spec = load_spec_file(path)
         row: dict[str, object] = {}
         per_spec[spec.name] = row
@@ -397,9 +415,9 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
         # Tables and snapshot kept between measurements with --only-prompts (not timed here).
         cache = work / "bench-cache" if args.only_prompts else \
             Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-"))
-        results["prompts"] = bench_prompts(store, cache, args.prompts, args.cold)
+        results["prompts"] = bench_prompts(store, cache, args.prompts, args.cold, args.specs)
         if args.run_n:
-            results["run"] = bench_run(store, kg, cache, args.run_n)
+            results["run"] = bench_run(store, kg, cache, args.run_n, args.specs)
     if not (args.loaded or args.keep):
         server.drop(kg)
 

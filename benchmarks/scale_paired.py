@@ -66,7 +66,8 @@ def _start(side: str, checkout: Path, core: int, sync: Path,
            args: argparse.Namespace) -> subprocess.Popen[bytes]:
     command = [sys.executable, __file__, "--side", side, "--sync", str(sync), "--core",
                str(core), "--work", str(args.work), "--loaded", args.loaded, "--prompts",
-               str(args.prompts), "--server", args.server]
+               str(args.prompts), "--server", args.server,
+               *(["--specs", args.specs] if args.specs is not None else [])]
     env = {**os.environ, "PYTHONPATH": str(checkout), "OMP_NUM_THREADS": "1"}
     return subprocess.Popen(command, env=env)
 
@@ -114,6 +115,7 @@ def _side(argv: list[str]) -> None:
     parser.add_argument("--loaded", required=True)
     parser.add_argument("--prompts", type=int, required=True)
     parser.add_argument("--server", choices=["embedded", "neo4j"], default="embedded")
+    parser.add_argument("--specs", default=None)
     args = parser.parse_args(argv)
     os.sched_setaffinity(0, {args.core})
 
@@ -134,7 +136,7 @@ def _side(argv: list[str]) -> None:
     graph = PromptGraph(store, snapshot=pull(store, cache))
     count = args.prompts
     builders, digests = {}, {}
-    for path in _prompt_specs():
+    for path in _prompt_specs(args.specs):
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, store, cache)
