@@ -10,7 +10,7 @@ checkout's side does the same; the timed prompts need no server. The prompts' di
 compared too: whether a change left the prompts as they were.
 
     python benchmarks/scale_paired.py --side new --sync DIR --core 1 --work W --loaded KG \
-        --prompts 200 --out F      # one side; bench_scale.py --paired starts the two
+        --prompts 200 [--specs NAMES]      # one side; bench_scale.py --paired starts the two
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def _side(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     os.sched_setaffinity(0, {args.core})
 
-    from bench_scale import SETTINGS, _pace_as_the_commands_do, _prompt_specs, _server
+    from bench_scale import SETTINGS, _pace_as_the_commands_do, _per_cpu_s, _prompt_specs, _server
 
     import kgcert
     from kgcert.prompts import PromptBuilder, PromptGraph
@@ -155,13 +155,8 @@ def _side(argv: list[str]) -> None:
     for step, (key, builder) in enumerate(builders.items()):
         (args.sync / f"{args.side}-{step}").touch()
         _await(args.sync / f"{other}-{step}")
-        best = 0.0
-        for batch in range(1, BATCHES + 1):
-            cpu = time.process_time()
-            for index in range(batch * count, (batch + 1) * count):
-                builder.build(index)
-            best = max(best, count / (time.process_time() - cpu))
-        rates[key] = best
+        rates[key] = max(_per_cpu_s(builder, range(batch * count, (batch + 1) * count))
+                         for batch in range(1, BATCHES + 1))
     result = {"kgcert": kgcert.__file__, "rates": rates, "digests": digests}
     (args.sync / f"{args.side}.json").write_text(json.dumps(result), encoding="utf-8")
 
