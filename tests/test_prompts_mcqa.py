@@ -696,6 +696,45 @@ def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
     assert checked > 1_000, checked
 
 
+def test_offered_rows_are_each_parts_facts_in_order_with_each_key_once(synthetic, tmp_path):
+    """Tier 2 over rows from parts of three kinds interleaved: snapshot edges, and slices of
+    two FactRows made from facts. Entries are the parts' facts in order, each fact key once
+    and none of the used ones, each with the line cost of the rows it came from."""
+    import numpy as np
+
+    from kgcert.prompts.filler import offer_rows
+    from kgcert.prompts.snapshot import pull
+
+    snapshot = pull(synthetic, tmp_path)
+    assert snapshot is not None
+    graph = PromptGraph(synthetic, snapshot=snapshot)
+    entities = snapshot.id_list[::7][:30]
+    graph.load(entities)
+    index, lengths = graph.row_index, graph.sentence_lengths
+    assert index is not None and lengths is not None
+    edge_rows = [graph.adjacency(entity).facts for entity in entities]
+    facts = [fact for rows in edge_rows for fact in list(rows)[:3]]
+    first, second = index.rows_of(facts[::2]), index.rows_of(facts[1::2])
+    parts = []
+    for i, rows in enumerate(edge_rows):
+        parts.append((rows, 0, len(rows)))
+        made = first if i % 2 else second
+        parts.append((made, i % len(made), min(len(made), i % len(made) + 4)))
+    used = np.array([index.key_of(fact.fact_key) for fact in facts[:5]], dtype=np.int64)
+    expected, seen = [], set(used.tolist())
+    for rows, start, end in parts:
+        keys, costs = rows.fact_keys(), lengths.line_costs(rows)
+        for at in range(start, end):
+            if int(keys[at]) not in seen:
+                seen.add(int(keys[at]))
+                expected.append((rows[at], int(keys[at]), int(costs[at])))
+    offered, keys = offer_rows(parts, used, lengths)
+    assert offered.costs is not None
+    got = list(zip(offered, keys.tolist(), offered.costs.tolist(), strict=True))
+    assert got == expected
+    assert len(expected) > 100 and any(rows.edges is None for rows, _, _ in parts)
+
+
 def test_snapshot_answer_sets_refuse_a_question_entity_as_the_answer(embedded_server,
                                                                     tmp_path):
     """phenotype_contraindication asks for a disease X other than A. Where drug M is both

@@ -146,19 +146,26 @@ def offer_rows(parts: Sequence[tuple[FactRows, int, int]], used: np.ndarray,
                                          for rows, start, end in parts]), used,
                          np.concatenate([lengths.line_costs(rows)[start:end]
                                          for rows, start, end in parts]))
-    # -1: a part of facts that are not snapshot rows, worked out on their own.
+    # -1: a part of facts that are not snapshot rows, worked out below.
+    unknown = np.full(int(counts.max()), -1, dtype=np.int64)
     edges = np.concatenate([rows.edges[start:end] if rows.edges is not None
-                            else np.full(end - start, -1, dtype=np.int64)
-                            for rows, start, end in parts])
+                            else unknown[:end - start] for rows, start, end in parts])
     keys = sources[0].shared.edge_keys[edges]
     costs = lengths.edge_costs(edges) if lengths is not None else None
-    place = 0
-    for rows, start, end in parts:
+    # A distractor prompt's other parts are hundreds of slices of one FactRows (the facts
+    # it made rows together): their keys and costs are gathered once per FactRows.
+    made: dict[int, tuple[int, FactRows]] = {}  # id -> (its number, the FactRows)
+    owner = np.full(len(parts), -1, dtype=np.int64)
+    for part, rows in enumerate(sources):
         if rows.edges is None:
-            keys[place:place + end - start] = rows.fact_keys()[start:end]
+            owner[part] = made.setdefault(id(rows), (len(made), rows))[0]
+    if made:
+        entry_owner = owner[which]
+        for number, rows in made.values():
+            entries = np.flatnonzero(entry_owner == number)
+            keys[entries] = rows.fact_keys()[at[entries]]
             if costs is not None and lengths is not None:
-                costs[place:place + end - start] = lengths.line_costs(rows)[start:end]
-        place += end - start
+                costs[entries] = lengths.line_costs(rows)[at[entries]]
     return _distinct(sources, which, at, keys, used, costs, edges)
 
 
