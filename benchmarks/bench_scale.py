@@ -7,6 +7,8 @@
         --baseline ../main                                 # this checkout against another
     python benchmarks/bench_scale.py --work DIR --loaded KG --baseline ../main --paired \
         --rounds 3                                         # both at once, one core each
+    python benchmarks/bench_scale.py --work DIR --loaded KG --only-prompts \
+        --max-distractors 16                               # what a distractor cap would gain
 
 Times `synth` (rows/s), the load, and for each of the 10 shipped PrimeKG specs: preparation
 with an empty table cache of its own (edge tables pulled over Bolt), preparation again (cached
@@ -92,13 +94,17 @@ def _prompt_specs(only: str | None = None) -> list[Path]:
     return [path for path in paths if path.stem in wanted]
 
 
-def bench_prompts(store: GraphStore, cache: Path, count: int,
-                  cold: bool = False, specs: str | None = None) -> dict[str, object]:
+def bench_prompts(store: GraphStore, cache: Path, count: int, cold: bool = False,
+                  specs: str | None = None, max_distractors: int | None = None
+                  ) -> dict[str, object]:
     """Prompts (sampling included) per CPU-second over the KG snapshot, warm: per spec and
     setting, `count` prompts of warm-up, then `count` timed; one graph cache for all, as a
     run shares it. `cold`: each spec and setting times its first `count` prompts on a graph
     cache of its own, so every entity is met for the first time, as most options are at
-    full PrimeKG size (a small KG is otherwise soon cached whole)."""
+    full PrimeKG size (a small KG is otherwise soon cached whole). `max_distractors`: each
+    distractor setting is timed again with the DAG's distractors cut to that many, other
+    prompts than the default's (what such a cap would gain), alternating with the default
+    twice more and taking the best of each."""
     start, cpu = time.perf_counter(), time.process_time()
     snapshot = pull(store, cache)
     row: dict[str, object] = {"snapshot_s": time.perf_counter() - start,
@@ -121,6 +127,19 @@ def bench_prompts(store: GraphStore, cache: Path, count: int,
                 _per_cpu_s(builder, range(count))  # warm-up: caches fill
             row[f"{spec.name}/{setting}"] = rate = _per_cpu_s(builder, range(count, 2 * count))
             print(f"prompts {spec.name}/{setting}: {rate:,.1f} per CPU-s", flush=True)
+            if max_distractors is not None and setting == "distractor":
+                capped = PromptBuilder(store, spec, sampler, setting=setting, graph=graph,
+                                       max_distractors=max_distractors)
+                _per_cpu_s(capped, range(count))
+                cut, full = [], [rate]
+                for _ in range(2):
+                    cut.append(_per_cpu_s(capped, range(count, 2 * count)))
+                    full.append(_per_cpu_s(builder, range(count, 2 * count)))
+                row[f"{spec.name}/{setting}"] = max(full)
+                row[f"{spec.name}/{setting}/max_distractors={max_distractors}"] = max(cut)
+                print(f"prompts {spec.name}/{setting}: {max(full):,.1f} per CPU-s, "
+                      f"{max(cut):,.1f} with at most {max_distractors} distractors "
+                      f"({max(cut) / max(full):.2f}x)", flush=True)
     return row
 
 
@@ -282,6 +301,9 @@ def main() -> None:
     parser.add_argument("--specs", default=None, metavar="NAMES",
                         help="only these PrimeKG specs, comma-separated (e.g. gene_target,"
                              "synergistic); with --baseline, only with --paired")
+    parser.add_argument("--max-distractors", type=int, default=None, metavar="K",
+                        help="also time each distractor setting with a DAG's distractors cut "
+                             "to K (other prompts: what such a cap would gain)")
     parser.add_argument("--keep", action="store_true", help="keep the loaded KGs in --work")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale.json"))
     args = parser.parse_args()
@@ -292,6 +314,9 @@ def main() -> None:
         parser.error(f"--baseline {args.baseline}: not a checkout of kgcert (no kgcert/ there)")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.max_distractors is not None and (args.max_distractors < 1 or args.cold
+                                             or args.baseline is not None):
+        parser.error("--max-distractors takes K >= 1, without --cold or --baseline")
     if args.specs is not None:
         _prompt_specs(args.specs)  # unknown names are refused before anything runs
         if args.baseline is not None and not args.paired:
@@ -415,7 +440,8 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
         # Tables and snapshot kept between measurements with --only-prompts (not timed here).
         cache = work / "bench-cache" if args.only_prompts else \
             Path(tempfile.mkdtemp(prefix="kgcert-bench-cache-"))
-        results["prompts"] = bench_prompts(store, cache, args.prompts, args.cold, args.specs)
+        results["prompts"] = bench_prompts(store, cache, args.prompts, args.cold, args.specs,
+                                           args.max_distractors)
         if args.run_n:
             results["run"] = bench_run(store, kg, cache, args.run_n, args.specs)
     if not (args.loaded or args.keep):
