@@ -126,8 +126,9 @@ def bench_prompts(store: GraphStore, cache: Path, count: int, cold: bool = False
             if not cold:
                 _per_cpu_s(builder, range(count))  # warm-up: caches fill
             row[f"{spec.name}/{setting}"] = rate = _per_cpu_s(builder, range(count, 2 * count))
-            print(f"prompts {spec.name}/{setting}: {rate:,.1f} per CPU-s", flush=True)
-            if max_distractors is not None and setting == "distractor":
+            if max_distractors is None or setting != "distractor":
+                print(f"prompts {spec.name}/{setting}: {rate:,.1f} per CPU-s", flush=True)
+            else:
                 capped = PromptBuilder(store, spec, sampler, setting=setting, graph=graph,
                                        max_distractors=max_distractors)
                 _per_cpu_s(capped, range(count))
