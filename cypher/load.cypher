@@ -20,6 +20,16 @@ UNWIND $rows AS row
 CREATE (r:KgcertRelation{{:kg}})
 SET r = row
 
+// name: delete_edge_batch
+// Only in a shared database, before delete_batch: relationships out of this KG's nodes, a
+// bounded number per transaction (a drop has refused while any link in from other nodes).
+// DETACH DELETE of a batch of nodes would take their relationships in the same transaction:
+// for PrimeKG's hubs, millions of them, past a Neo4j's transaction memory.
+MATCH (n{{:kg}})-[r]->()
+WITH r LIMIT $batch
+DELETE r
+RETURN count(*) AS deleted
+
 // name: delete_batch
 // Only in a shared database: this KG's nodes (its label), never anyone else's.
 MATCH (n{{:kg}})

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from kgcert.loading import load
 from kgcert.prompts import PromptBuilder, PromptGraph
 from kgcert.prompts.snapshot import pull
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
+from kgcert.store.cypher import escape_identifier, kg_label
 from kgcert.store.graph import GraphStore
 from kgcert.store.neo4j_server import Neo4jServer, _agent_major
 
@@ -127,6 +129,48 @@ def test_drop_refuses_while_foreign_nodes_link_into_the_kg(neo4j_server, planted
         whole.execute("MATCH (:Person)-[r:LIKES]->() DELETE r")
     neo4j_server.drop(kg)
     assert foreign_snapshot(neo4j_server) == planted
+
+
+@pytest.fixture(scope="module")
+def tight_neo4j(tmp_path_factory) -> Iterator[Neo4jServer]:
+    """A Neo4j of its own (../shared/neo4j's files) whose transactions may use 32 MiB."""
+    tarballs = sorted(SHARED_NEO4J.parent.glob("neo4j-community-*-unix.tar.gz"))
+    if not tarballs:
+        pytest.skip("no ../shared/neo4j: a Neo4j with a tight transaction memory needs its files")
+    tmp = tmp_path_factory.mktemp("tight-neo4j")
+    home = tmp / "home"
+    home.mkdir()
+    subprocess.run(["tar", "-xzf", str(tarballs[-1]), "-C", str(home), "--strip-components=1"],
+                   check=True)
+    with (home / "conf" / "neo4j.conf").open("a", encoding="utf-8") as conf:
+        conf.write("\ndb.memory.transaction.max=32m\n")
+    for env in shared_neo4j(tmp, home=home):
+        server = Neo4jServer(env["KGCERT_NEO4J_URI"],
+                             auth=(env["KGCERT_NEO4J_USER"], env["KGCERT_NEO4J_PASSWORD"]))
+        try:
+            yield server
+        finally:
+            server.close()
+
+
+def test_a_hub_is_dropped_within_a_tight_transaction_memory(tight_neo4j):
+    """A hub of 30,000 relationships outgrows 32 MiB of transaction memory when it is deleted
+    with them (a full PrimeKG's hubs outgrow a default server's): the drop deletes
+    relationships first, in batches halved until they fit, then the nodes, and leaves the
+    database's other data alone."""
+    kg = "hub_of_30k"
+    tight_neo4j.create(kg)
+    label = escape_identifier(kg_label(kg))
+    whole = _whole(tight_neo4j)
+    whole.execute(f"CREATE (:Entity:{label} {{id: 'hub'}})")
+    for start in range(0, 30_000, 5_000):
+        whole.execute(f"MATCH (hub:{label} {{id: 'hub'}}) UNWIND range($first, $last) AS i "
+                      f"CREATE (hub)-[:targets]->(:Entity:{label} {{id: toString(i)}})",
+                      first=start, last=start + 4_999)
+    whole.execute("CREATE (:Person {name: 'Ada'})-[:KNOWS]->(:Person {name: 'Grace'})")
+    tight_neo4j.drop(kg)
+    assert whole.value(f"MATCH (n:{label}) RETURN count(n)") == 0
+    assert whole.value("MATCH (:Person)-[r:KNOWS]->(:Person) RETURN count(r)") == 1
 
 
 def test_three_kgs_share_one_database_without_mixing(neo4j_server, embedded_server,

@@ -26,12 +26,31 @@ from kgcert.store.graph import GraphStore, _one_line
 from kgcert.store.server import GraphServer, check_kg_name
 
 _MIN_MAJOR = 5
-_DELETE_BATCH = 10_000
+_DELETE_BATCH = 10_000  # nodes, deleted once their relationships are gone
+# Relationships deleted in one transaction: some 2 KB of Neo4j 5.26's transaction memory each
+# (measured), so 100 MB. A server whose limit is tighter gets halved batches (`_delete_all`).
+_DELETE_EDGE_BATCH = 50_000
+_SMALLEST_DELETE_BATCH = 500
 
 
 def _agent_major(agent: str) -> int | None:
     match = re.match(r"Neo4j/(\d+)\.", agent)
     return int(match.group(1)) if match else None
+
+
+def _delete_all(store: GraphStore, name: str, batch: int) -> None:
+    """Runs the delete statement `name` until it deletes nothing; a batch that outgrows the
+    server's transaction memory is rolled back and tried again at half the size."""
+    query = statement("load", name)
+    while True:
+        try:
+            if not store.value(query, batch=batch):
+                return
+        except StoreError as error:
+            code = getattr(error.__cause__, "code", None) or ""
+            if "OutOfMemory" not in code or batch <= _SMALLEST_DELETE_BATCH:
+                raise
+            batch //= 2
 
 
 class Neo4jServer(GraphServer):
@@ -111,9 +130,8 @@ class Neo4jServer(GraphServer):
             raise StoreError(
                 f"KG {kg!r} on {self.name} has relationships to nodes kgcert did not write "
                 f"({kinds}); kgcert deletes only its own data: remove those first")
-        query = statement("load", "delete_batch")
-        while store.value(query, batch=_DELETE_BATCH):
-            pass
+        _delete_all(store, "delete_edge_batch", _DELETE_EDGE_BATCH)
+        _delete_all(store, "delete_batch", _DELETE_BATCH)
         store.execute(named("schema", "drop_kg_id_index", index=kg_index_name(kg)))
 
     def bulk_writer(self, store: GraphStore) -> BulkWriter:
