@@ -8,8 +8,8 @@
     task_prompt = tasks.build(i)      # Prompt: text, answers, task, provenance
 """
 
+from kgcert.graphview import PromptGraph
 from kgcert.prompts.budget import Budget
-from kgcert.prompts.graph import PromptGraph
 from kgcert.prompts.mcqa import SETTINGS, PromptBuilder, build_prompt, redraw_seed
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.prompts.task import TaskPromptBuilder, build_task_prompt, restore_response

@@ -14,11 +14,11 @@ from typing import cast, overload
 
 import numpy as np
 
+from kgcert.graphview.fact import Fact
+from kgcert.graphview.lengths import SentenceLengths
+from kgcert.graphview.rows import FactRows
+from kgcert.graphview.snapshot import in_sorted
 from kgcert.prompts.context import LazyPending
-from kgcert.prompts.fact import Fact
-from kgcert.prompts.lengths import SentenceLengths
-from kgcert.prompts.rows import FactRows
-from kgcert.prompts.snapshot import in_sorted
 from kgcert.rng import sorted_subsets
 
 

@@ -47,8 +47,11 @@ import numpy as np
 
 from kgcert import defaults
 from kgcert.errors import InputError
+from kgcert.graphview import Fact, PromptGraph, open_graph
+from kgcert.graphview.lengths import SentenceLengths
+from kgcert.graphview.rows import FactRows
+from kgcert.graphview.view import AnswerSets
 from kgcert.prompts import context as ctx
-from kgcert.prompts.answers import AnswerFinder
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import (
     WEIGHTINGS,
@@ -60,13 +63,10 @@ from kgcert.prompts.distractors import (
 )
 from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
 from kgcert.prompts.filler import draw_filler, offer_rows
-from kgcert.prompts.graph import Fact, PromptGraph
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
-from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.rows import FactRows, RowAdjacency
 from kgcert.rng import sample_rng, sorted_subsets
 from kgcert.specs import (
     DagSample,
@@ -161,7 +161,7 @@ class PromptBuilder:
         self.spec = spec
         self.store = store
         self.sampler = sampler if sampler is not None else prepare_sampler(spec, store, cache_dir)
-        self.graph = graph if graph is not None else PromptGraph(store)
+        self.graph = graph if graph is not None else open_graph(store)
         self.seed = seed
         self.setting: Setting = setting
         self.options = options
@@ -187,7 +187,7 @@ class PromptBuilder:
         self._cost: Callable[[str], int] = (
             _characters_line_cost if self.budget.counter is len
             else lru_cache(maxsize=65_536)(self._line_cost))
-        self._finder: AnswerFinder | None = None
+        self._finder: AnswerSets | None = None
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -275,13 +275,9 @@ class PromptBuilder:
 
     def _answer_set(self, compiled: CompiledRelationSpec, given: dict[str, str]
                     ) -> tuple[str, ...]:
-        snapshot = self.graph.snapshot
-        if snapshot is not None:  # the same set from the arrays, without a round trip
-            if self._finder is None:
-                self._finder = AnswerFinder(snapshot, compiled)
-            return self._finder.answers(given)
-        rows = self.store.query(compiled.answers_cypher(), **given)
-        return tuple(sorted(str(row["id"]) for row in rows))
+        if self._finder is None:
+            self._finder = self.graph.answer_sets(compiled)
+        return self._finder.answers(given)
 
     # -- context pieces -----------------------------------------------------------------------
 
@@ -341,20 +337,14 @@ class PromptBuilder:
                 if edge.source == distractor.via and edge.target == distractor.instead_of:
                     continue
                 if edge.source == distractor.instead_of:
-                    parts.append(adjacency.outgoing_rows(edge.rel_type)
-                                 if isinstance(adjacency, RowAdjacency)
-                                 else adjacency.outgoing(edge.rel_type))
+                    parts.append(adjacency.outgoing_rows(edge.rel_type))
                 elif edge.target == distractor.instead_of:
-                    parts.append(adjacency.incoming_rows(edge.rel_type)
-                                 if isinstance(adjacency, RowAdjacency)
-                                 else [f for f in adjacency.of_type(edge.rel_type)
-                                       if f.target == distractor.id])
+                    parts.append(adjacency.incoming_rows(edge.rel_type))
             return parts
         position = int(distractor.instead_of)
         if position < len(sample.relations):
             rel_type = sample.relations[position]
-            parts.append(adjacency.outgoing_rows(rel_type)
-                         if isinstance(adjacency, RowAdjacency) else adjacency.outgoing(rel_type))
+            parts.append(adjacency.outgoing_rows(rel_type))
         return parts
 
     def _random_entities(self, label: str, rng: np.random.Generator) -> Iterator[str]:
@@ -371,12 +361,11 @@ class PromptBuilder:
 
     def _measured_lengths(self) -> SentenceLengths | None:
         """What gives each snapshot row's line cost without writing it: with a character
-        budget, the sentence's length (kgcert/prompts/lengths.py) plus the line's "- " and
+        budget, the sentence's length (kgcert/graphview/lengths.py) plus the line's "- " and
         newline."""
-        lengths = self.graph.sentence_lengths
-        if self.budget.counter is not len or lengths is None:
+        if self.budget.counter is not len:
             return None
-        return lengths
+        return self.graph.sentence_lengths(LINE_OVERHEAD)
 
     @property
     def _floor(self) -> int:
@@ -423,12 +412,9 @@ class PromptBuilder:
         def related() -> list[str]:
             return sorted(set().union(*(n.keys() for n in neighbours())) - set(dag_ids))
 
-        related_pool: list[str] | Callable[[], list[str]] = related  # listed if still short
-        if graph.snapshot is None:  # one batched read; a snapshot names only what is shown
-            related_pool = related()
-            graph.preload(related_pool)
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
-                            related=related_pool, random=lambda: self._random_entities(label, rng))
+                            related=graph.option_pool(related),
+                            random=lambda: self._random_entities(label, rng))
         options = choose_options(dag.answer, correct, pools, self.options, rng,
                                  name=graph.name, label=graph.label, excluded=dag.given)
         base = self._provenance(sample, dag, query, index, rejected_prompts, correct,
@@ -485,7 +471,7 @@ class PromptBuilder:
         graph = self.graph
         tiers = ctx.Tiers()
         used: set[tuple[str, str, str, str]] = set()
-        index = graph.row_index if graph.snapshot is not None else None
+        index = graph.row_index
         # Over a snapshot, tiers 2 and 3 are rows de-duplicated as arrays (filler.py).
         # Each part offered: rows [start, end) of a FactRows, or of `loose` made rows (None).
         offered: list[tuple[FactRows | None, int, int]] | None = (

@@ -6,15 +6,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kgcert.graphview import open_graph, pull
 from kgcert.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model
 from kgcert.prompts.budget import Budget
-from kgcert.prompts.graph import PromptGraph
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
-from kgcert.prompts.snapshot import pull
 from kgcert.prompts.task import TaskPromptBuilder
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, score_choice
@@ -88,7 +87,7 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
     # reads; the snapshot is cached on disk beside the edge tables).
     prompt_specs = any(not isinstance(find_spec(name, spec_dirs).spec, TaskSpec)
                        for name in config.specs)
-    graph = PromptGraph(store, snapshot=pull(store, cache_dir) if prompt_specs else None)
+    graph = open_graph(store, pull(store, cache_dir) if prompt_specs else None)
     strategies = [config.strategy(name) for name in config.strategies]
     jobs: list[Job] = []
     for name in config.specs:

@@ -3,7 +3,7 @@
 Every list of facts is in `fact_order` (type, source id, target id, display), so what a prompt
 sees never depends on the server's row order or on which prompts came before. Two kinds of
 adjacency give the same facts in the same order: `Adjacency`, built from Fact objects (the
-per-entity reads), and `kgcert.prompts.rows.RowAdjacency`, over the KG snapshot's arrays.
+per-entity reads), and `kgcert.graphview.rows.RowAdjacency`, over the KG snapshot's arrays.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ class Fact(NamedTuple):
         return (self.source, self.type, self.target)
 
 
-
 @dataclass(frozen=True)
 class Adjacency:
     """One entity's edges, both directions, sorted; also grouped by relationship type."""
@@ -73,6 +72,14 @@ class Adjacency:
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
         return [f for f in self.outgoing(rel_type) if f.target == target]
+
+    def outgoing_rows(self, rel_type: str) -> list[Fact]:
+        """`outgoing` (the name `RowAdjacency` gives its rows of them)."""
+        return self.outgoing(rel_type)
+
+    def incoming_rows(self, rel_type: str) -> list[Fact]:
+        """The facts of `rel_type` into the entity (a loop too), in order."""
+        return [f for f in self.by_type.get(rel_type, ()) if f.target == self.entity]
 
     def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
         """The facts whose type is not in `excluded`, in order."""
