@@ -645,6 +645,32 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     assert rows_graph.round_trips < reads_graph.round_trips
 
 
+@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
+def test_array_tier_engine_gives_the_reference_engines_prompts(synthetic, setting, tmp_path):
+    """Over one snapshot graph, tiers 2 and 3 as arrays in every prompt and as Fact objects
+    (the reference engine) give the same prompts, byte for byte."""
+    from kgcert.graphview.snapshot import pull
+    from kgcert.prompts.tiers import ArrayTiers, FactTiers
+
+    graph = open_graph(synthetic, pull(synthetic, tmp_path))
+    built = 0
+    for path in sorted(SPECS.glob("*.yaml")):
+        spec = load_spec_file(path)
+        assert isinstance(spec, RelationSpec)
+        sampler = prepare_sampler(spec, synthetic, tmp_path)
+        arrays = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting, graph=graph)
+        arrays.array_tiers_from = 0
+        reference = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting,
+                                  graph=graph)
+        reference.tier_engine = FactTiers
+        assert arrays.tier_engine is ArrayTiers
+        for index in range(4):
+            expected = reference.build(index)
+            assert arrays.build(index) == expected, (spec.name, index)
+            built += expected.skipped is None
+    assert built > 30
+
+
 @pytest.mark.parametrize("over_snapshot", [False, True])
 def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tmp_path):
     """A bound of one edge empties the cache before nearly every prompt: the prompts are

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import numpy as np
 
@@ -49,7 +49,6 @@ from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
-from kgcert.graphview.rows import FactRows
 from kgcert.graphview.view import AnswerSets
 from kgcert.prompts import context as ctx
 from kgcert.prompts.budget import Budget
@@ -62,12 +61,12 @@ from kgcert.prompts.distractors import (
     weighted_order,
 )
 from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
-from kgcert.prompts.filler import draw_filler, offer_rows
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.rng import sample_rng, sorted_subsets
+from kgcert.prompts.tiers import engine_for
+from kgcert.rng import sample_rng
 from kgcert.specs import (
     DagSample,
     EntitySampler,
@@ -88,7 +87,7 @@ SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 MAX_REDRAWS = 1_000
 FILLER_PER_ENTITY = 40
 RANDOM_OPTION_TRIES = 200
-# Offered and filler facts from which tiers 2 and 3 are de-duplicated as arrays (filler.py):
+# Offered and filler facts from which tiers 2 and 3 are de-duplicated as arrays (tiers.py):
 # below it the arrays' fixed costs outweigh the Python pass (same prompts either way).
 ARRAY_TIERS_FROM = 1_000
 
@@ -188,6 +187,7 @@ class PromptBuilder:
             _characters_line_cost if self.budget.counter is len
             else lru_cache(maxsize=65_536)(self._line_cost))
         self._finder: AnswerSets | None = None
+        self.tier_engine = engine_for(self.graph)  # arrays over snapshot rows, else Facts
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -469,98 +469,33 @@ class PromptBuilder:
                neighbours: Callable[[], Sequence[Mapping[str, Sequence[Fact]]]],
                rng: np.random.Generator) -> ctx.Tiers:
         graph = self.graph
-        tiers = ctx.Tiers()
-        used: set[tuple[str, str, str, str]] = set()
-        index = graph.row_index
-        # Over a snapshot, tiers 2 and 3 are rows de-duplicated as arrays (filler.py).
-        # Each part offered: rows [start, end) of a FactRows, or of `loose` made rows (None).
-        offered: list[tuple[FactRows | None, int, int]] | None = (
-            [] if index is not None and index.keys_fit else None)
-        loose: list[Fact] = []  # facts not in rows yet, made rows together at the end
-
-        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line | Fact]) -> None:
-            if offered is not None:
-                if isinstance(facts, FactRows):
-                    offered.append((facts, 0, len(facts)))
-                else:
-                    offered.append((None, len(loose), len(loose) + len(facts)))
-                    loose.extend(facts)
-                return
-            for fact in facts:
-                key = fact.fact_key
-                if key in used:
-                    continue
-                used.add(key)
-                if fact.sentences:
-                    into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
-                else:  # written when the budget may still take it
-                    into.append(fact)
-
-        for fact in dag.essential:
-            if fact.fact_key not in used:
-                used.add(fact.fact_key)
-                tiers.essential.extend(ctx.Line(text, ctx.ESSENTIAL, fact)
-                                       for text in graph.sentences(fact))
-
+        tiers = self.tier_engine(graph, self.filler_per_entity, self._measured_lengths,
+                                  self.array_tiers_from)
+        tiers.essential(dag.essential)
         by_id = {d.id: d for d in distractors}
         extra_ids = [o.id for o in options if o.role == "random"]
         graph.load([*extra_ids, *by_id])
-        options_tier: list[ctx.Line | Fact] = []
         for option in options:
             if option.role == "distractor":
                 distractor = by_id[option.id]
-                add(distractor.facts, ctx.OPTIONS, options_tier)
+                tiers.offer(distractor.facts)
                 for part in self._continuations(distractor, sample):
-                    add(part, ctx.OPTIONS, options_tier)
+                    tiers.offer(part)
             elif option.role == "related":
                 for found in neighbours():
-                    add(found.get(option.id, ()), ctx.OPTIONS, options_tier)
+                    tiers.offer(found.get(option.id, ()))
             elif option.role == "random":
                 own = self._allowed_facts(option.id, dag)
                 picks = sorted(int(i) for i in rng.permutation(len(own))[:2])
-                add([own[i] for i in picks], ctx.OPTIONS, options_tier)
+                tiers.offer([own[i] for i in picks])
         for distractor in distractors:  # those not among the options
-            add(distractor.facts, ctx.OPTIONS, options_tier)
+            tiers.offer(distractor.facts)
             for part in self._continuations(distractor, sample):
-                add(part, ctx.OPTIONS, options_tier)
-        tiers.options = options_tier
-
+                tiers.offer(part)
         involved = list(dict.fromkeys([*dag.roles.values(), *(o.id for o in options),
                                        *by_id]))
         graph.load(involved)
-        sources = [self._allowed_facts(entity, dag) for entity in involved]
-        if offered is not None and (
-                sum(end - start for _, start, end in offered)
-                + sum(min(len(facts), self.filler_per_entity) for facts in sources)
-                < self.array_tiers_from):  # a small prompt: the Python pass costs less
-            collected, offered = offered, None
-            for rows, start, end in collected:
-                add(loose[start:end] if rows is None else rows[start:end], ctx.OPTIONS,
-                    options_tier)
-        if offered is not None:
-            assert index is not None
-            essential = np.array([index.key_of(key) for key in used], dtype=np.int64)
-            lengths = self._measured_lengths()
-            joined = index.rows_of(loose)
-            parts = [(rows if rows is not None else joined, start, end)
-                     for rows, start, end in offered]
-            tiers.options, keys = offer_rows(parts, essential, lengths)
-            tiers.rest = draw_filler(cast(list[FactRows], sources), self.filler_per_entity,
-                                     np.concatenate([essential, keys]), rng, lengths)
-            return tiers
-        pool: list[Fact] = []
-        subsets = sorted_subsets(rng, [len(facts) for facts in sources], self.filler_per_entity)
-        for facts, drawn in zip(sources, subsets, strict=True):
-            if drawn is None:  # no more than the filler takes: all of them
-                pool.extend(facts)
-            else:
-                pool.extend(facts.take(drawn) if isinstance(facts, FactRows)
-                            else [facts[i] for i in drawn.tolist()])
-        order = rng.permutation(len(pool))
-        rest: list[ctx.Line | Fact] = []
-        add([pool[i] for i in order.tolist()], ctx.REST, rest)
-        tiers.rest = rest
-        return tiers
+        return tiers.finish([self._allowed_facts(entity, dag) for entity in involved], rng)
 
     def _provenance(self, sample: DagSample | PathSample, dag: _Dag, query: Query, index: int,
                     rejected_prompts: int, correct: Sequence[str],
