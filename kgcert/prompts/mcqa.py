@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -49,21 +48,18 @@ from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
-from kgcert.graphview.view import AnswerSets
 from kgcert.prompts import context as ctx
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import (
     WEIGHTINGS,
     Distractor,
     Weighting,
-    dag_distractors,
-    path_candidates,
-    weighted_order,
 )
 from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
+from kgcert.prompts.kinds import SampleDag, kind_of
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
-from kgcert.prompts.query import Query, path_query, relation_query
+from kgcert.prompts.query import Query
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.prompts.tiers import engine_for
 from kgcert.rng import sample_rng
@@ -77,7 +73,6 @@ from kgcert.specs import (
     prepare_sampler,
     spec_hash,
 )
-from kgcert.specs.compile import CompiledRelationSpec
 from kgcert.store.graph import GraphStore
 
 # baseline: the paper's static comparison set, vanilla context with every entity and
@@ -102,19 +97,6 @@ def redraw_seed(seed: int, attempt: int) -> int:
         return seed
     digest = hashlib.sha256(f"kgcert/prompt-redraw/{seed}/{attempt}".encode()).digest()
     return int.from_bytes(digest[:8], "little") >> 1
-
-
-@dataclass(frozen=True)
-class _Dag:
-    """A sample as the renderer sees it, whichever kind of spec it came from."""
-
-    roles: dict[str, str]  # pattern variable or path position -> entity id
-    edges: tuple[tuple[str, str, str], ...]
-    essential: tuple[Fact, ...]
-    answer: str
-    given: tuple[str, ...]  # entities the question names
-    path: tuple[str, ...]  # the other entities of the DAG, answer excluded
-    types: frozenset[str]  # the DAG's relationship types
 
 
 class PromptBuilder:
@@ -170,14 +152,12 @@ class PromptBuilder:
         self.weighting: Weighting = weighting
         self.max_distractors = max_distractors
         self.filler_per_entity = filler_per_entity
-        self.kind: Literal["relation", "entity"] = (
-            "relation" if isinstance(spec, RelationSpec) else "entity")
-        required = isinstance(spec, RelationSpec) and spec.distractors == "required"
+        self.spec_kind = kind_of(spec, self.graph, self.sampler)
+        self.kind: Literal["relation", "entity"] = self.spec_kind.name
         self.require_distractor = (require_distractor if require_distractor is not None
-                                   else required)
+                                   else self.spec_kind.distractors_required)
         self.spec_hash = spec_hash(spec)
         self.examples = examples(self.kind, few_shot)
-        self._answers: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._neighbours: dict[tuple[str, str, frozenset[str]],
                                Mapping[str, Sequence[Fact]]] = {}
         self._allowed: dict[tuple[str, frozenset[str]], Sequence[Fact]] = {}
@@ -186,7 +166,6 @@ class PromptBuilder:
         self._cost: Callable[[str], int] = (
             _characters_line_cost if self.budget.counter is len
             else lru_cache(maxsize=65_536)(self._line_cost))
-        self._finder: AnswerSets | None = None
         self.tier_engine = engine_for(self.graph)  # arrays over snapshot rows, else Facts
 
     # -- drawing ------------------------------------------------------------------------------
@@ -209,79 +188,16 @@ class PromptBuilder:
                          f"draws for prompt {index}; drop `distractors: required`")
 
     def _has_distractor(self, sample: DagSample | PathSample) -> bool:
-        if isinstance(sample, DagSample):
-            assert isinstance(self.sampler, RelationSampler)
-            self.graph.load(sample.nodes.values())
-            return bool(dag_distractors(self.graph, self.sampler.compiled, sample.nodes))
-        self.graph.load(sample.nodes)
-        return bool(path_candidates(self.graph, sample.nodes, sample.relations, "uniform"))
-
-    # -- the sample's own facts ---------------------------------------------------------------
-
-    def _dag(self, sample: DagSample | PathSample) -> _Dag:
-        graph = self.graph
-        if isinstance(sample, DagSample):
-            assert isinstance(self.sampler, RelationSampler)
-            compiled = self.sampler.compiled
-            nodes = dict(sample.nodes)
-            graph.load(nodes.values())
-            essential: list[Fact] = []
-            edges = []
-            for edge in compiled.edges:
-                source, target = nodes[edge.source], nodes[edge.target]
-                found = graph.adjacency(source).outgoing_to(edge.rel_type, target)
-                if not found:
-                    raise InputError(f"spec {self.spec.name}: sampled edge {source} "
-                                     f"-[{edge.rel_type}]-> {target} is not in the KG")
-                essential += found
-                edges.append((source, edge.rel_type, target))
-            given = tuple(nodes[v] for v in compiled.given)
-            answer = nodes[compiled.answer]
-            path = tuple(nodes[v] for v in compiled.order
-                         if nodes[v] != answer and nodes[v] not in given)
-            return _Dag(nodes, tuple(edges), tuple(essential), answer, given, path,
-                        frozenset(e.rel_type for e in compiled.edges))
-        graph.load(sample.nodes)
-        essential = []
-        edges = []
-        for i, rel_type in enumerate(sample.relations):
-            source, target = sample.nodes[i], sample.nodes[i + 1]
-            found = graph.adjacency(source).outgoing_to(rel_type, target)
-            if not found:
-                raise InputError(f"spec {self.spec.name}: sampled edge {source} -[{rel_type}]-> "
-                                 f"{target} is not in the KG")
-            essential += found
-            edges.append((source, rel_type, target))
-        roles = {str(i): node for i, node in enumerate(sample.nodes)}
-        return _Dag(roles, tuple(edges), tuple(essential), sample.nodes[-1], (sample.pivot,),
-                    tuple(sample.nodes[1:-1]), frozenset(sample.relations))
+        return self.spec_kind.has_distractor(sample)
 
     def correct_answers(self, sample: DagSample | PathSample) -> tuple[str, ...]:
         """Every entity that answers the sample's question (relation specs: the compiled
         answer-set query with the question's entities fixed; paths: the unique answer)."""
-        if isinstance(sample, PathSample):
-            return (sample.nodes[-1],)
-        assert isinstance(self.sampler, RelationSampler)
-        compiled = self.sampler.compiled
-        given = {var: sample.nodes[var] for var in compiled.given}
-        key = tuple(given[var] for var in compiled.given)
-        if key not in self._answers:
-            self._answers[key] = self._answer_set(compiled, given)
-        found = self._answers[key]
-        if sample.nodes[compiled.answer] not in found:
-            raise RuntimeError(f"spec {self.spec.name}: the drawn answer is not among the "
-                               "answer-set query's answers")
-        return found
-
-    def _answer_set(self, compiled: CompiledRelationSpec, given: dict[str, str]
-                    ) -> tuple[str, ...]:
-        if self._finder is None:
-            self._finder = self.graph.answer_sets(compiled)
-        return self._finder.answers(given)
+        return self.spec_kind.correct_answers(sample)
 
     # -- context pieces -----------------------------------------------------------------------
 
-    def _allowed_facts(self, entity: str, dag: _Dag) -> Sequence[Fact]:
+    def _allowed_facts(self, entity: str, dag: SampleDag) -> Sequence[Fact]:
         """The entity's edges the setting lets into the context (vanilla: none of the DAG's
         relationship types; the DAG's own edges are tier 1 anyway)."""
         if self.setting == "distractor":
@@ -296,7 +212,7 @@ class PromptBuilder:
         return cached
 
     def _neighbours_of_label(self, entity: str, label: str,
-                             dag: _Dag) -> Mapping[str, Sequence[Fact]]:
+                             dag: SampleDag) -> Mapping[str, Sequence[Fact]]:
         """Neighbours of `entity` with `label` through allowed edges, with those edges."""
         excluded = dag.types if self.setting != "distractor" else frozenset()
         key = (entity, label, excluded)
@@ -308,44 +224,13 @@ class PromptBuilder:
             self._neighbours[key] = cached
         return cached
 
-    def _distractors(self, sample: DagSample | PathSample, dag: _Dag,
+    def _distractors(self, sample: DagSample | PathSample,
                      rng: np.random.Generator) -> tuple[list[Distractor], int]:
         """The setting's distractors in order of preference, and how many candidates there
         were."""
         if self.setting != "distractor":
             return [], 0
-        if isinstance(sample, DagSample):
-            assert isinstance(self.sampler, RelationSampler)
-            found = dag_distractors(self.graph, self.sampler.compiled, sample.nodes)
-            order = [found[int(i)] for i in rng.permutation(len(found))]
-            limit = self.max_distractors if self.max_distractors is not None else len(order)
-            return order[:limit], len(found)
-        candidates = path_candidates(self.graph, sample.nodes, sample.relations, self.weighting)
-        count = self.max_distractors if self.max_distractors is not None else 1
-        return weighted_order(candidates, count, rng), len(candidates)
-
-    def _continuations(self, distractor: Distractor,
-                       sample: DagSample | PathSample) -> list[Sequence[Fact]]:
-        """Edges that carry a distractor's wrong turn on: the distractor's edges of the kinds
-        the DAG node it stands in for has in the DAG (same type, same direction), in parts
-        (snapshot rows where there is a snapshot)."""
-        adjacency = self.graph.adjacency(distractor.id)
-        parts: list[Sequence[Fact]] = []
-        if isinstance(sample, DagSample):
-            assert isinstance(self.sampler, RelationSampler)
-            for edge in self.sampler.compiled.edges:
-                if edge.source == distractor.via and edge.target == distractor.instead_of:
-                    continue
-                if edge.source == distractor.instead_of:
-                    parts.append(adjacency.outgoing_rows(edge.rel_type))
-                elif edge.target == distractor.instead_of:
-                    parts.append(adjacency.incoming_rows(edge.rel_type))
-            return parts
-        position = int(distractor.instead_of)
-        if position < len(sample.relations):
-            rel_type = sample.relations[position]
-            parts.append(adjacency.outgoing_rows(rel_type))
-        return parts
+        return self.spec_kind.distractors(sample, rng, self.max_distractors, self.weighting)
 
     def _random_entities(self, label: str, rng: np.random.Generator) -> Iterator[str]:
         members = self.graph.label_members(label)
@@ -384,22 +269,12 @@ class PromptBuilder:
         index = sample.index if index is None else index
         graph = self.graph
         graph.begin_prompt()
-        dag = self._dag(sample)
+        dag = self.spec_kind.dag(sample)
         correct = self.correct_answers(sample)
         query_rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/query", index)
         rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/{self.setting}", index)
-        if isinstance(sample, DagSample):
-            assert isinstance(self.spec, RelationSpec)
-            query = relation_query(self.spec, sample.nodes, graph, query_rng,
-                                   fixed=self.setting == "baseline")
-        else:
-            hops = [next(f for f in dag.essential
-                         if f.source == s and f.type == t and f.target == o)
-                    for s, t, o in dag.edges]
-            query = path_query(sample.pivot, hops, graph, query_rng,
-                               fixed=self.setting == "baseline")
-
-        distractors, candidates = self._distractors(sample, dag, rng)
+        query = self.spec_kind.query(sample, dag, query_rng, fixed=self.setting == "baseline")
+        distractors, candidates = self._distractors(sample, rng)
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
 
@@ -464,7 +339,7 @@ class PromptBuilder:
                       option_ids=tuple(o.id for o in options), correct_option=correct_option,
                       answer_id=dag.answer)
 
-    def _tiers(self, sample: DagSample | PathSample, dag: _Dag, options: Sequence[Option],
+    def _tiers(self, sample: DagSample | PathSample, dag: SampleDag, options: Sequence[Option],
                distractors: Sequence[Distractor],
                neighbours: Callable[[], Sequence[Mapping[str, Sequence[Fact]]]],
                rng: np.random.Generator) -> ctx.Tiers:
@@ -479,7 +354,7 @@ class PromptBuilder:
             if option.role == "distractor":
                 distractor = by_id[option.id]
                 tiers.offer(distractor.facts)
-                for part in self._continuations(distractor, sample):
+                for part in self.spec_kind.continuations(distractor, sample):
                     tiers.offer(part)
             elif option.role == "related":
                 for found in neighbours():
@@ -490,14 +365,14 @@ class PromptBuilder:
                 tiers.offer([own[i] for i in picks])
         for distractor in distractors:  # those not among the options
             tiers.offer(distractor.facts)
-            for part in self._continuations(distractor, sample):
+            for part in self.spec_kind.continuations(distractor, sample):
                 tiers.offer(part)
         involved = list(dict.fromkeys([*dag.roles.values(), *(o.id for o in options),
                                        *by_id]))
         graph.load(involved)
         return tiers.finish([self._allowed_facts(entity, dag) for entity in involved], rng)
 
-    def _provenance(self, sample: DagSample | PathSample, dag: _Dag, query: Query, index: int,
+    def _provenance(self, sample: DagSample | PathSample, dag: SampleDag, query: Query, index: int,
                     rejected_prompts: int, correct: Sequence[str],
                     candidates: int) -> Provenance:
         extra: dict[str, Any] = {
@@ -510,8 +385,7 @@ class PromptBuilder:
         }
         if self.setting == "distractor":
             extra["distractor_candidates"] = candidates
-            if self.kind == "entity":
-                extra["distractor_weighting"] = self.weighting
+            extra.update(self.spec_kind.provenance(self.weighting))
         if query.relation_aliases:
             extra["relation_aliases"] = list(query.relation_aliases)
         return Provenance(
