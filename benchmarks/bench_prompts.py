@@ -28,10 +28,11 @@ from typing import Any
 from kgcert.graphview import open_graph
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading import load
-from kgcert.prompts import PromptBuilder, build_task_prompt
+from kgcert.prompts import PromptBuilder
 from kgcert.specs import load_spec_file, prepare_sampler
 from kgcert.store.embedded import start_embedded
 from kgcert.tasks import TaskGenerator, make_view, names
+from kgcert.tasks.prompt import build_task_prompt
 from kgcert.textualize import names as formats
 
 REPO = Path(__file__).resolve().parents[1]

@@ -66,8 +66,9 @@ def _env(checkout: Path) -> dict[str, str]:
 
 
 def _kgcert(checkout: Path, args: list[str]) -> bytes:
+    # In the checkout: `python -m` puts the working folder first on the path.
     done = subprocess.run([sys.executable, "-m", "kgcert", *args], env=_env(checkout),
-                          capture_output=True, check=False)
+                          cwd=checkout, capture_output=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"kgcert {' '.join(args)} failed: {done.stderr.decode()[-2000:]}")
     return done.stdout
@@ -77,6 +78,11 @@ def digests(checkout: Path) -> dict[str, str]:
     """Per case, the sha256 of its JSON lines; "total" over all of them in order."""
     found: dict[str, str] = {}
     total = hashlib.sha256()
+    imported = subprocess.run([sys.executable, "-c", "import kgcert; print(kgcert.__file__)"],
+                              env=_env(checkout), cwd=checkout, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    if not Path(imported).resolve().is_relative_to(checkout.resolve()):
+        raise SystemExit(f"kgcert was imported from {imported}, not from {checkout}")
     _kgcert(checkout, ["server", "start"])
     try:
         for name, args in cases():

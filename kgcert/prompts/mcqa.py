@@ -51,16 +51,16 @@ from kgcert.graphview.lengths import SentenceLengths
 from kgcert.prompts import context as ctx
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import (
-    WEIGHTINGS,
     Distractor,
     Weighting,
 )
-from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
+from kgcert.prompts.fewshot import examples
 from kgcert.prompts.kinds import SampleDag, kind_of
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query
 from kgcert.prompts.record import Prompt, Provenance
+from kgcert.prompts.settings import PromptSettings, Setting
 from kgcert.prompts.tiers import engine_for
 from kgcert.rng import sample_rng
 from kgcert.specs import (
@@ -75,12 +75,7 @@ from kgcert.specs import (
 )
 from kgcert.store.graph import GraphStore
 
-# baseline: the paper's static comparison set, vanilla context with every entity and
-# relation under its name, the first template, and no shuffling.
-Setting = Literal["vanilla", "distractor", "baseline"]
-SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 MAX_REDRAWS = 1_000
-FILLER_PER_ENTITY = 40
 RANDOM_OPTION_TRIES = 200
 # Offered and filler facts from which tiers 2 and 3 are de-duplicated as arrays (tiers.py):
 # below it the arrays' fixed costs outweigh the Python pass (same prompts either way).
@@ -104,9 +99,11 @@ class PromptBuilder:
 
     `sampler` defaults to `prepare_sampler(spec, store, cache_dir)`; `graph` to a new
     :class:`PromptGraph` (pass one to share its cache between builders of one KG).
-    `budget` bounds the whole prompt (default: 12,000 characters).
+    `settings` holds every knob (kgcert/prompts/settings.py); keywords named after its fields
+    change them (`setting="distractor"`). Its `budget` bounds the whole prompt (default:
+    12,000 characters).
 
-    `require_distractor` (default: the spec's `distractors: required`) conditions the
+    Its `require_distractor` (default: the spec's `distractors: required`) conditions the
     distribution on the DAG having a Definition 2.3 distractor: refused draws are redrawn
     (see the module docstring) and counted in `Provenance.rejected_prompts`.
     """
@@ -114,50 +111,37 @@ class PromptBuilder:
     array_tiers_from = ARRAY_TIERS_FROM
 
     def __init__(self, store: GraphStore, spec: RelationSpec | EntitySpec,
-                 sampler: RelationSampler | EntitySampler | None = None, *, seed: int = 0,
-                 setting: str = "vanilla", options: int = defaults.OPTIONS,
-                 few_shot: int = defaults.FEW_SHOT,
-                 shuffle: bool = True, budget: Budget | None = None,
-                 weighting: str = "tail", max_distractors: int | None = None,
-                 require_distractor: bool | None = None,
-                 filler_per_entity: int = FILLER_PER_ENTITY,
-                 graph: PromptGraph | None = None, cache_dir: Path | None = None) -> None:
+                 sampler: RelationSampler | EntitySampler | None = None, *,
+                 settings: PromptSettings | None = None, seed: int = 0,
+                 graph: PromptGraph | None = None, cache_dir: Path | None = None,
+                 **knobs: Any) -> None:
         if not isinstance(spec, RelationSpec | EntitySpec):
             raise InputError(f"spec {getattr(spec, 'name', spec)!r} is not a relation or entity "
                              "spec; task specs use TaskPromptBuilder")
-        if setting not in SETTINGS:
-            raise InputError(f"setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
+        settings = PromptSettings.of(settings, **knobs)  # knobs: PromptSettings fields
         if seed < 0:
             raise InputError(f"the run seed must be non-negative, got {seed}")
-        if options < 2:
-            raise InputError(f"a question needs at least 2 options, got {options}")
-        if not 0 <= few_shot <= MAX_EXAMPLES:
-            raise InputError(f"few-shot examples: 0 to {MAX_EXAMPLES}, got {few_shot}")
-        if weighting not in WEIGHTINGS:
-            raise InputError(f"distractor weighting must be one of {', '.join(WEIGHTINGS)}")
-        if max_distractors is not None and max_distractors < 1:
-            raise InputError("max_distractors must be at least 1")
-        if filler_per_entity < 0:
-            raise InputError("filler_per_entity must be non-negative")
+        self.settings = settings
         self.spec = spec
         self.store = store
         self.sampler = sampler if sampler is not None else prepare_sampler(spec, store, cache_dir)
         self.graph = graph if graph is not None else open_graph(store)
         self.seed = seed
-        self.setting: Setting = setting
-        self.options = options
-        self.few_shot = few_shot
-        self.shuffle = shuffle and setting != "baseline"
-        self.budget = budget if budget is not None else Budget.characters()
-        self.weighting: Weighting = weighting
-        self.max_distractors = max_distractors
-        self.filler_per_entity = filler_per_entity
+        self.setting: Setting = settings.setting
+        self.options = settings.options
+        self.few_shot = settings.few_shot
+        self.shuffle = settings.shuffle and settings.setting != "baseline"
+        self.budget = settings.prompt_budget
+        self.weighting: Weighting = settings.weighting
+        self.max_distractors = settings.max_distractors
+        self.filler_per_entity = settings.filler_per_entity
         self.spec_kind = kind_of(spec, self.graph, self.sampler)
         self.kind: Literal["relation", "entity"] = self.spec_kind.name
-        self.require_distractor = (require_distractor if require_distractor is not None
+        self.require_distractor = (settings.require_distractor
+                                   if settings.require_distractor is not None
                                    else self.spec_kind.distractors_required)
         self.spec_hash = spec_hash(spec)
-        self.examples = examples(self.kind, few_shot)
+        self.examples = examples(self.kind, settings.few_shot)
         self._neighbours: dict[tuple[str, str, frozenset[str]],
                                Mapping[str, Sequence[Fact]]] = {}
         self._allowed: dict[tuple[str, frozenset[str]], Sequence[Fact]] = {}
