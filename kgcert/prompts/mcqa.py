@@ -50,10 +50,7 @@ from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
 from kgcert.prompts import context as ctx
 from kgcert.prompts.budget import Budget
-from kgcert.prompts.distractors import (
-    Distractor,
-    Weighting,
-)
+from kgcert.prompts.distractors import Distractor, Weighting
 from kgcert.prompts.fewshot import examples
 from kgcert.prompts.kinds import SampleDag, kind_of
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
