@@ -23,7 +23,7 @@ from kgcert.store.graph import GraphStore
 
 # A snapshot entity's edges are a view of its arrays until asked more (some 16 bytes an edge
 # over a full-size PrimeKG run): this bound holds all of PrimeKG's (16.2M, both ends), since
-# emptying the cache every hundred hub prompts cost gene_target/distractor a fifth.
+# emptying the cache every hundred hub prompts slows hub-heavy specs (gene_target).
 SNAPSHOT_CACHE_EDGES = 24_000_000
 
 

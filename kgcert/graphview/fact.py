@@ -16,7 +16,8 @@ from typing import NamedTuple
 class Fact(NamedTuple):
     """One stored edge, in its stored direction. `sentences` are its own supporting sentences
     (Wikidata5m with texts); when there are none its relation's template is used. A named
-    tuple: a prompt makes thousands of them, which costs a third of a frozen dataclass."""
+    tuple: a prompt makes thousands of them, and a named tuple is cheaper to make than a frozen
+    dataclass."""
 
     source: str
     type: str

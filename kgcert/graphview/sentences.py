@@ -2,7 +2,7 @@
 the template allows it.
 
 A template with one plain `{source}` and one plain `{target}` field is kept as the text
-before, between and after the two names (joining costs a third of `str.format`); any other
+before, between and after the two names (joining is cheaper than `str.format`); any other
 template goes through `str.format`, and a relation without a template (or with one that empty
 names do not fill) gets the generic sentence.
 """
@@ -39,7 +39,7 @@ def sentence_form(template: str, relation: str) -> SentenceForm:
     """How `PromptGraph.sentence` writes an edge with `template` (the generic sentence with
     `relation` when it has none): as the text before, between and after the two names and
     whether the source comes first, when it has one plain `{source}` and one plain `{target}`
-    field (joining costs a third of `str.format`); else as before, through `str.format`."""
+    field (joining is cheaper than `str.format`); else as before, through `str.format`."""
     if not template:
         escaped = relation.replace("{", "{{").replace("}", "}}")
         return _pieces(GENERIC_TEMPLATE.replace("{relation}", escaped)) or _Formatted("", relation)
