@@ -33,7 +33,7 @@ from kgcert.specs.model import parse_spec
 from kgcert.store.cypher import escape_identifier, named
 from kgcert.store.graph import GraphStore
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs" / "primekg"
 RELATION_SPECS = ("dual_indication", "contraindication_indication", "exposure_drug")
 SEEDS = (0, 3)
