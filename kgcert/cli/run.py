@@ -197,9 +197,9 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         config = load_run_config(None, config.model_dump() | {
             "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
     with _run_dir(config, out) as run_dir:
-        store = ctx.server().open(config.kg)
         cache = data_dir(ctx.data_dir) / "cache"
-        models = build_models(config, cache / "responses")
+        models = build_models(config, cache / "responses")  # a bad key is refused before
+        store = ctx.server().open(config.kg)  # the graph server starts
         jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(

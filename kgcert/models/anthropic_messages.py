@@ -22,6 +22,7 @@ from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models._async import gather_limited, run_sync
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.openai_compat import RETRY_STATUS
+from kgcert.models.reply_cap import check_text
 from kgcert.models.retry import (
     CallFailed,
     RetryableError,
@@ -30,7 +31,13 @@ from kgcert.models.retry import (
     call_with_retries,
     parse_retry_after,
 )
-from kgcert.models.secrets import Redactor, split_credentials
+from kgcert.models.secrets import (
+    Redactor,
+    header_refusal,
+    key_from_env,
+    refused_header,
+    split_credentials,
+)
 
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"  # the SDK's own, read here so identity shows it
@@ -155,16 +162,23 @@ class AnthropicModel:
                 raise RetryableError(
                     f"timeout: no complete response within {self.timeout_s:g} s") from exc
             except anthropic.APIConnectionError as exc:
+                if refused_header(exc):
+                    raise CallFailed(header_refusal(self.api_key_env)) from exc
                 where = self.base_url or "the Anthropic API"
                 raise RetryableError(f"cannot reach {where}") from exc
             except anthropic.APIResponseValidationError as exc:
                 raise CallFailed("malformed response: not a Messages API reply") from exc
+            except UnicodeEncodeError as exc:  # a key no header can carry, not wrapped
+                raise CallFailed(header_refusal(self.api_key_env)) from exc
             except ValueError as exc:  # the SDK parses the body as JSON and lets this through
                 raise CallFailed("malformed response: body is not JSON") from exc
 
         try:
             message = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
             text = _text(message)
+            overlong = check_text(text, config.max_new_tokens)
+            if overlong is not None:  # the SDK read it; it is not stored
+                raise CallFailed(overlong)
         except CallFailed as exc:
             return self._redact.response(
                 ModelResponse.failure(str(exc), time.perf_counter() - start))
@@ -223,7 +237,7 @@ def create(
     another endpoint speaking the Messages API. The API key is its only credential (recent SDKs
     send it as a bearer token), so a ``user:password@`` in the URL is refused."""
     key_env = api_key_env or KEY_VARIABLE
-    key = os.environ.get(key_env) or None
+    key = key_from_env(key_env)
     if key is None:
         raise InputError(f"missing API key: set the environment variable {key_env}")
     url = base_url or os.environ.get(BASE_URL_VARIABLE) or None
