@@ -20,7 +20,7 @@ from kgcert import defaults
 from kgcert.cli.common import Context, console, errors
 from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
-from kgcert.errors import InputError
+from kgcert.errors import InputError, NothingAnsweredError
 from kgcert.heap import pace_for_prompts
 from kgcert.output import output_to
 from kgcert.run.config import UNHASHED, RunConfig, load_run_config, with_quantization
@@ -92,7 +92,7 @@ class _Display:
         self.started: dict[str, tuple[float, int]] = {}
 
     def update(self, label: str, done: int, total: int, correct: int,
-               bounds: tuple[float, float] | None) -> None:
+               bounds: tuple[float, float] | None, answered: int, failed: int) -> None:
         now = time.monotonic()
         if label not in self.tasks:
             self.tasks[label] = self.progress.add_task(label, total=total, info="")
@@ -102,11 +102,14 @@ class _Display:
         if bounds is None:
             from kgcert.stats import clopper_pearson
 
-            interval = clopper_pearson(correct, done) if done else None
+            interval = clopper_pearson(correct, answered) if answered else None
             bounds = (interval.lower, interval.upper) if interval else (0.0, 1.0)
+        # the bounds rest on the answered samples; failed calls are no answer at all
+        tally = f"{correct}/{answered} correct" if answered else "0 answered"
+        if failed:
+            tally += f", {failed} failed"
         self.progress.update(self.tasks[label], completed=done,
-                             info=f"{correct}/{done} correct, [{bounds[0]:.3f}, {bounds[1]:.3f}], "
-                                  f"{rate:.1f}/s")
+                             info=f"{tally}, [{bounds[0]:.3f}, {bounds[1]:.3f}], {rate:.1f}/s")
 
 
 @click.command("run")
@@ -214,9 +217,35 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         for path in paths:
             body = json.loads(path.read_text(encoding="utf-8"))
             click.echo(json.dumps({**body, "file": str(path)}, ensure_ascii=False))
+    else:
+        _print_certificates(paths)
+        console.print(Text(f"certificates and samples in {run_dir}"))
+    _refuse_unanswered(run_dir, paths)
+
+
+def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
+    """A certificate with no answered prompt because every call failed certifies nothing:
+    the run ends with exit code 5 (its files are kept; a rerun asks those samples again)."""
+    from kgcert.run.records import call_failed, complete_records
+
+    empty = []
+    for path in paths:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        if body.get("n") == 0 and body.get("outcomes", {}).get("error", 0) > 0:
+            empty.append(body)
+    if not empty:
         return
-    _print_certificates(paths)
-    console.print(Text(f"certificates and samples in {run_dir}"))
+    first = empty[0]
+    reason = ""
+    samples = run_dir / str(first.get("sample_file", ""))
+    if samples.is_file():
+        error = next((r["response"]["error"] for _, r in complete_records(samples)
+                      if call_failed(r)), None)
+        reason = f": {error}" if error else ""
+    raise NothingAnsweredError(
+        f"{len(empty)} of {len(paths)} certificates have no answered prompt because every call "
+        f"failed ({first.get('model')} on {first.get('spec')} / {first.get('setting')}"
+        f"{reason}); rerun the same command to ask them again")
 
 
 def _warn_unreachable(config: RunConfig, confidence: float) -> None:
