@@ -7,39 +7,18 @@ gets."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_kg_fixture import CLI_KG, cli_env
 from fake_openai import serve
-
-from kgcert.synth import SyntheticPrimeKG
 
 pytest.importorskip("httpx")
 
 N = 6
-
-
-def _env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("KGCERT_NEO4J_URI", "OPENAI_BASE_URL", "OPENAI_API_KEY")}
-    return {**env, "KGCERT_DATA_DIR": str(data_dir), "OMP_NUM_THREADS": "1",
-            "KGCERT_NO_SERVER": "1"}
-
-
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("flaky")
-    SyntheticPrimeKG(scale=0.003, seed=5).write_kg_csv(root / "kg.csv")
-    loaded = subprocess.run([sys.executable, "-m", "kgcert", "load", "primekg",
-                             str(root / "kg.csv"), "--kg", "synth_flaky"],
-                            env=_env(root / "data"), cwd=root, capture_output=True, text=True,
-                            timeout=300)
-    assert loaded.returncode == 0, loaded.stderr
-    return root / "data"
 
 
 def _run(data_dir: Path, tmp_path: Path, url: str, out: Path) -> subprocess.CompletedProcess:
@@ -48,9 +27,9 @@ def _run(data_dir: Path, tmp_path: Path, url: str, out: Path) -> subprocess.Comp
         "base_url": url, "max_attempts": 1}}}))
     return subprocess.run(
         [sys.executable, "-m", "kgcert", "run", "--config", str(run_file), "--kg",
-         "synth_flaky", "--spec", "primekg.dual_indication", "--model", "openai:m", "--n",
+         CLI_KG, "--spec", "primekg.dual_indication", "--model", "openai:m", "--n",
          str(N), "--batch-size", "3", "--out", str(out)],
-        env=_env(data_dir), cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        env=cli_env(data_dir), cwd=tmp_path, capture_output=True, text=True, timeout=300)
 
 
 def _certificate(out: Path) -> dict:
@@ -64,13 +43,13 @@ def _samples(out: Path) -> tuple[Path, list[dict]]:
     return path, [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_outage_exits_5_and_a_rerun_asks_the_failed_calls_again(data_dir: Path,
+def test_outage_exits_5_and_a_rerun_asks_the_failed_calls_again(cli_kg: Path,
                                                                tmp_path: Path) -> None:
     out = tmp_path / "run"
     with serve() as (url, script):
         script.reply = "correct answer: 1. The first option."
         script.echo_auth = lambda call: 503  # the provider is down
-        down = _run(data_dir, tmp_path, url, out)
+        down = _run(cli_kg, tmp_path, url, out)
         assert down.returncode == 5, down.stderr
         assert down.stderr.count("\n") == 1 and "no answered prompt" in down.stderr
         assert "HTTP 503" in down.stderr and "rerun the same command" in down.stderr
@@ -79,10 +58,10 @@ def test_outage_exits_5_and_a_rerun_asks_the_failed_calls_again(data_dir: Path,
 
         script.echo_auth = lambda call: None  # back up
         calls = len(script.seen)
-        again = _run(data_dir, tmp_path, url, out)
+        again = _run(cli_kg, tmp_path, url, out)
         assert again.returncode == 0, again.stderr
         assert len(script.seen) - calls == N
-        fresh = _run(data_dir, tmp_path, url, tmp_path / "fresh")
+        fresh = _run(cli_kg, tmp_path, url, tmp_path / "fresh")
         assert fresh.returncode == 0, fresh.stderr
     assert _certificate(out) == _certificate(tmp_path / "fresh")
     assert _certificate(out)["n"] == N
@@ -94,12 +73,12 @@ def test_outage_exits_5_and_a_rerun_asks_the_failed_calls_again(data_dir: Path,
     assert all("HTTP 503" in r["response"]["error"] for r in history)
 
 
-def test_answered_samples_are_never_asked_again(data_dir: Path, tmp_path: Path) -> None:
+def test_answered_samples_are_never_asked_again(cli_kg: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     with serve() as (url, script):
         script.reply = "correct answer: 1. The first option."
         script.echo_auth = lambda call: 503 if call % 2 == 0 else None  # every other fails
-        first = _run(data_dir, tmp_path, url, out)
+        first = _run(cli_kg, tmp_path, url, out)
         assert first.returncode == 0, first.stderr  # some answered: a certificate stands
         assert f"{N // 2} failed" in first.stdout
         _, before = _samples(out)
@@ -109,7 +88,7 @@ def test_answered_samples_are_never_asked_again(data_dir: Path, tmp_path: Path) 
 
         script.echo_auth = lambda call: None
         asked = len(script.seen)
-        again = _run(data_dir, tmp_path, url, out)
+        again = _run(cli_kg, tmp_path, url, out)
         assert again.returncode == 0, again.stderr
         assert len(script.seen) - asked == len(failed)
     _, after = _samples(out)

@@ -11,16 +11,15 @@ sequence of any key in the run, the cache, the data directory or the output.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from cli_kg_fixture import CLI_KG, cli_env
 from fake_anthropic import serve as serve_anthropic
 from fake_gemini import GeminiServer
 from fake_openai import serve as serve_openai
@@ -29,7 +28,6 @@ from kgcert.errors import InputError
 from kgcert.models import GenerationConfig, ModelRequest
 from kgcert.models.retry import RetryPolicy
 from kgcert.models.secrets import Redactor, key_from_env, secret_forms
-from kgcert.synth import SyntheticPrimeKG
 
 pytest.importorskip("httpx")
 pytest.importorskip("anthropic")
@@ -141,28 +139,6 @@ def test_a_refused_header_is_its_own_error_and_not_retried(provider: str, key: s
     assert seen == []  # nothing was sent
 
 
-def _env(data_dir: Path, keys: dict[str, str]) -> dict[str, str]:
-    drop = ("KGCERT_NEO4J_URI", "OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
-            "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL")
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    return {**env, **keys, "KGCERT_DATA_DIR": str(data_dir), "OMP_NUM_THREADS": "1",
-            "KGCERT_NO_SERVER": "1"}
-
-
-@pytest.fixture(scope="module")
-def secrets_kg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A data directory holding a small synthetic PrimeKG as `synth_keys`."""
-    root = tmp_path_factory.mktemp("secrets-kg")
-    SyntheticPrimeKG(scale=0.003, seed=5).write_kg_csv(root / "kg.csv")
-    data_dir = root / "data"
-    loaded = subprocess.run([sys.executable, "-m", "kgcert", "load", "primekg",
-                             str(root / "kg.csv"), "--kg", "synth_keys"],
-                            env=_env(data_dir, {}), cwd=root, capture_output=True, text=True,
-                            timeout=300)
-    assert loaded.returncode == 0, loaded.stderr
-    yield data_dir
-
-
 def _files(*roots: Path) -> list[Path]:
     return [p for root in roots for p in sorted(root.rglob("*")) if p.is_file()]
 
@@ -172,7 +148,7 @@ def _run(data_dir: Path, tmp_path: Path, env: dict[str, str], models: dict[str, 
     run_file = tmp_path / f"{out}.yaml"
     run_file.write_text(yaml.safe_dump({"model_options": models}))
     command = [sys.executable, "-m", "kgcert", "run", "--config", str(run_file), "--kg",
-               "synth_keys", "--spec", "primekg.dual_indication", "--n", "4", "--batch-size",
+               CLI_KG, "--spec", "primekg.dual_indication", "--n", "4", "--batch-size",
                "4", "--out", str(tmp_path / out)]
     for model in models:
         command += ["--model", model]
@@ -180,7 +156,7 @@ def _run(data_dir: Path, tmp_path: Path, env: dict[str, str], models: dict[str, 
                           timeout=300)
 
 
-def test_planted_keys_leave_no_trace(secrets_kg: Path, tmp_path: Path) -> None:
+def test_planted_keys_leave_no_trace(cli_kg: Path, tmp_path: Path) -> None:
     keys: dict[str, str] = {}
     models: dict[str, Any] = {}
     fast = {"max_attempts": 2, "base_retry_delay_s": 0.01}
@@ -202,8 +178,8 @@ def test_planted_keys_leave_no_trace(secrets_kg: Path, tmp_path: Path) -> None:
                 keys[variable] = form.format(_core(provider, padding))
                 models[f"{provider}:m-{padding}"] = {**fast, "api_key_env": variable,
                                                      "base_url": urls[provider]}
-        env = _env(secrets_kg, keys)
-        ran = _run(secrets_kg, tmp_path, env, models, "padded")
+        env = cli_env(cli_kg, **keys)
+        ran = _run(cli_kg, tmp_path, env, models, "padded")
         # the keys were sent stripped, and echoed back
         sent = openai_script.auth + anthropic_script.auth + gemini.keys
         for provider in PROVIDERS:
@@ -215,13 +191,13 @@ def test_planted_keys_leave_no_trace(secrets_kg: Path, tmp_path: Path) -> None:
                       for provider in PROVIDERS for kind in UNSENDABLE}
         bad_keys = {_variable(p, k): UNSENDABLE[k].format(_core(p, k))
                     for p in PROVIDERS for k in UNSENDABLE}
-        refused = _run(secrets_kg, tmp_path, _env(secrets_kg, bad_keys), unsendable,
+        refused = _run(cli_kg, tmp_path, cli_env(cli_kg, **bad_keys), unsendable,
                        "unsendable")
     assert ran.returncode == 0, ran.stderr
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert any(_variable("openai", kind) in refused.stderr for kind in UNSENDABLE)
 
-    files = _files(tmp_path, secrets_kg)
+    files = _files(tmp_path, cli_kg)
     assert any(p.name == "responses.sqlite" for p in files)  # the cache was written
     cores = [_core(p, k) for p in PROVIDERS for k in [*PADDINGS, *UNSENDABLE]]
     leaks = [(str(p), c) for p in files for c in cores if c.encode() in p.read_bytes()]

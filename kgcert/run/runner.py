@@ -11,8 +11,9 @@ run writes.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -91,9 +92,11 @@ def _request(prompt: Prompt, index: int) -> ModelRequest:
     return ModelRequest(**text, sample_index=index)
 
 
-def _batches(indices: Sequence[int], size: int) -> Iterator[list[int]]:
-    for start in range(0, len(indices), size):
-        yield list(indices[start:start + size])
+def _batches(indices: Iterable[int], size: int) -> Iterator[list[int]]:
+    """Consecutive batches of `size`, drawn lazily from `indices`."""
+    iterator = iter(indices)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
 
 
 @dataclass
@@ -163,9 +166,19 @@ class Runner:
         sequential = job.setting != "baseline"  # the baseline is a fixed set, never stopped
         stopped = {name: sequential and self._cut(existing, total)[0] is not None
                    for name, existing in done.items()}
-        missing = sorted({i for slot in slots if not stopped[slot.spec_string]
-                          for i in range(total) if i not in done[slot.spec_string]})
-        for batch in _batches(missing, self.config.batch_size):
+        for slot in slots:  # a line per certificate at once, before the first call
+            self._report(job, slot, done[slot.spec_string], total, None)
+
+        def missing() -> Iterator[int]:
+            """Indices some model still needs, made one at a time (n may be huge)."""
+            for i in range(total):
+                if all(stopped.values()):
+                    return
+                if any(not stopped[s.spec_string] and i not in done[s.spec_string]
+                       for s in slots):
+                    yield i
+
+        for batch in _batches(missing(), self.config.batch_size):
             prompts = {i: job.prompts(i) for i in batch}
             as_dicts: dict[int, dict[str, Any]] = {}  # one per prompt, shared by the models
             for slot in slots:
