@@ -23,6 +23,7 @@ from kgcert.config import data_dir
 from kgcert.errors import InputError, NothingAnsweredError
 from kgcert.heap import pace_for_prompts
 from kgcert.output import output_to
+from kgcert.paths import check_folder
 from kgcert.run.config import UNHASHED, RunConfig, load_run_config, with_quantization
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
@@ -33,8 +34,8 @@ def _run_dir(config: RunConfig, out: Path | None) -> Iterator[Path]:
     """The run directory, locked for this process; refuses a file or a folder that holds
     another run. A run that fails before writing anything leaves no empty folder behind."""
     run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
-    if run_dir.exists() and not run_dir.is_dir():
-        raise InputError(f"--out {run_dir} is a file; name a folder for the run")
+    # a file, under a file, a link loop, not writable: one line
+    check_folder(run_dir, "--out", fix="name a folder for the run")
     saved = run_dir / "run.yaml"
     if saved.exists():
         previous = load_run_config(saved, {})
