@@ -51,6 +51,7 @@ def parse(loader: Loader, files: Sequence[Path], manifest: Manifest,
           report: Report = lambda _: None) -> KGData:
     """Read the files, report skipped rows, refuse a KG with no entities, note it all."""
     data = loader.read(files)
+    unchanged_since_checksum(files, manifest)
     if data.problems.count:
         report(f"skipped {data.problems.summary()}; --strict stops at the first")
     if data.node_count == 0:
@@ -59,6 +60,23 @@ def parse(loader: Loader, files: Sequence[Path], manifest: Manifest,
         [f"skipped {data.problems.summary()}"] if data.problems.count else []
     )
     return data
+
+
+def unchanged_since_checksum(files: Sequence[Path], manifest: Manifest) -> None:
+    """The manifest's checksums must describe the bytes the loader read: a file that grew or
+    shrank after it was checksummed (rows appended while it loads) is refused, so the KG never
+    holds rows its manifest does not vouch for, nor is the finished file later taken for a
+    different load."""
+    for path, described in zip(files, manifest.files, strict=True):
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = -1
+        if size != described["bytes"]:
+            now = f"{size:,} bytes now" if size >= 0 else "gone now"
+            raise InputError(f"{path} changed while it was loaded ({described['bytes']:,} bytes "
+                             f"when checksummed, {now}: rows appended?); load it again once "
+                             "it is complete")
 
 
 @dataclass(frozen=True)

@@ -62,3 +62,18 @@ def check_folder(path: Path, setting: str, *, create: bool = False, writable: bo
         raise InputError(f"{setting} {path} is not {what} by this user"
                          + (f" ({target} is not)" if target != path else ""))
     return path
+
+
+def not_ascii(text: str) -> str:
+    """`` ('é' is not ASCII)`` for the first non-ASCII character of `text`, else ``""``: a
+    name refused for a letter that looks like one is told why."""
+    odd = next((char for char in text if not char.isascii()), None)
+    return f" ({odd!r} is not ASCII)" if odd is not None else ""
+
+
+def missing_file(path: Path, what: str = "file") -> InputError:
+    """The error for an input path that cannot be opened: not found, or a symbolic link
+    loop or a broken link (which `Path.exists` also calls missing)."""
+    if os.path.lexists(path):
+        return InputError(f"{what} {path} is {kind_of(path)}; name the file itself")
+    return InputError(f"{what} not found: {path}")

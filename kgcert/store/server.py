@@ -6,6 +6,7 @@ import re
 from abc import ABC, abstractmethod
 
 from kgcert.errors import InputError, StoreError
+from kgcert.paths import not_ascii
 from kgcert.store.bulk import BulkWriter
 from kgcert.store.driver import neo4j
 from kgcert.store.graph import GraphStore
@@ -16,7 +17,8 @@ _KG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,62}$")
 def check_kg_name(name: str) -> str:
     if not _KG_NAME.match(name):
         raise InputError(
-            f"invalid KG name {name!r}: use a letter, then letters, digits, '_' or '-' (max 63)"
+            f"invalid KG name {name!r}: use an ASCII letter, then ASCII letters, digits, '_' "
+            f"or '-' (max 63){not_ascii(name)}"
         )
     return name
 
