@@ -131,7 +131,14 @@ def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = F
                  report: Report = lambda _: None, progress: EdgeProgress | None = None
                  ) -> LoadResult:
     """Write a parsed KG unless the same files are loaded already; a different earlier load
-    needs `replace`, an unfinished one is rebuilt."""
+    needs `replace`, an unfinished one is rebuilt. A second load of the same KG running at
+    the same time (several processes on one Neo4j) is refused in one line, touching nothing."""
+    with server.loading(source.kg):
+        return _store_source(server, source, replace=replace, report=report, progress=progress)
+
+
+def _store_source(server: GraphServer, source: ParsedSource, *, replace: bool,
+                  report: Report, progress: EdgeProgress | None) -> LoadResult:
     kg, manifest = source.kg, source.manifest
     if server.exists(kg):
         problem = server.damage(kg)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from kgcert.errors import InputError, StoreError
 from kgcert.paths import not_ascii
@@ -51,6 +53,13 @@ class GraphServer(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    @contextmanager
+    def loading(self, kg: str) -> Iterator[None]:
+        """Held while a load writes `kg`, so a second load of it at the same time stops with
+        one line. The embedded server's data directory is one process's alone: nothing to
+        hold there."""
+        yield
 
     def damage(self, kg: str) -> str | None:
         """What is wrong with the stored files of `kg`, if the server found them damaged."""
