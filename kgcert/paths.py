@@ -58,10 +58,19 @@ def check_folder(path: Path, setting: str, *, create: bool = False, writable: bo
     target = path if path.is_dir() else existing
     needed = os.R_OK | os.X_OK | (os.W_OK if writable else 0)
     if not os.access(target, needed):
+        inside = f" ({target} is not)" if target != path else ""
+        if writable and _read_only_disk(target):
+            raise InputError(f"{setting} {path} is on a read-only file system")
         what = "readable and writable" if writable else "readable"
-        raise InputError(f"{setting} {path} is not {what} by this user"
-                         + (f" ({target} is not)" if target != path else ""))
+        raise InputError(f"{setting} {path} is not {what} by this user{inside}")
     return path
+
+
+def _read_only_disk(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def not_ascii(text: str) -> str:

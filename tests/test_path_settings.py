@@ -100,9 +100,18 @@ def test_unreadable_or_unwritable_folders(tmp_path: Path, monkeypatch: pytest.Mo
     folder = tmp_path / "folder"
     folder.mkdir()
     monkeypatch.setattr(os, "access", lambda path, mode: not mode & os.W_OK)
-    with pytest.raises(InputError, match=r"--out .* is not readable and writable"):
-        check_folder(folder / "run", "--out")
+    with pytest.raises(InputError, match=r"data dir .* is not readable and writable .*"
+                                         r"\(.*folder is not\)"):
+        check_folder(folder / "data", "data dir")
     assert check_folder(folder, "spec folder", writable=False) == folder
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     with pytest.raises(InputError, match=r"spec folder .* is not readable by this user"):
         check_folder(folder, "spec folder", writable=False)
+
+
+def test_a_read_only_disk_is_named(tmpfs) -> None:
+    data = tmpfs("64k", read_only=True) / "data"
+    with pytest.raises(InputError, match=r"cannot be created: Read-only file system"):
+        check_folder(data, "data dir", create=True)
+    with pytest.raises(InputError, match=r"is on a read-only file system"):
+        check_folder(data.parent, "data dir")

@@ -34,8 +34,8 @@ def _run_dir(config: RunConfig, out: Path | None) -> Iterator[Path]:
     """The run directory, locked for this process; refuses a file or a folder that holds
     another run. A run that fails before writing anything leaves no empty folder behind."""
     run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
-    # a file, under a file, a link loop, not writable: one line
-    check_folder(run_dir, "--out", fix="name a folder for the run")
+    # a file, under a file, a link loop: one line (a write that fails says why itself)
+    check_folder(run_dir, "--out", writable=False, fix="name a folder for the run")
     saved = run_dir / "run.yaml"
     if saved.exists():
         previous = load_run_config(saved, {})
