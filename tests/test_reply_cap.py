@@ -44,20 +44,23 @@ def test_limits_follow_max_new_tokens() -> None:
     assert reply_chars(256) >= 256 * 16  # room for any honest tokenizer's longest token
 
 
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
 @pytest.mark.parametrize("body", [
     completion(HUGE),  # a huge answer text
     json.dumps({"choices": [{"message": {"content": "ok"}}], "padding": HUGE}),  # huge envelope
-])
-def test_openai_stops_reading_at_the_cap(tmp_path: Path, body: str) -> None:
+], ids=["text", "envelope"])
+def test_openai_stops_reading_at_the_cap(tmp_path: Path, body: str, chunked: bool) -> None:
     from kgcert.models import openai_compat
 
     with serve_openai() as (url, script):
         script.raw_reply = body
+        script.chunked = chunked  # no declared length: the cap counts what arrives
         model = openai_compat.OpenAICompatModel("m", CONFIG, base_url=url, api_key=None,
                                                 api_key_env="K")
         model.sleep = _no_sleep()
         response, cached = _ask_cached(model, tmp_path)
     assert response.error is not None and response.error.startswith("reply too long")
+    assert "bytes" in response.error  # stopped while reading, not judged after
     assert "max_new_tokens=8" in response.error and response.text == ""
     assert cached == 0 and len(script.seen) == 1  # not cached, not retried
 
@@ -88,6 +91,7 @@ def test_anthropic_reply_over_the_cap_is_an_error(tmp_path: Path,
         model = anthropic_messages.create("m", CONFIG, base_url=url)
         response, cached = _ask_cached(model, tmp_path)
     assert response.error is not None and "reply too long" in response.error
+    assert "bytes" in response.error  # the SDK's transport stopped reading at the cap
     assert cached == 0 and len(script.seen) == 1
 
 
@@ -105,4 +109,5 @@ def test_gemini_reply_over_the_cap_is_an_error(tmp_path: Path,
     finally:
         server.close()
     assert response.error is not None and "reply too long" in response.error
+    assert "bytes" in response.error  # the SDK's transport stopped reading at the cap
     assert cached == 0 and len(server.keys) == 1

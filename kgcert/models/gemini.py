@@ -22,7 +22,13 @@ from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models._async import gather_limited, run_sync
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.openai_compat import RETRY_STATUS, sample_seed
-from kgcert.models.reply_cap import check_text
+from kgcert.models.reply_cap import (
+    ReplyTooLong,
+    capped_transport,
+    check_text,
+    reply_bytes,
+    too_long,
+)
 from kgcert.models.retry import (
     CallFailed,
     RetryableError,
@@ -79,6 +85,7 @@ class GeminiModel:
         base_url: str | None = None,
         redact: Redactor | None = None,
         api_key_env: str | None = None,
+        transport: Any = None,
     ) -> None:
         self.model_name = name
         self.name = f"gemini:{name}"
@@ -90,6 +97,7 @@ class GeminiModel:
         self.base_url = split_credentials(base_url).public_url if base_url else None
         self._redact = redact or Redactor(())
         self.api_key_env = api_key_env
+        self._transport = transport  # capped_transport's, whose limit each batch sets
         self.sleep: Sleep = asyncio.sleep
         self._rng = random.Random(0)
 
@@ -116,6 +124,8 @@ class GeminiModel:
         config = config or self.config
         if config.mode == "choice":
             raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
+        if self._transport is not None:
+            self._transport.limit = reply_bytes(config.max_new_tokens)
         return await gather_limited(requests, self.concurrency,
                                     lambda request: self._complete(request, config))
 
@@ -171,6 +181,8 @@ class GeminiModel:
                     f"timeout: no complete response within {self.timeout_s:g} s") from exc
             except UnicodeEncodeError as exc:  # a key no header can carry
                 raise CallFailed(header_refusal(self.api_key_env)) from exc
+            except ReplyTooLong as exc:
+                raise CallFailed(too_long(exc.limit, "bytes", config.max_new_tokens)) from exc
             except _transport_errors() as exc:
                 if refused_header(exc):
                     raise CallFailed(header_refusal(self.api_key_env)) from exc
@@ -192,6 +204,16 @@ class GeminiModel:
             completion_tokens=getattr(usage, "candidates_token_count", None),
             latency_s=time.perf_counter() - start,
         ))
+
+
+def _http_module() -> Any:
+    """The HTTP library the SDK would choose (httpx, or its fork httpx2), whose transport
+    type it accepts."""
+    from google.genai import _api_client
+
+    choose = getattr(_api_client, "_get_http_client_backend", None)
+    name = choose(None) if choose is not None else "httpx"
+    return importlib.import_module(name)
 
 
 @functools.cache
@@ -259,10 +281,13 @@ def create(
     genai = _import_genai()
     from google.genai import types
 
+    # the SDK's HTTP client stops reading a reply at what max_new_tokens can produce
+    transport = capped_transport(_http_module(), reply_bytes(config.max_new_tokens))
     http_options = types.HttpOptions(
         base_url=url,
         timeout=int(timeout_s * 1000),
         retry_options=types.HttpRetryOptions(attempts=1),
+        async_client_args={"transport": transport},
     )
     client = genai.Client(api_key=key, http_options=http_options)
     retry = RetryPolicy(
@@ -272,4 +297,5 @@ def create(
     redact = Redactor([key] + ([credentials.password, credentials.basic_token()]
                                if credentials else []))
     return GeminiModel(name, config, client=client, concurrency=concurrency, retry=retry,
-                       timeout_s=timeout_s, base_url=url, redact=redact, api_key_env=key_env)
+                       timeout_s=timeout_s, base_url=url, redact=redact, api_key_env=key_env,
+                       transport=transport)

@@ -7,6 +7,9 @@ instead of holding the whole body in memory.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from typing import Any
+
 #: Bytes one token can take in a JSON body: its text with every character escaped
 #: (``\\uXXXX``, twice for a surrogate pair), with room to spare.
 BYTES_PER_TOKEN = 64
@@ -37,3 +40,63 @@ def check_text(text: str, max_new_tokens: int) -> str | None:
     """The error for an answer text longer than `max_new_tokens` can produce, else None."""
     limit = reply_chars(max_new_tokens)
     return too_long(limit, "characters", max_new_tokens) if len(text) > limit else None
+
+
+class ReplyTooLong(Exception):
+    """A reply body passed its cap; reading stopped there."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"reply over {limit:,} bytes")
+        self.limit = limit
+
+
+def too_long_cause(error: BaseException | None) -> ReplyTooLong | None:
+    """The ReplyTooLong behind `error` (an SDK wraps what its HTTP client raised), if any."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, ReplyTooLong):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def capped_transport(http: Any, limit: int, **options: Any) -> Any:
+    """An async transport of `http` (httpx, or its fork httpx2 that recent SDKs use) that
+    reads at most `limit` bytes of each response body and raises ReplyTooLong past it; the
+    SDK clients of the other providers take it, so they never hold a runaway reply whole.
+    `options` go to the module's own AsyncHTTPTransport (connection limits)."""
+
+    class CappedStream(http.AsyncByteStream):
+        def __init__(self, inner: Any, cap: int) -> None:
+            self._inner, self._cap = inner, cap
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            size = 0
+            async for chunk in self._inner:
+                size += len(chunk)
+                if size > self._cap:
+                    raise ReplyTooLong(self._cap)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    class CappedTransport(http.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self._inner = http.AsyncHTTPTransport(**options)
+            self.limit = limit  # a client kept across batches sets each batch's own
+
+        async def handle_async_request(self, request: Any) -> Any:
+            response = await self._inner.handle_async_request(request)
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > self.limit:
+                await response.aclose()
+                raise ReplyTooLong(self.limit)
+            response.stream = CappedStream(response.stream, self.limit)
+            return response
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return CappedTransport()
