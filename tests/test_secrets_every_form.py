@@ -11,6 +11,7 @@ sequence of any key in the run, the cache, the data directory or the output.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from contextlib import ExitStack
@@ -197,7 +198,8 @@ def test_planted_keys_leave_no_trace(cli_kg: Path, tmp_path: Path) -> None:
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert any(_variable("openai", kind) in refused.stderr for kind in UNSENDABLE)
 
-    files = _files(tmp_path, cli_kg)
+    cache = Path(os.environ.get("KGCERT_CACHE_DIR", tmp_path))  # spec caches, listings
+    files = _files(tmp_path, cli_kg, cache)
     assert any(p.name == "responses.sqlite" for p in files)  # the cache was written
     cores = [_core(p, k) for p in PROVIDERS for k in [*PADDINGS, *UNSENDABLE]]
     leaks = [(str(p), c) for p in files for c in cores if c.encode() in p.read_bytes()]
