@@ -23,26 +23,22 @@ from kgcert.config import data_dir
 from kgcert.errors import InputError
 from kgcert.heap import pace_for_prompts
 from kgcert.output import output_to
-from kgcert.run.config import UNHASHED, RunConfig, load_run_config, with_quantization
+from kgcert.run.config import RunConfig, load_run_config, with_quantization
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
 
 
-@contextmanager
-def _run_dir(config: RunConfig, out: Path | None) -> Iterator[Path]:
-    """The run directory, locked for this process; refuses a file or a folder that holds
-    another run. A run that fails before writing anything leaves no empty folder behind."""
+def _run_path(config: RunConfig, out: Path | None) -> Path:
     run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
     if run_dir.exists() and not run_dir.is_dir():
         raise InputError(f"--out {run_dir} is a file; name a folder for the run")
-    saved = run_dir / "run.yaml"
-    if saved.exists():
-        previous = load_run_config(saved, {})
-        if previous.fingerprint() != config.fingerprint():
-            changed = sorted(k for k, v in config.model_dump().items()
-                             if previous.model_dump().get(k) != v and k not in UNHASHED)
-            raise InputError(f"{run_dir} holds a different run (changed: {', '.join(changed)}); "
-                             "choose another --out")
+    return run_dir
+
+
+@contextmanager
+def _run_dir(run_dir: Path) -> Iterator[Path]:
+    """The run directory, locked for this process. A run that fails before writing anything
+    leaves no empty folder behind."""
     created = _topmost_missing(run_dir)
     with output_to(run_dir):
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -143,7 +139,8 @@ class _Display:
                    "(default tail).")
 @click.option("--n", type=int, default=None, help="Samples per certificate (default 250).")
 @click.option("--confidence", type=float, default=None, help="Default 0.95.")
-@click.option("--seed", type=int, default=None, help="Run seed (default 0).")
+@click.option("--seed", type=int, default=None,
+              help="Run seed (default: drawn fresh for a new run and recorded in run.yaml).")
 @click.option("--batch-size", type=int, default=None)
 @click.option("--max-new-tokens", type=int, default=None)
 @click.option("--mode", type=click.Choice(["generate", "choice"]), default=None,
@@ -158,6 +155,16 @@ class _Display:
 @click.option("--context-tokens", type=int, default=None,
               help="Cap on the prompt budget of local models, counted by their tokenizers "
                    "(default: their context window less the answer).")
+@click.option("--budget", default=None,
+              help="The run's one prompt budget: N characters or N:TOKENIZER tokens; default "
+                   "run (the tightest that fits every model); per-model gives each model its "
+                   "own (its certificates are then about different prompts).")
+@click.option("--extendable", is_flag=True, default=None,
+              help="Declare before the first answer that n may grow later: the first fixed-n "
+                   "certificate spends half of delta, the confidence sequence the rest.")
+@click.option("--new-design", is_flag=True,
+              help="Resume with a changed design (n, confidence, settings, ...): recorded in "
+                   "design.json, and each certificate states the joint level of its looks.")
 @click.option("--baseline", type=int, default=None,
               help="Also run the paper's static baseline: this many prompts per spec with "
                    "fixed names and no noise (the paper uses 50).")
@@ -181,11 +188,12 @@ class _Display:
 def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
-                as_json: bool, **flags: Any) -> None:
+                as_json: bool, new_design: bool, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
+    from kgcert.run.start import fix_budget, record_start, settle
 
     pace_for_prompts()
     if half_width is not None or threshold is not None:
@@ -196,10 +204,14 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     if limit is not None:
         config = load_run_config(None, config.model_dump() | {
             "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
-    with _run_dir(config, out) as run_dir:
+    seed_given = flags.get("seed") is not None or _file_gives(config_file, "seed")
+    run_path = _run_path(config, out)
+    config, saved = settle(config, run_path, seed_given=seed_given, new_design=new_design)
+    with _run_dir(run_path) as run_dir:
         store = ctx.server().open(config.kg)
         cache = data_dir(ctx.data_dir) / "cache"
         models = build_models(config, cache / "responses")
+        config = fix_budget(config, [(slot.spec_string, slot.model) for slot in models])
         jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
@@ -208,6 +220,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         with progress_display(*columns, console=errors if as_json else console) as progress:
             display = _Display(progress)
             runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
+            record_start(run_dir, config, saved, runner.confidence)
             _warn_unreachable(config, runner.confidence)
             paths = runner.run()
     if as_json:
@@ -217,6 +230,15 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         return
     _print_certificates(paths)
     console.print(Text(f"certificates and samples in {run_dir}"))
+
+
+def _file_gives(path: Path | None, key: str) -> bool:
+    if path is None:
+        return False
+    from kgcert.yamlfile import read_yaml
+
+    loaded = read_yaml(path, "run file")
+    return isinstance(loaded, dict) and key in loaded
 
 
 def _warn_unreachable(config: RunConfig, confidence: float) -> None:
@@ -255,7 +277,8 @@ def _print_certificates(paths: list[Path]) -> None:
     for warning in warnings:
         console.print(Text(f"warning: {warning}"), style="yellow")
     console.print(Text("Each certificate's `guarantee` field says what it certifies; the "
-                       "seed is the run's --seed (0 unless given), fixed in advance."))
+                       "seed is the run's --seed, or one drawn fresh when the run began "
+                       "(recorded in run.yaml), fixed before the first answer."))
 
 
 @click.command("plan")

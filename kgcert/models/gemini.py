@@ -24,6 +24,7 @@ from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.openai_compat import RETRY_STATUS, sample_seed
 from kgcert.models.retry import (
     CallFailed,
+    Refused,
     RetryableError,
     RetryPolicy,
     Sleep,
@@ -167,7 +168,7 @@ class GeminiModel:
             text = _text(response)
         except CallFailed as exc:
             return self._redact.response(
-                ModelResponse.failure(str(exc), time.perf_counter() - start))
+                ModelResponse.from_exception(exc, time.perf_counter() - start))
         usage = getattr(response, "usage_metadata", None)
         return self._redact.response(ModelResponse(
             text=text,
@@ -198,7 +199,7 @@ def _text(response: Any) -> str:
     if not candidates:
         blocked = getattr(getattr(response, "prompt_feedback", None), "block_reason", None)
         if blocked is not None:
-            raise CallFailed(f"no answer: the prompt was blocked ({_name(blocked)})")
+            raise Refused(f"the prompt was blocked ({_name(blocked)})")
         raise CallFailed("malformed response: no candidates")
     candidate = candidates[0]
     parts = getattr(getattr(candidate, "content", None), "parts", None) or []
@@ -206,8 +207,9 @@ def _text(response: Any) -> str:
              and not getattr(p, "thought", None)]
     if not texts:
         finish = getattr(candidate, "finish_reason", None)
-        ended = f" (finish_reason {_name(finish)})" if finish is not None else ""
-        raise CallFailed(f"malformed response: the candidate has no text{ended}")
+        if finish is not None:  # e.g. SAFETY, RECITATION: the model ended without answering
+            raise Refused(f"empty completion (finish_reason {_name(finish)})")
+        raise CallFailed("malformed response: the candidate has no text")
     return "".join(texts)
 
 
