@@ -189,8 +189,14 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
     from kgcert.run.records import write_json
 
     loaded = load_runs(list(runs))
+    apart = [run.label for run in loaded.runs if run.config.get("budget") == "per-model"
+             and len(run.config.get("models") or ()) > 1]
+    for label in apart:
+        console.print(Text(f"{label}: its models were certified on different populations "
+                           "(--budget per-model: each model its own prompts), so they are not "
+                           "compared"), style="yellow")
     comparisons, variants = compare_all(loaded.samples, alpha=alpha, spec=spec,
-                                        setting=setting, family=family)
+                                        setting=setting, family=family, apart=apart)
     body = compare_json(comparisons, alpha=alpha, family=family, variants=variants,
                         runs=[str(run.path) for run in loaded.runs])
     folder = out if out is not None else loaded.runs[0].path / "report"
