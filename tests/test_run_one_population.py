@@ -11,12 +11,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 from kg_helpers import load_kg
+from run_cli import kgcert
 
-from kgcert.cli.common import Context
-from kgcert.cli.report import compare_command
-from kgcert.cli.run import run_command
 from kgcert.errors import InputError
 
 pytest.importorskip("transformers")
@@ -32,17 +29,7 @@ def alz(embedded_server, shared_data):
     return KG
 
 
-def _kgcert(embedded_data_dir: Path, command: str, *args: str):
-    obj = Context(db="embedded", data_dir=str(embedded_data_dir))
-    chosen = {"run": run_command, "compare": compare_command}[command]
-    try:
-        return CliRunner().invoke(chosen, list(args), obj=obj)
-    finally:  # a run holds its directory's lock until its process ends: this one goes on
-        from kgcert.cli import run as run_cli
-
-        for lock in run_cli._locks:
-            lock.close()
-        run_cli._locks.clear()
+_kgcert = kgcert
 
 
 def _prompts(run_dir: Path) -> dict[str, dict[int, str]]:
