@@ -69,8 +69,11 @@ def _bounds_columns(frame: pd.DataFrame) -> pd.DataFrame:
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Level of the paired comparisons.")
 @click.option("--no-figures", is_flag=True, help="Tables, CSV and HTML only.")
+@click.option("--family", type=click.Choice(["spec", "run"]), default="spec", show_default=True,
+              help="Holm family of the paired comparisons: each comparison apart, or every "
+                   "pair of the runs at once.")
 def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, alpha: float,
-                   no_figures: bool) -> None:
+                   no_figures: bool, family: str) -> None:
     """Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories."""
     import pandas as pd
 
@@ -78,10 +81,11 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
     from kgcert.report.tables import fmt
 
     report = write_report(list(runs), out, confidence=confidence, alpha=alpha,
-                          figures=not no_figures)
+                          figures=not no_figures, family=family)
     if not report.summary.empty:
         console.print(_table(_summary_columns(report.summary),
-                             "Mean bounds over specs (per model and setting)"))
+                             "Mean of the certificates' bounds over specs, per model and "
+                             "setting (a summary, not a confidence statement; n = 0 left out)"))
     several_runs = report.specs["run"].nunique() > 1
     for spec, rows in report.specs.groupby("spec", sort=True):
         shown = _bounds_columns(rows)
@@ -107,6 +111,11 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
                        for lo, up in zip(rows["lower"], rows["upper"], strict=True)]})
         console.print(_table(shown, f"Accuracy by path length: {spec} ({confidence:.0%} "
                                     "Clopper-Pearson per length)"))
+    if report.comparisons or report.variants:
+        from kgcert.report.compare import family_statement
+
+        console.print(Text("paired comparisons (report.html): " + family_statement(
+            family, [*report.comparisons, *report.variants])))
     for note in report.notes:
         console.print(Text(f"note: {note}"), style="yellow")
     folder = report.out

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from kgcert.report.compare import family_statement
 from kgcert.report.spec_details import EXAMPLE_CHARS, Example
 from kgcert.report.tables import fmt
 from kgcert.run.records import slug
@@ -143,7 +144,8 @@ def variants_section(report: Report) -> list[str]:
         _p("The same drawn prompts asked in each variant of a setting (task textualizations, "
            "real or pseudonymized entity names, prompting strategies), per spec and model: "
            "b = A right and B wrong, c = the reverse; exact McNemar p-values, Holm-adjusted "
-           f"within each family at alpha {report.alpha}."),
+           f"at alpha {report.alpha}: " + family_statement(
+               report.family, [*report.comparisons, *report.variants]) + "."),
         table_html(pd.DataFrame(rows), digits=3)], "variants")]
 
 
@@ -157,7 +159,8 @@ def render(report: Report) -> str:
     sections.append(_section("Runs", [table_html(runs_rows)], "runs"))
 
     summary = [_p("Mean of the certificates' lower and upper bounds over specs, per model "
-                  "and setting (LLMCert-C Table 1)" + (
+                  "and setting (LLMCert-C Table 1): a summary of bounds, not a confidence "
+                  "statement about any mean; certificates with n = 0 are left out" + (
                       "; baseline: mean accuracy on the static baseline prompts."
                       if "baseline" in report.summary.columns else "; no baseline in these "
                       "runs.")),
@@ -212,7 +215,9 @@ def render(report: Report) -> str:
         sections.append(_section("Paired comparisons", [
             _p(f"Exact McNemar tests on shared prompts, Holm-corrected at alpha "
                f"{report.alpha}; models in one group are not significantly different "
-               "(kgcert compare prints every pair)."), table_html(pd.DataFrame(rows))],
+               "(kgcert compare prints every pair). Multiplicity: " + family_statement(
+                   report.family, [*report.comparisons, *report.variants]) + "."),
+            table_html(pd.DataFrame(rows))],
             "compare"))
 
     from kgcert.report.explorer import explorer_section
