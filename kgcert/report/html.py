@@ -62,24 +62,28 @@ def _figure(report: Report, name_prefix: str) -> list[str]:
 
 HOW_TO_READ = (
     "k / n: the model answered k of n prompts correctly. n counts the answered prompts "
-    "drawn from the spec: skipped prompts (too long for the model's budget) and failed calls "
-    "are not in it; unparseable answers are, as wrong.",
+    "drawn from the spec, refusals and unparseable answers as wrong; skipped prompts (over "
+    "the run's budget, too few answer options, no distractor that fits) and failed calls are "
+    "not in it.",
     "lower, upper: with probability at least the stated confidence, P(correct) for prompts "
     "drawn from the spec's distribution lies between them. It is a statement about that "
-    "distribution (spec, KG fingerprint, setting, budget), not about the n prompts alone.",
-    "Conditioning: the headline is conditioned on the prompt fitting the model's budget, on "
+    "distribution (spec, KG fingerprint, setting, the run's budget, seed), not about the n "
+    "prompts alone; every model of a run answers the same prompts.",
+    "Conditioning: the headline is conditioned on the prompt fitting the run's budget, on "
     "the model call succeeding and, for specs with `distractors: required`, on a distractor "
-    "existing (redraws counted). The unconditional bounds count skipped prompts and failed "
-    "calls as wrong and need no conditioning. The `guarantee` field of each certificate "
-    "names every condition with its counts.",
-    "Method: Clopper-Pearson when n was fixed in advance; an anytime-valid confidence "
-    "sequence for sequential runs and for certificates whose n changed after they were "
-    "first read (`written_at_n`). Simultaneous runs (Bonferroni) hold jointly for every "
-    "headline bound of the run.",
-    "Chance: 1/options. An interval containing it (5/20 with four options) is at chance.",
-    "Seed: every run with the same seed certifies the same prompts. That is right for a "
-    "model fixed in advance; if prompts or models were tuned on a seed's results, certify "
-    "with a fresh --seed.",
+    "existing (redraws counted). The unconditional bound is one-sided: at least its lower "
+    "end of all drawn prompts, counting skipped, failed, refused and unparseable as wrong, "
+    "are answered correctly. The `guarantee` field of each certificate names every "
+    "condition with its counts.",
+    "Method: Clopper-Pearson when n was fixed before the first answer; an anytime-valid "
+    "confidence sequence for sequential runs and for looks after n changed (a declared "
+    "extension spends delta/2 per kind of look; any other change states the joint level of "
+    "every look). Each bound holds at the stated confidence, the three together at 1 - 3 "
+    "delta. Simultaneous runs (Bonferroni) hold jointly for every headline bound of the run.",
+    "Chance: 1/options, for certificates with answers. An interval containing it (5/20 with "
+    "four options) cannot be told apart from chance.",
+    "Seed: a run without --seed draws one and records it; --seed N reproduces a run's "
+    "prompts. Every certificate says whether its seed was given or drawn.",
 )
 
 
