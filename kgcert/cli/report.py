@@ -145,8 +145,9 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
         (aligned.missing, f"not answered in every {what}"),
         (aligned.failed, "with an error or skipped prompt"),
         (aligned.mismatched, "with differing prompts")) if count]
-    header = (f"{title}: {aligned.n} shared prompts"
-              + (f" (dropped: {', '.join(dropped)})" if dropped else ""))
+    shared = (f"{aligned.n} shared prompts" if aligned.n
+              else f"no prompt answered by every {what}")  # never "0 shared prompts"
+    header = f"{title}: {shared}" + (f" (dropped: {', '.join(dropped)})" if dropped else "")
     console.print(Text(header, style="bold"))
     if ranked is None:
         console.print(Text(f"  no prompt answered in every {what}: nothing to test"))

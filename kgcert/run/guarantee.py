@@ -20,11 +20,16 @@ def _probability(body: Mapping[str, Any]) -> str:
     looks = body.get("looks") or {}
     joint = looks.get("joint_confidence")
     if joint is not None and joint < body["confidence"]:
-        earlier = "; ".join(looks.get("earlier") or ())
-        later = looks.get("later")
-        seen = "; ".join(x for x in (earlier, f"a later look: {later}" if later else "") if x)
+        seen = [*(looks.get("earlier") or ()),
+                *([f"a later look: {looks['later']}"] if looks.get("later") else []),
+                f"this look's bounds each at {body['confidence']:.6g}"]
+        family = body.get("simultaneous")
+        if family:  # each look's level is already a Bonferroni share
+            count = int(family["certificates"])
+            seen.append(f"with the run's other {count - 1} headline bounds (Bonferroni) at "
+                        f"least {max(0.0, 1 - count * (1 - joint)):.6g}")
         return (f"With probability at least {joint:.6g}, jointly over every look at these "
-                f"samples ({seen}; this look's bounds each at {body['confidence']:.6g}),")
+                f"samples ({'; '.join(seen)}),")
     family = body.get("simultaneous")
     if family:
         others = int(family["certificates"]) - 1

@@ -47,7 +47,7 @@ def plan_look(records: Mapping[int, Mapping[str, Any]], *, total: int, confidenc
     beyond = any(index >= total for index in records)
     rewritten = len(set(written_at)) > 1
     unrecorded = (None in drawn_under and bool(records)) and (beyond or rewritten)
-    if extendable and not earlier and drawn_under <= {design, None}:
+    if extendable and not sequential and not earlier and drawn_under <= {design, None}:
         first = next((d.n for d in designs if d.hash == design), total)
         half = delta / 2
         if total == first and not beyond:
@@ -104,7 +104,7 @@ def keep_earlier_look(path: Path, body: dict[str, Any]) -> Path | None:
         joint, (old.get("looks") or {}).get("joint_confidence", 1.0)),
         "later": f"design {body.get('design')} at n = {body.get('samples_requested')}"}
     old["guarantee"] = guarantee_sentence(old)
-    target = path.parent / EARLIER / (f"{path.stem}__{old.get('design') or 'n'}"
-                                      f"{old.get('samples_requested', '')}.json")
+    target = path.parent / EARLIER / (f"{path.stem}__design-{old.get('design') or 'none'}"
+                                      f"__n-{old.get('samples_requested', '')}.json")
     write_json(target, old, allow_nan=False)
     return target
