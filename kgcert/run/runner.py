@@ -122,7 +122,6 @@ class Runner:
         self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
                            if config.simultaneous else config.confidence)
         self.design = design_hash(config)  # carried by every sample and certificate
-        self.designs = read_designs(run_dir)
 
     def slots(self, job: Job) -> list[ModelSlot]:
         """The models that answer `job`'s prompts (those whose prompt budget it was built for)."""
@@ -263,7 +262,7 @@ class Runner:
         written_at = history + [total] if not history or history[-1] != total else history
         look = plan_look(records, total=total, confidence=self.confidence, design=self.design,
                          sequential=sequential, extendable=self.config.extendable,
-                         designs=self.designs, written_at=written_at)
+                         designs=read_designs(self.run_dir), written_at=written_at)
         context = {
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
