@@ -24,6 +24,8 @@
 (c) Extensions (--extension-sims, default 20,000 each): read-then-extend with a declared
     extension and with a new design, and interrupt-then-shrink, each simulated through the
     looks the runner plans (kgcert.run.extension_sim): miss rate against the stated level.
+
+(d) Refusals that depend on the prompt, counted wrong and left out (as many simulations).
 """
 
 from __future__ import annotations
@@ -206,6 +208,26 @@ def extension_table(sims: int, seed: int) -> None:
           f"{wrong.any(axis=1).mean():>8.4f} {0.05:>12.4f}")
 
 
+def refusal_table(sims: int, seed: int, n: int = 200) -> None:
+    """(d) Refusals that depend on the prompt: the model declines hard prompts (30%) and is
+    right on 90% of the others, so P(correct) = 0.63. The headline counts refusals as wrong
+    (k correct of n answered, refusals in n); leaving them out, as failed calls are, certifies
+    the accuracy on the prompts it chose to answer."""
+    rng = np.random.default_rng(seed)
+    hard = rng.random((sims, n)) < 0.3
+    right = (rng.random((sims, n)) < 0.9) & ~hard
+    truth = 0.7 * 0.9
+    k = right.sum(axis=1)
+    lo, hi = cp_limits(k, n, 0.95)
+    answered = (~hard).sum(axis=1)
+    lo_x, hi_x = cp_limits(k, answered, 0.95)
+    print()
+    print(f"(d) Refusals that depend on the prompt, {sims} simulations of n = {n}, "
+          f"P(correct) = {truth:.2f}")
+    print(f"    refusals counted wrong (kgcert): miss {np.mean((lo > truth) | (hi < truth)):.4f}"
+          f"; refusals left out: miss {np.mean((lo_x > truth) | (hi_x < truth)):.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--streams", type=int, default=300)
@@ -218,6 +240,7 @@ def main() -> None:
     paired_table(args.streams, args.seed + 1)
     if args.extension_sims:
         extension_table(args.extension_sims, args.seed + 2)
+        refusal_table(args.extension_sims, args.seed + 3)
     print(f"\n({time.perf_counter() - start:.1f} s)")
 
 
