@@ -153,3 +153,27 @@ def test_live_progress_shows_only_the_pre_registered_quantity():
 
     assert _interim(None, 250) == "bounds at n = 250"  # fixed n: no interim interval
     assert _interim((0.4, 0.6), 250) == "anytime-valid [0.400, 0.600]"
+
+
+def test_a_run_from_before_designs_resumes_and_stays_readable(
+        alz, embedded_data_dir: Path, tmp_path: Path):
+    """run.yaml without the new keys and samples without a design: the resume keeps the
+    per-model budgets those samples were drawn with and certifies them as before."""
+    import yaml
+
+    out = tmp_path / "old"
+    assert _run(embedded_data_dir, out, "--n", "8", "--seed", "0").exit_code == 0
+    saved = yaml.safe_load((out / "run.yaml").read_text())
+    for key in ("seed_source", "budget", "run_budget", "extendable"):
+        saved.pop(key)
+    (out / "run.yaml").write_text(yaml.safe_dump(saved))
+    (out / "design.json").unlink()
+    [samples] = (out / "samples").glob("*/*/*.jsonl")
+    records = [json.loads(line) for line in samples.read_text().splitlines()]
+    samples.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "design"}) + "\n"
+                               for r in records))
+    resumed = _run(embedded_data_dir, out, "--n", "8")
+    assert resumed.exit_code == 0, resumed.output
+    body = _certificate(out)
+    assert body["validity"] == "fixed n" and body["seed"] == 0
+    assert yaml.safe_load((out / "run.yaml").read_text())["budget"] == "per-model"
