@@ -313,8 +313,10 @@ def plan_command(ctx: Context, half_width: float, confidence: float, guess: floa
                  sequential: bool, kg: str | None, spec: str | None, budget: str | None,
                  setting: str, few_shot: int, probe: int,
                  specs_dirs: tuple[Path, ...]) -> None:
-    """How many samples a certificate needs for a target half-width (and, with --kg and
-    --spec, how many prompts to draw for that many answers)."""
+    """How many samples a certificate needs for a target half-width.
+
+    With --kg and --spec: how many prompts to draw for that many answers, from the spec's
+    skip rate measured on a probe of drawn prompts."""
     from kgcert.stats import bonferroni_confidence, plan_sample_size, plan_sequential_size
 
     if not 0 < half_width < 0.5:
