@@ -20,6 +20,12 @@
     (use the confidence sequence for that); it measures how much information each method
     extracts. "n for 80% power" is the sound fixed-n version: the smallest n at which the
     method, run once at that n, decides B > A on >= 80% of streams.
+
+(c) Extensions (--extension-sims, default 20,000 each): read-then-extend with a declared
+    extension and with a new design, and interrupt-then-shrink, each simulated through the
+    looks the runner plans (kgcert.run.extension_sim): miss rate against the stated level.
+
+(d) Refusals that depend on the prompt, counted wrong and left out (as many simulations).
 """
 
 from __future__ import annotations
@@ -159,14 +165,82 @@ def paired_table(streams: int, seed: int) -> None:
         print(f"{joint:>12} {'ratio CP/McNemar':>18} {ratio:>13.2f}")
 
 
+def _chunked(run, reps: int, chunk: int = 2000):
+    """Simulated results over `reps` streams, `chunk` at a time (bounded memory)."""
+    done, missed, stated = 0, 0.0, 1.0
+    while done < reps:
+        size = min(chunk, reps - done)
+        result = run(size)
+        missed += result.miss * size
+        stated = min(stated, result.stated)
+        done += size
+    return missed / reps, stated
+
+
+def extension_table(sims: int, seed: int) -> None:
+    """(c) Extensions: publish at n1 if the interval excludes p0 = p, else go on to n2;
+    and a run for n_big interrupted, then restarted for the n (up to where it stopped) at
+    which a fixed-n interval would miss. The miss rate against the level each certificate
+    states, with kgcert's looks (kgcert.run.looks) and with the old rule."""
+    from kgcert.run.extension_sim import interrupt_then_shrink, read_then_extend
+
+    rng = np.random.default_rng(seed)
+    print()
+    print(f"(c) Extensions, {sims} simulations each, true p = p0 = 0.5")
+    print(f"{'scenario':<52} {'delta':>6} {'miss':>8} {'stated miss':>12}")
+    for delta in (0.05, 0.10):
+        for declared in (True, False):
+            miss, stated = _chunked(lambda size, d=delta, x=declared: read_then_extend(
+                rng, p=0.5, p0=0.5, n1=100, n2=400, delta=d, declared=x, reps=size), sims)
+            name = ("read-then-extend 100 -> 400, declared --extendable" if declared
+                    else "read-then-extend 100 -> 400, --new-design")
+            print(f"{name:<52} {delta:>6.2f} {miss:>8.4f} {1 - stated:>12.4f}")
+    miss, stated = _chunked(lambda size: interrupt_then_shrink(
+        rng, p=0.5, n_big=1000, n_min=50, delta=0.05, reps=size), sims)
+    print(f"{'interrupt-then-shrink 1000 -> n, --new-design':<52} {0.05:>6.2f} {miss:>8.4f} "
+          f"{1 - stated:>12.4f}")
+    hits = rng.random((min(sims, 5000), 1000)) < 0.5
+    t = np.arange(1, 1001)
+    lo, hi = cp_limits(np.cumsum(hits, axis=1), t, 0.95)
+    stopped = rng.integers(50, 1000, size=len(hits))
+    wrong = ((lo > 0.5) | (hi < 0.5)) & (t >= 50) & (t <= stopped[:, None])
+    print(f"{'same, old rule (stated fixed n, Clopper-Pearson)':<52} {0.05:>6.2f} "
+          f"{wrong.any(axis=1).mean():>8.4f} {0.05:>12.4f}")
+
+
+def refusal_table(sims: int, seed: int, n: int = 200) -> None:
+    """(d) Refusals that depend on the prompt: the model declines hard prompts (30%) and is
+    right on 90% of the others, so P(correct) = 0.63. The headline counts refusals as wrong
+    (k correct of n answered, refusals in n); leaving them out, as failed calls are, certifies
+    the accuracy on the prompts it chose to answer."""
+    rng = np.random.default_rng(seed)
+    hard = rng.random((sims, n)) < 0.3
+    right = (rng.random((sims, n)) < 0.9) & ~hard
+    truth = 0.7 * 0.9
+    k = right.sum(axis=1)
+    lo, hi = cp_limits(k, n, 0.95)
+    answered = (~hard).sum(axis=1)
+    lo_x, hi_x = cp_limits(k, answered, 0.95)
+    print()
+    print(f"(d) Refusals that depend on the prompt, {sims} simulations of n = {n}, "
+          f"P(correct) = {truth:.2f}")
+    print(f"    refusals counted wrong (kgcert): miss {np.mean((lo > truth) | (hi < truth)):.4f}"
+          f"; refusals left out: miss {np.mean((lo_x > truth) | (hi_x < truth)):.4f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--streams", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--extension-sims", type=int, default=20_000,
+                        help="Simulations per extension scenario (0 skips them).")
     args = parser.parse_args()
     start = time.perf_counter()
     sequential_table(args.streams, args.seed)
     paired_table(args.streams, args.seed + 1)
+    if args.extension_sims:
+        extension_table(args.extension_sims, args.seed + 2)
+        refusal_table(args.extension_sims, args.seed + 3)
     print(f"\n({time.perf_counter() - start:.1f} s)")
 
 

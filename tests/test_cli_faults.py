@@ -250,7 +250,7 @@ def kgcert_here(kgs, embedded_data_dir, monkeypatch, kgcert_cli):
 
 def _run_args(out: Path, n: int = 40) -> list[str]:
     return ["run", "--kg", SYNTH_KG, "--spec", DUAL, "--model", "bernoulli:0.7",
-            "--n", str(n), "--batch-size", "5", "--out", str(out)]
+            "--n", str(n), "--batch-size", "5", "--seed", "0", "--out", str(out)]
 
 
 def test_specs_validate_fails_on_a_spec_with_no_match(kgcert_here, tmp_path):

@@ -146,12 +146,31 @@ def test_local_endpoint_answer_and_identity(
 
 @needs_genai
 @pytest.mark.parametrize("body, reason", [
-    ({}, "malformed response: no candidates"),
-    ({"promptFeedback": {"blockReason": "SAFETY"}}, "no answer: the prompt was blocked (SAFETY)"),
+    ({"promptFeedback": {"blockReason": "SAFETY"}}, "the prompt was blocked (SAFETY)"),
     ({"candidates": [{"finishReason": "MAX_TOKENS"}]},
-     "malformed response: the candidate has no text (finish_reason MAX_TOKENS)"),
+     "empty completion (finish_reason MAX_TOKENS)"),
     ({"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "SAFETY"}]},
-     "malformed response: the candidate has no text (finish_reason SAFETY)"),
+     "empty completion (finish_reason SAFETY)"),
+])
+def test_a_safety_block_or_an_empty_completion_is_a_refusal_not_an_error(
+    gemini_server: GeminiServer, monkeypatch: pytest.MonkeyPatch, body: dict[str, Any],
+    reason: str
+) -> None:
+    """The model answered by declining: a model outcome (counted wrong), never a failed
+    call, so a prompt-dependent refusal cannot be left out of the headline."""
+    import json
+
+    gemini_server.replies = [(200, json.dumps(body))]
+    model, delays = _local_gemini(gemini_server, monkeypatch)
+    [response] = model.generate([ModelRequest(prompt="q")])
+    assert response.refused == reason and response.error is None and delays == []
+
+
+@needs_genai
+@pytest.mark.parametrize("body, reason", [
+    ({}, "malformed response: no candidates"),
+    ({"candidates": [{"content": {"role": "model", "parts": []}}]},
+     "malformed response: the candidate has no text"),
 ])
 def test_response_without_text_is_an_error(
     gemini_server: GeminiServer, monkeypatch: pytest.MonkeyPatch, body: dict[str, Any],

@@ -216,8 +216,13 @@ def test_content_parts_and_refusals_are_answers(server: tuple[str, Script]) -> N
     script.raw_reply = json.dumps(
         {"choices": [{"message": {"content": None, "refusal": "I cannot help with that."}}]})
     [refused] = model.generate([ModelRequest(prompt="q 1")])
-    assert refused.error is None
-    assert check_answer(refused.text, ["a", "b"], 1).outcome is Outcome.UNPARSEABLE
+    assert refused.error is None and refused.refused == "refusal"  # an answer, never right
+    assert refused.text == "I cannot help with that."
+    script.raw_reply = json.dumps(
+        {"choices": [{"message": {"content": ""}, "finish_reason": "content_filter"}]})
+    [filtered] = model.generate([ModelRequest(prompt="q 1")])
+    assert filtered.error is None
+    assert filtered.refused == "empty completion (finish_reason 'content_filter')"
 
 
 def test_trickled_reply_fails_at_the_deadline(server: tuple[str, Script]) -> None:

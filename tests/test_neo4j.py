@@ -296,7 +296,7 @@ def test_cli_session_on_neo4j_prints_no_notifications_and_certifies_as_embedded(
     # notifications used to print as multi-line log records (110 on a 30-sample run).
     run = ["run", "--kg", "quiet_alz", "--spec", "primekg.dual_indication", "--model",
            "bernoulli:0.6", "--model", "bernoulli:0.8", "--setting", "distractor", "--n", "12",
-           "--few-shot", "1"]
+           "--few-shot", "1", "--seed", "0"]
     steps = [["load", "primekg", str(shared_data / ALZ), "--kg", "quiet_alz"],
              ["specs", "count", "primekg.dual_indication", "--kg", "quiet_alz"],
              [*run, "--out", str(tmp_path / "neo4j-run")],

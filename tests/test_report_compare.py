@@ -125,7 +125,7 @@ def test_report_command(runs, tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert (out / "report.html").exists() and str(out / "report.html") in printed
-    assert "Mean bounds over specs" in printed and RELATION in printed
+    assert "Mean of the certificates' bounds over specs" in printed and RELATION in printed
     assert not (out / "figures").exists()
 
 

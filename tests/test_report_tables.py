@@ -278,7 +278,7 @@ def test_written_report(runs, tmp_path):
         assert spec in page
     for external in ("<script src", "<link", "src=", 'href="http', "url(http"):  # offline
         assert external not in page
-    assert "How to read a certificate" in page and "fresh --seed" in page
+    assert "How to read a certificate" in page and "draws one and records it" in page
     specs = report.specs
     assert {"seed", "chance", "unconditional_lower"} <= set(specs.columns)
     multiple_choice = specs[specs["spec"] == RELATION]

@@ -92,7 +92,8 @@ def test_a_fixed_n_certificate_extended_after_it_was_written_switches_to_the_seq
     assert again["method"].startswith("clopper") and again["written_at_n"] == [30]
     extended = _run(tmp_path, job, n=60)
     assert extended["written_at_n"] == [30, 60]
-    assert extended["validity"].startswith("anytime-valid: n changed")
+    assert extended["validity"].startswith("anytime-valid: n or the design changed")
+    assert extended["looks"]["joint_confidence"] < extended["confidence"]
     for bound in (extended, extended["unparseable_excluded"], extended["unconditional"]):
         assert bound["method"].startswith("beta-binomial mixture")
 
@@ -112,8 +113,24 @@ def test_unconditional_bound_counts_skips_and_errors_wrong(tmp_path: Path):
     body = _run(tmp_path, job, n=20, slot=_slot(1.0, failing={1, 2}))
     assert (body["k"], body["n"]) == (14, 14)
     assert (body["unconditional"]["k"], body["unconditional"]["n"]) == (14, 20)
-    assert body["unconditional"]["upper"] < 1.0
+    # a one-sided lower bound: its upper end would say nothing about accuracy
+    assert body["unconditional"]["sided"] == "lower" and body["unconditional"]["upper"] == 1.0
+    assert 0 < body["unconditional"]["lower"] < 14 / 20
     assert body["chance"] == {"options": 4, "level": 0.25, "reading": "above chance"}
+
+
+def test_one_budget_for_every_model_of_the_run_the_tightest_that_fits_them_all():
+    from kgcert.run.jobs import prompt_budgets
+
+    config = RunConfig(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36)
+    small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
+    large = ModelSlot("large", _LocalModel(4000), GenerationConfig())  # type: ignore[arg-type]
+    [(budget, names)] = prompt_budgets(config, [small, large, _slot()])
+    assert names is None  # one group: every model answers the same prompts
+    words = "w " * 499
+    assert budget.count(words) <= budget.limit  # 499 words and 998 characters fit all
+    assert budget.count(words + "w w") > budget.limit  # 501 words: over small's window
+    assert budget.count("x" * 12_001) > budget.limit  # over the character part (the API)
 
 
 def test_guarantee_names_each_conditioning_and_changes_when_it_applies(tmp_path: Path):
@@ -164,10 +181,11 @@ class _LocalModel:
         self.tokenizer, self.context_limit = _WordTokenizer(), window
 
 
-def test_each_model_gets_its_own_budget_whatever_else_is_in_the_run():
+def test_per_model_budgets_give_each_model_its_own_on_request():
     from kgcert.run.jobs import prompt_budgets
 
-    config = RunConfig(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36)
+    config = RunConfig(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36,
+                       budget="per-model")
     small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
     large = ModelSlot("large", _LocalModel(4000), GenerationConfig())  # type: ignore[arg-type]
     api = _slot()

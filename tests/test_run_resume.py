@@ -29,7 +29,7 @@ def _run_args(out: Path) -> list[str]:
     return [sys.executable, "-m", "kgcert", "run", "--kg", "synth_resume",
             "--spec", "primekg.dual_indication", "--model", "bernoulli:0.7",
             "--model", "bernoulli:0.4", "--setting", "vanilla", "--setting", "distractor",
-            "--n", str(N), "--batch-size", "3", "--out", str(out)]
+            "--n", str(N), "--batch-size", "3", "--seed", "0", "--out", str(out)]
 
 
 @pytest.fixture(scope="module")

@@ -114,7 +114,7 @@ def test_errors_and_skips_are_not_counted_wrong(tmp_path: Path):
     runner = Runner(_config(20), tmp_path, [Job("toy", "toy", "vanilla", build)], [slot])
     body = json.loads(runner.run()[0].read_text())
     assert body["outcomes"] == {"correct": 16, "wrong": 0, "unparseable": 0, "error": 0,
-                                "skipped": 4}
+                                "refused": 0, "skipped": 4}
     assert (body["k"], body["n"]) == (16, 16)
 
 

@@ -71,8 +71,11 @@ def _bounds_columns(frame: pd.DataFrame) -> pd.DataFrame:
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.05, show_default=True, help="Level of the paired comparisons.")
 @click.option("--no-figures", is_flag=True, help="Tables, CSV and HTML only.")
+@click.option("--family", type=click.Choice(["spec", "run"]), default="spec", show_default=True,
+              help="Holm family of the paired comparisons: each comparison apart, or every "
+                   "pair of the runs at once.")
 def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, alpha: float,
-                   no_figures: bool) -> None:
+                   no_figures: bool, family: str) -> None:
     """Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories."""
     import pandas as pd
 
@@ -80,10 +83,11 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
     from kgcert.report.tables import fmt
 
     report = write_report(list(runs), out, confidence=confidence, alpha=alpha,
-                          figures=not no_figures)
+                          figures=not no_figures, family=family)
     if not report.summary.empty:
         console.print(_table(_summary_columns(report.summary),
-                             "Mean bounds over specs (per model and setting)"))
+                             "Mean of the certificates' bounds over specs, per model and "
+                             "setting (a summary, not a confidence statement; n = 0 left out)"))
     several_runs = report.specs["run"].nunique() > 1
     for spec, rows in report.specs.groupby("spec", sort=True):
         shown = _bounds_columns(rows)
@@ -109,6 +113,11 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
                        for lo, up in zip(rows["lower"], rows["upper"], strict=True)]})
         console.print(_table(shown, f"Accuracy by path length: {spec} ({confidence:.0%} "
                                     "Clopper-Pearson per length)"))
+    if report.comparisons or report.variants:
+        from kgcert.report.compare import family_statement
+
+        console.print(Text("paired comparisons (report.html): " + family_statement(
+            family, [*report.comparisons, *report.variants])))
     for note in report.notes:
         console.print(Text(f"note: {note}"), style="yellow")
     folder = report.out
@@ -138,8 +147,9 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
         (aligned.missing, f"not answered in every {what}"),
         (aligned.failed, "with an error or skipped prompt"),
         (aligned.mismatched, "with differing prompts")) if count]
-    header = (f"{title}: {aligned.n} shared prompts"
-              + (f" (dropped: {', '.join(dropped)})" if dropped else ""))
+    shared = (f"{aligned.n} shared prompts" if aligned.n
+              else f"no prompt answered by every {what}")  # never "0 shared prompts"
+    header = f"{title}: {shared}" + (f" (dropped: {', '.join(dropped)})" if dropped else "")
     console.print(Text(header, style="bold"))
     if ranked is None:
         console.print(Text(f"  no prompt answered in every {what}: nothing to test"))
@@ -192,8 +202,14 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
 
     loaded = load_runs(list(runs))
     _one_kg(loaded)
+    apart = [run.label for run in loaded.runs if run.config.get("budget") == "per-model"
+             and len(run.config.get("models") or ()) > 1]
+    for label in apart:
+        console.print(Text(f"{label}: its models were certified on different populations "
+                           "(--budget per-model: each model its own prompts), so they are not "
+                           "compared"), style="yellow")
     comparisons, variants = compare_all(loaded.samples, alpha=alpha, spec=spec,
-                                        setting=setting, family=family)
+                                        setting=setting, family=family, apart=apart)
     body = compare_json(comparisons, alpha=alpha, family=family, variants=variants,
                         runs=[str(run.path) for run in loaded.runs])
     folder = out if out is not None else loaded.runs[0].path / "report"

@@ -24,26 +24,22 @@ from kgcert.errors import InputError, NothingAnsweredError
 from kgcert.heap import pace_for_prompts
 from kgcert.output import output_to
 from kgcert.paths import check_folder
-from kgcert.run.config import UNHASHED, RunConfig, load_run_config, with_quantization
+from kgcert.run.config import RunConfig, load_run_config, with_quantization
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
 
 
-@contextmanager
-def _run_dir(config: RunConfig, out: Path | None) -> Iterator[Path]:
-    """The run directory, locked for this process; refuses a file or a folder that holds
-    another run. A run that fails before writing anything leaves no empty folder behind."""
+def _run_path(config: RunConfig, out: Path | None) -> Path:
     run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
     # a file, under a file, a link loop: one line (a write that fails says why itself)
     check_folder(run_dir, "--out", writable=False, fix="name a folder for the run")
-    saved = run_dir / "run.yaml"
-    if saved.exists():
-        previous = load_run_config(saved, {})
-        if previous.fingerprint() != config.fingerprint():
-            changed = sorted(k for k, v in config.model_dump().items()
-                             if previous.model_dump().get(k) != v and k not in UNHASHED)
-            raise InputError(f"{run_dir} holds a different run (changed: {', '.join(changed)}); "
-                             "choose another --out")
+    return run_dir
+
+
+@contextmanager
+def _run_dir(run_dir: Path) -> Iterator[Path]:
+    """The run directory, locked for this process. A run that fails before writing anything
+    leaves no empty folder behind."""
     created = _topmost_missing(run_dir)
     with output_to(run_dir):
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -100,17 +96,21 @@ class _Display:
             self.started[label] = (now, done)
         start, first = self.started[label]
         rate = (done - first) / max(now - start, 1e-9)
-        if bounds is None:
-            from kgcert.stats import clopper_pearson
-
-            interval = clopper_pearson(correct, answered) if answered else None
-            bounds = (interval.lower, interval.upper) if interval else (0.0, 1.0)
-        # the bounds rest on the answered samples; failed calls are no answer at all
+        # the tally rests on the answered samples; failed calls are no answer at all
         tally = f"{correct}/{answered} correct" if answered else "0 answered"
         if failed:
             tally += f", {failed} failed"
         self.progress.update(self.tasks[label], completed=done,
-                             info=f"{tally}, [{bounds[0]:.3f}, {bounds[1]:.3f}], {rate:.1f}/s")
+                             info=f"{tally}, {_interim(bounds, total)}, {rate:.1f}/s")
+
+
+def _interim(bounds: tuple[float, float] | None, total: int) -> str:
+    """Only the certificate's own pre-registered quantity: a sequential run's anytime-valid
+    bounds (at its own level), and for n fixed in advance nothing until n is reached, since
+    an interim fixed-n interval read mid-run is not what the certificate states."""
+    if bounds is None:
+        return f"bounds at n = {total}"
+    return f"anytime-valid [{bounds[0]:.3f}, {bounds[1]:.3f}]"
 
 
 @click.command("run")
@@ -147,7 +147,8 @@ class _Display:
                    "(default tail).")
 @click.option("--n", type=int, default=None, help="Samples per certificate (default 250).")
 @click.option("--confidence", type=float, default=None, help="Default 0.95.")
-@click.option("--seed", type=int, default=None, help="Run seed (default 0).")
+@click.option("--seed", type=int, default=None,
+              help="Run seed (default: drawn fresh for a new run and recorded in run.yaml).")
 @click.option("--batch-size", type=int, default=None)
 @click.option("--max-new-tokens", type=int, default=None)
 @click.option("--mode", type=click.Choice(["generate", "choice"]), default=None,
@@ -162,6 +163,16 @@ class _Display:
 @click.option("--context-tokens", type=int, default=None,
               help="Cap on the prompt budget of local models, counted by their tokenizers "
                    "(default: their context window less the answer).")
+@click.option("--budget", default=None,
+              help="The run's one prompt budget: N characters or N:TOKENIZER tokens; default "
+                   "run (the tightest that fits every model); per-model gives each model its "
+                   "own (its certificates are then about different prompts).")
+@click.option("--extendable", is_flag=True, default=None,
+              help="Declare before the first answer that n may grow later: the first fixed-n "
+                   "certificate spends half of delta, the confidence sequence the rest.")
+@click.option("--new-design", is_flag=True,
+              help="Resume with a changed design (n, confidence, settings, ...): recorded in "
+                   "design.json, and each certificate states the joint level of its looks.")
 @click.option("--baseline", type=int, default=None,
               help="Also run the paper's static baseline: this many prompts per spec with "
                    "fixed names and no noise (the paper uses 50).")
@@ -185,11 +196,12 @@ class _Display:
 def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
-                as_json: bool, **flags: Any) -> None:
+                as_json: bool, new_design: bool, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
+    from kgcert.run.start import fix_budget, record_start, settle
 
     pace_for_prompts()
     if half_width is not None or threshold is not None:
@@ -200,10 +212,14 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     if limit is not None:
         config = load_run_config(None, config.model_dump() | {
             "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
-    with _run_dir(config, out) as run_dir:
+    seed_given = flags.get("seed") is not None or _file_gives(config_file, "seed")
+    run_path = _run_path(config, out)
+    config, saved = settle(config, run_path, seed_given=seed_given, new_design=new_design)
+    with _run_dir(run_path) as run_dir:
         cache = data_dir(ctx.data_dir) / "cache"
         models = build_models(config, cache / "responses")  # a bad key is refused before
         store = ctx.server().open(config.kg)  # the graph server starts
+        config = fix_budget(config, [(slot.spec_string, slot.model) for slot in models])
         jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
@@ -212,6 +228,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         with progress_display(*columns, console=errors if as_json else console) as progress:
             display = _Display(progress)
             runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
+            record_start(run_dir, config, saved, runner.confidence)
             _warn_unreachable(config, runner.confidence)
             paths = runner.run()
     if as_json:
@@ -247,6 +264,15 @@ def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
         f"{len(empty)} of {len(paths)} certificates have no answered prompt because every call "
         f"failed ({first.get('model')} on {first.get('spec')} / {first.get('setting')}"
         f"{reason}); rerun the same command to ask them again")
+
+
+def _file_gives(path: Path | None, key: str) -> bool:
+    if path is None:
+        return False
+    from kgcert.yamlfile import read_yaml
+
+    loaded = read_yaml(path, "run file")
+    return isinstance(loaded, dict) and key in loaded
 
 
 def _warn_unreachable(config: RunConfig, confidence: float) -> None:
@@ -285,7 +311,8 @@ def _print_certificates(paths: list[Path]) -> None:
     for warning in warnings:
         console.print(Text(f"warning: {warning}"), style="yellow")
     console.print(Text("Each certificate's `guarantee` field says what it certifies; the "
-                       "seed is the run's --seed (0 unless given), fixed in advance."))
+                       "seed is the run's --seed, or one drawn fresh when the run began "
+                       "(recorded in run.yaml), fixed before the first answer."))
 
 
 @click.command("plan")
@@ -298,9 +325,28 @@ def _print_certificates(paths: list[Path]) -> None:
               help="Certificates in the run's Bonferroni family (run --simultaneous).")
 @click.option("--sequential", is_flag=True,
               help="Plan for the anytime-valid sequence that run --half-width reports.")
-def plan_command(half_width: float, confidence: float, guess: float, family: int,
-                 sequential: bool) -> None:
-    """How many samples a certificate needs for a target half-width."""
+@click.option("--kg", default=None,
+              help="With --spec: measure the spec's skip rate on this KG from a probe of "
+                   "drawn prompts and give the n to draw (run --n counts drawn prompts).")
+@click.option("--spec", default=None, help="The spec whose skip rate the probe measures.")
+@click.option("--budget", default=None,
+              help="The run's budget for the probe: N characters or N:TOKENIZER tokens "
+                   f"(default {defaults.CONTEXT_CHARS} characters).")
+@click.option("--setting", type=click.Choice(["vanilla", "distractor"]), default="vanilla",
+              show_default=True)
+@click.option("--few-shot", type=int, default=defaults.FEW_SHOT, show_default=True)
+@click.option("--probe", type=click.IntRange(min=10), default=100, show_default=True,
+              help="Prompts drawn to measure the skip rate.")
+@click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path))
+@click.pass_obj
+def plan_command(ctx: Context, half_width: float, confidence: float, guess: float, family: int,
+                 sequential: bool, kg: str | None, spec: str | None, budget: str | None,
+                 setting: str, few_shot: int, probe: int,
+                 specs_dirs: tuple[Path, ...]) -> None:
+    """How many samples a certificate needs for a target half-width.
+
+    With --kg and --spec: how many prompts to draw for that many answers, from the spec's
+    skip rate measured on a probe of drawn prompts."""
     from kgcert.stats import bonferroni_confidence, plan_sample_size, plan_sequential_size
 
     if not 0 < half_width < 0.5:
@@ -309,15 +355,33 @@ def plan_command(half_width: float, confidence: float, guess: float, family: int
         raise InputError(f"--confidence must be between 0 and 1, got {confidence}")
     if not 0 <= guess <= 1:
         raise InputError(f"--p must be between 0 and 1, got {guess}")
+    if (kg is None) != (spec is None):
+        raise InputError("--kg and --spec go together: the probe draws the spec's prompts "
+                         "on that KG")
     each = bonferroni_confidence(confidence, family)
     planner = plan_sequential_size if sequential else plan_sample_size
     plan = planner(half_width, confidence=each, p=guess)
     method = ("the anytime-valid mixture sequence" if sequential
               else "Clopper-Pearson with n fixed in advance")
     joint = (f", each of {family} certificates at {each:.6g} (Bonferroni)" if family > 1 else "")
-    console.print(f"n = {plan.n} samples give a half-width of at most {half_width} at "
+    answered = " answered" if kg is not None else ""
+    console.print(f"n = {plan.n}{answered} samples give a half-width of at most {half_width} at "
                   f"{confidence:.0%} confidence{joint} with {method}, when the accuracy is "
                   f"near {guess}", highlight=False)
+    if kg is None or spec is None:
+        return
+    from kgcert.run.probe import draws_needed, probe_skips
+
+    found = probe_skips(ctx.server().open(kg), kg=kg, spec=spec, budget=budget,
+                        setting=setting, few_shot=few_shot, probe=probe,
+                        spec_dirs=list(specs_dirs),
+                        cache_dir=data_dir(ctx.data_dir) / "cache" / "specs")
+    draw, upper = draws_needed(plan.n, found.skipped, found.drawn)
+    causes = ", ".join(f"{count} {cause}" for cause, count in found.causes.items())
+    console.print(f"the probe drew {found.drawn} prompts of {spec} at a budget of "
+                  f"{found.budget} and skipped {found.skipped} ({causes or 'none'}; skip rate "
+                  f"at most {upper:.3f} at 95%): draw n = {draw} (run --n {draw}) for "
+                  f"{plan.n} answered", highlight=False)
 
 
 COMMANDS = [run_command, plan_command]

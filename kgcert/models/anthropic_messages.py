@@ -32,6 +32,7 @@ from kgcert.models.reply_cap import (
 )
 from kgcert.models.retry import (
     CallFailed,
+    Refused,
     RetryableError,
     RetryPolicy,
     Sleep,
@@ -197,7 +198,7 @@ class AnthropicModel:
                 raise CallFailed(overlong)
         except CallFailed as exc:
             return self._redact.response(
-                ModelResponse.failure(str(exc), time.perf_counter() - start))
+                ModelResponse.from_exception(exc, time.perf_counter() - start))
         usage = getattr(message, "usage", None)
         return self._redact.response(ModelResponse(
             text=text,
@@ -236,10 +237,10 @@ def _text(message: Any) -> str:
         raise CallFailed(f"malformed response: {what}{ended}")
     texts = [block.text for block in content
              if getattr(block, "type", None) == "text" and isinstance(block.text, str)]
+    if stop == "refusal":
+        raise Refused(f"refusal{ended}", "".join(texts))
     if texts:
         return "".join(texts)
-    if stop == "refusal":
-        return ""
     raise CallFailed(f"malformed response: no text block{ended}")
 
 

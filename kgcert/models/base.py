@@ -115,10 +115,22 @@ class ModelResponse:
     error: str | None = None
     choice_probs: tuple[float, ...] | None = None
     cached: bool = False
+    # The model declined (safety block, refusal, empty completion with a finish reason): an
+    # answer, counted wrong, never a failed call. Says why.
+    refused: str | None = None
 
     @classmethod
     def failure(cls, error: str, latency_s: float = 0.0) -> ModelResponse:
         return cls(text="", error=error, latency_s=latency_s)
+
+    @classmethod
+    def from_exception(cls, exc: Exception, latency_s: float = 0.0) -> ModelResponse:
+        """A refusal as the model's answer; any other failure as a failed call."""
+        refused = getattr(exc, "refused", None)
+        if isinstance(refused, str):
+            return cls(text=str(getattr(exc, "text", "") or ""), refused=refused,
+                       latency_s=latency_s)
+        return cls.failure(str(exc), latency_s)
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)

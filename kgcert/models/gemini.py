@@ -31,6 +31,7 @@ from kgcert.models.reply_cap import (
 )
 from kgcert.models.retry import (
     CallFailed,
+    Refused,
     RetryableError,
     RetryPolicy,
     Sleep,
@@ -196,7 +197,7 @@ class GeminiModel:
                 raise CallFailed(overlong)
         except CallFailed as exc:
             return self._redact.response(
-                ModelResponse.failure(str(exc), time.perf_counter() - start))
+                ModelResponse.from_exception(exc, time.perf_counter() - start))
         usage = getattr(response, "usage_metadata", None)
         return self._redact.response(ModelResponse(
             text=text,
@@ -237,7 +238,7 @@ def _text(response: Any) -> str:
     if not candidates:
         blocked = getattr(getattr(response, "prompt_feedback", None), "block_reason", None)
         if blocked is not None:
-            raise CallFailed(f"no answer: the prompt was blocked ({_name(blocked)})")
+            raise Refused(f"the prompt was blocked ({_name(blocked)})")
         raise CallFailed("malformed response: no candidates")
     candidate = candidates[0]
     parts = getattr(getattr(candidate, "content", None), "parts", None) or []
@@ -245,8 +246,9 @@ def _text(response: Any) -> str:
              and not getattr(p, "thought", None)]
     if not texts:
         finish = getattr(candidate, "finish_reason", None)
-        ended = f" (finish_reason {_name(finish)})" if finish is not None else ""
-        raise CallFailed(f"malformed response: the candidate has no text{ended}")
+        if finish is not None:  # e.g. SAFETY, RECITATION: the model ended without answering
+            raise Refused(f"empty completion (finish_reason {_name(finish)})")
+        raise CallFailed("malformed response: the candidate has no text")
     return "".join(texts)
 
 

@@ -27,6 +27,7 @@ from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.reply_cap import check_text, reply_bytes, too_long
 from kgcert.models.retry import (
     CallFailed,
+    Refused,
     RetryableError,
     RetryPolicy,
     Sleep,
@@ -200,7 +201,7 @@ class OpenAICompatModel:
                 raise CallFailed(overlong)
         except CallFailed as exc:
             return self._redact.response(
-                ModelResponse.failure(str(exc), time.perf_counter() - start))
+                ModelResponse.from_exception(exc, time.perf_counter() - start))
         usage = payload.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         return self._redact.response(ModelResponse(
@@ -247,14 +248,16 @@ def _content(payload: dict[str, Any]) -> str:
         what = "no message" if message is None else "a message that is not an object"
         raise CallFailed(f"malformed response: choices[0] has {what}{ended}")
     content = message.get("content")
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal.strip():
+        raise Refused(f"refusal{ended}", refusal)  # the model declined: an answer, never right
     if isinstance(content, str):
-        return content  # may be empty: the model answered nothing, which is unparseable
+        if not content.strip() and finish is not None:
+            raise Refused(f"empty completion{ended}")
+        return content  # empty without a finish reason: the model answered nothing
     if isinstance(content, list) and all(
             isinstance(p, dict) and isinstance(p.get("text", ""), str) for p in content):
         return "".join(p.get("text", "") for p in content)  # content parts
-    refusal = message.get("refusal")
-    if content is None and isinstance(refusal, str):
-        return refusal  # the model declined: an answer, though not a parseable one
     what = "no content" if content is None else f"content of type {type(content).__name__}"
     raise CallFailed(f"malformed response: the message has {what}{ended}")
 

@@ -31,6 +31,16 @@ class CallFailed(Exception):
     """A failure that is not retried (or is out of retries); ``str()`` is one line."""
 
 
+class Refused(CallFailed):
+    """The model declined to answer (a safety block, a refusal, an empty completion with a
+    finish reason): an answer, counted wrong, not a failed call. Never retried."""
+
+    def __init__(self, refused: str, text: str = "") -> None:
+        super().__init__(f"refused: {refused}")
+        self.refused = refused
+        self.text = text
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     max_attempts: int = 6

@@ -20,7 +20,7 @@ import pandas as pd
 from kgcert.errors import InputError, KgcertError
 from kgcert.output import output_to
 from kgcert.report import plots
-from kgcert.report.compare import Comparison, compare
+from kgcert.report.compare import Comparison, compare_all
 from kgcert.report.load import RunSet, load_runs
 from kgcert.report.spec_details import SpecDetails, spec_details
 from kgcert.report.tables import (
@@ -31,7 +31,7 @@ from kgcert.report.tables import (
     summary_table,
     task_table,
 )
-from kgcert.report.variants import VariantComparison, variant_comparisons
+from kgcert.report.variants import VariantComparison
 from kgcert.run.records import slug
 
 
@@ -52,6 +52,7 @@ class Report:
     files: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     out: Path = Path()  # the folder written to
+    family: str = "spec"  # the Holm family of the paired comparisons (compare.FAMILIES)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table by file name (without extension)."""
@@ -62,8 +63,9 @@ class Report:
 
 
 def build_report(paths: Sequence[Path], *, confidence: float = 0.95,
-                 alpha: float = 0.05) -> Report:
-    """The report's tables (nothing written). InputError when the runs hold nothing."""
+                 alpha: float = 0.05, family: str = "spec") -> Report:
+    """The report's tables (nothing written). InputError when the runs hold nothing.
+    `family` "run" puts every paired comparison (models and variants) in one Holm family."""
     if not 0 < confidence < 1:
         raise InputError(f"confidence must be between 0 and 1, got {confidence}")
     runs = load_runs(paths)
@@ -71,17 +73,19 @@ def build_report(paths: Sequence[Path], *, confidence: float = 0.95,
         raise InputError("no certificates or samples in " + ", ".join(
             str(run.path) for run in runs.runs) + " yet")
     comparisons: list[Comparison] = []
+    variants: list[VariantComparison] = []
+    apart = [run.label for run in runs.runs if run.config.get("budget") == "per-model"]
     if not runs.samples.empty:
         with contextlib.suppress(InputError):  # nothing to compare is not a report error
-            comparisons = compare(runs.samples, alpha=alpha)
+            comparisons, variants = compare_all(runs.samples, alpha=alpha, family=family,
+                                                apart=apart)
     return Report(runs=runs, confidence=confidence, alpha=alpha,
                   summary=summary_table(runs.certificates),
                   specs=spec_table(runs.certificates),
                   tasks=task_table(runs.samples, confidence),
                   path_lengths=path_length_table(runs.samples, confidence),
                   roles=outcome_roles(runs.samples), details=spec_details(runs),
-                  comparisons=comparisons,
-                  variants=variant_comparisons(runs.samples, alpha=alpha))
+                  comparisons=comparisons, variants=variants, family=family)
 
 
 def draw_plots(report: Report, out: Path) -> list[plots.Plot]:
@@ -113,9 +117,9 @@ def draw_plots(report: Report, out: Path) -> list[plots.Plot]:
 
 
 def write_report(paths: Sequence[Path], out: Path | None = None, *, confidence: float = 0.95,
-                 alpha: float = 0.05, figures: bool = True) -> Report:
+                 alpha: float = 0.05, figures: bool = True, family: str = "spec") -> Report:
     """Build the report and write it under `out` (default `<first run>/report`)."""
-    report = build_report(paths, confidence=confidence, alpha=alpha)
+    report = build_report(paths, confidence=confidence, alpha=alpha, family=family)
     out = out if out is not None else report.runs.runs[0].path / "report"
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} is a file; name a folder for the report")

@@ -180,18 +180,20 @@ def compare(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = No
 
 
 def compare_all(samples: pd.DataFrame, *, alpha: float = 0.05, spec: str | None = None,
-                setting: str | None = None, family: str = "spec"
+                setting: str | None = None, family: str = "spec",
+                apart: Sequence[str] = ()
                 ) -> tuple[list[Comparison], list[VariantComparison]]:
     """Models against each other (per spec and setting) and, per spec and model, the
     variants of a setting against each other (textualizations, real against pseudonymized
     names, prompting strategies: see kgcert.report.variants). `setting` keeps the model
     comparisons of that setting and the variant comparisons that include it. With
     `family` "run" one Holm family covers every pair of both. InputError when neither
-    kind has anything to compare."""
+    kind has anything to compare. The models of the runs in `apart` (run labels: runs made
+    with per-model budgets) were certified on different prompts, so they are not compared."""
     from kgcert.report.variants import variant_comparisons
 
     chosen = _checked(samples, alpha, family, spec, setting)
-    models = _model_comparisons(chosen, alpha)
+    models = _model_comparisons(chosen[~chosen["run"].isin(list(apart))], alpha)
     of_spec = samples if spec is None else samples[samples["spec"] == spec]
     variants = [item for item in variant_comparisons(of_spec, alpha=alpha)
                 if setting is None or setting in item.settings.values()]

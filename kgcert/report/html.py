@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from kgcert.report.compare import family_statement
 from kgcert.report.spec_details import EXAMPLE_CHARS, Example
 from kgcert.report.tables import fmt
 from kgcert.run.records import slug
@@ -61,24 +62,28 @@ def _figure(report: Report, name_prefix: str) -> list[str]:
 
 HOW_TO_READ = (
     "k / n: the model answered k of n prompts correctly. n counts the answered prompts "
-    "drawn from the spec: skipped prompts (too long for the model's budget) and failed calls "
-    "are not in it; unparseable answers are, as wrong.",
+    "drawn from the spec, refusals and unparseable answers as wrong; skipped prompts (over "
+    "the run's budget, too few answer options, no distractor that fits) and failed calls are "
+    "not in it.",
     "lower, upper: with probability at least the stated confidence, P(correct) for prompts "
     "drawn from the spec's distribution lies between them. It is a statement about that "
-    "distribution (spec, KG fingerprint, setting, budget), not about the n prompts alone.",
-    "Conditioning: the headline is conditioned on the prompt fitting the model's budget, on "
+    "distribution (spec, KG fingerprint, setting, the run's budget, seed), not about the n "
+    "prompts alone; every model of a run answers the same prompts.",
+    "Conditioning: the headline is conditioned on the prompt fitting the run's budget, on "
     "the model call succeeding and, for specs with `distractors: required`, on a distractor "
-    "existing (redraws counted). The unconditional bounds count skipped prompts and failed "
-    "calls as wrong and need no conditioning. The `guarantee` field of each certificate "
-    "names every condition with its counts.",
-    "Method: Clopper-Pearson when n was fixed in advance; an anytime-valid confidence "
-    "sequence for sequential runs and for certificates whose n changed after they were "
-    "first read (`written_at_n`). Simultaneous runs (Bonferroni) hold jointly for every "
-    "headline bound of the run.",
-    "Chance: 1/options. An interval containing it (5/20 with four options) is at chance.",
-    "Seed: every run with the same seed certifies the same prompts. That is right for a "
-    "model fixed in advance; if prompts or models were tuned on a seed's results, certify "
-    "with a fresh --seed.",
+    "existing (redraws counted). The unconditional bound is one-sided: at least its lower "
+    "end of all drawn prompts, counting skipped, failed, refused and unparseable as wrong, "
+    "are answered correctly. The `guarantee` field of each certificate names every "
+    "condition with its counts.",
+    "Method: Clopper-Pearson when n was fixed before the first answer; an anytime-valid "
+    "confidence sequence for sequential runs and for looks after n changed (a declared "
+    "extension spends delta/2 per kind of look; any other change states the joint level of "
+    "every look). Each bound holds at the stated confidence, the three together at 1 - 3 "
+    "delta. Simultaneous runs (Bonferroni) hold jointly for every headline bound of the run.",
+    "Chance: 1/options, for certificates with answers. An interval containing it (5/20 with "
+    "four options) cannot be told apart from chance.",
+    "Seed: a run without --seed draws one and records it; --seed N reproduces a run's "
+    "prompts. Every certificate says whether its seed was given or drawn.",
 )
 
 
@@ -143,7 +148,8 @@ def variants_section(report: Report) -> list[str]:
         _p("The same drawn prompts asked in each variant of a setting (task textualizations, "
            "real or pseudonymized entity names, prompting strategies), per spec and model: "
            "b = A right and B wrong, c = the reverse; exact McNemar p-values, Holm-adjusted "
-           f"within each family at alpha {report.alpha}."),
+           f"at alpha {report.alpha}: " + family_statement(
+               report.family, [*report.comparisons, *report.variants]) + "."),
         table_html(pd.DataFrame(rows), digits=3)], "variants")]
 
 
@@ -157,7 +163,8 @@ def render(report: Report) -> str:
     sections.append(_section("Runs", [table_html(runs_rows)], "runs"))
 
     summary = [_p("Mean of the certificates' lower and upper bounds over specs, per model "
-                  "and setting (LLMCert-C Table 1)" + (
+                  "and setting (LLMCert-C Table 1): a summary of bounds, not a confidence "
+                  "statement about any mean; certificates with n = 0 are left out" + (
                       "; baseline: mean accuracy on the static baseline prompts."
                       if "baseline" in report.summary.columns else "; no baseline in these "
                       "runs.")),
@@ -212,7 +219,9 @@ def render(report: Report) -> str:
         sections.append(_section("Paired comparisons", [
             _p(f"Exact McNemar tests on shared prompts, Holm-corrected at alpha "
                f"{report.alpha}; models in one group are not significantly different "
-               "(kgcert compare prints every pair)."), table_html(pd.DataFrame(rows))],
+               "(kgcert compare prints every pair). Multiplicity: " + family_statement(
+                   report.family, [*report.comparisons, *report.variants]) + "."),
+            table_html(pd.DataFrame(rows))],
             "compare"))
 
     from kgcert.report.explorer import explorer_section

@@ -23,7 +23,8 @@ from kgcert.errors import InputError
 from kgcert.run.records import complete_records
 from kgcert.yamlfile import read_yaml
 
-ANSWERED = ("correct", "wrong", "unparseable")  # outcomes that enter a certificate's bounds
+# outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)
+ANSWERED = ("correct", "wrong", "unparseable", "refused")
 BASELINE = "baseline"  # the setting of the paper's static baseline prompts
 
 CERTIFICATE_COLUMNS = (

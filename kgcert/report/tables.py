@@ -28,8 +28,9 @@ def summary_table(certificates: pd.DataFrame) -> pd.DataFrame:
     certificates (one per spec and run). When the runs have baseline certificates (setting
     "baseline"), `baseline` is the model's mean baseline accuracy over the specs of that row
     that have one (so task formats, which have no baseline, get none). Baseline certificates
-    are not rows."""
-    main = certificates[~certificates["baseline"]]
+    are not rows. A mean of bounds is a summary, not a confidence statement; certificates
+    with n = 0 (no claim) are left out of it."""
+    main = certificates[~certificates["baseline"] & (certificates["n"] > 0)]
     columns = ["model", "setting", "specs", "certificates", "mean_lower", "mean_upper",
                "mean_estimate"]
     if main.empty:

@@ -2,11 +2,15 @@
 
 Three bounds on P(correct), all at the certificate's confidence:
 
-* headline: k = correct, n = answered (unparseable counted wrong); conditioned on the prompt
-  being built (fitting the budget) and on the model call succeeding;
+* headline: k = correct, n = answered (unparseable answers and refusals counted wrong);
+  conditioned on the prompt being built (fitting the budget) and on the model call succeeding;
 * `unparseable_excluded`: k = correct, n = parseable answers; also conditioned on parseable;
-* `unconditional`: k = correct, n = every prompt drawn (skipped prompts and failed calls
-  counted wrong), valid without any of those conditionings.
+* `unconditional`: a one-sided lower bound over every prompt drawn (skipped, failed,
+  refused and unparseable counted wrong), valid without any of those conditionings. Its
+  upper end would say nothing about accuracy (skips are not wrong answers), so it has none.
+
+Each bound holds at the certificate's confidence; the three together at 1 - 3 delta
+(`multiplicity` says so).
 
 A fixed-n certificate uses Clopper-Pearson for all three. A sequential one, or one whose n
 changed after it was first written (optional continuation), uses the anytime-valid mixture
@@ -32,6 +36,7 @@ from kgcert.run.guarantee import guarantee_sentence
 from kgcert.stats import (
     OutcomeCounts,
     clopper_pearson,
+    clopper_pearson_lower,
     mixture_cs_limits,
     running_intersection,
 )
@@ -39,7 +44,9 @@ from kgcert.stats import (
 LIBRARIES = ("neo4j", "numpy", "scipy", "torch", "transformers", "arcadedb-embedded", "httpx",
              "google-genai", "anthropic")
 SKIPPED = "skipped"
-ANSWERED = ("correct", "wrong", "unparseable")
+REFUSED = "refused"  # the model declined (safety block, refusal, empty completion): an answer
+ANSWERED = ("correct", "wrong", "unparseable", REFUSED)
+SKIP_CAUSES = ("budget", "too few answer options", "no distractor fits")
 CLOPPER_PEARSON = "clopper-pearson (two-sided, n fixed in advance)"
 MIXTURE = "beta-binomial mixture confidence sequence (anytime-valid)"
 FEW_DISTRACTORS = 0.5  # warn when fewer than this share of "distractor" prompts hold one
@@ -66,8 +73,20 @@ def outcome_counts(records: Iterable[Mapping[str, Any]]) -> tuple[OutcomeCounts,
     """Counts over sample records; prompts skipped before reaching the model are apart."""
     tally = Counter(str(record["outcome"]) for record in records)
     counts = OutcomeCounts(correct=tally["correct"], wrong=tally["wrong"],
-                           unparseable=tally["unparseable"], error=tally["error"])
+                           unparseable=tally["unparseable"], error=tally["error"],
+                           refused=tally[REFUSED])
     return counts, tally[SKIPPED]
+
+
+def skip_cause(reason: str | None) -> str:
+    """Why a prompt was skipped, by cause: the budget, too few answer options, or no
+    distractor that fits (distractor setting)."""
+    text = (reason or "").lower()
+    if "answer options" in text:
+        return SKIP_CAUSES[1]
+    if "distractor" in text:
+        return SKIP_CAUSES[2]
+    return SKIP_CAUSES[0]
 
 
 def sequence_bounds(hits: Sequence[bool], delta: float) -> tuple[float, float]:
@@ -92,6 +111,19 @@ def _bound(hits: Sequence[bool], confidence: float, anytime: bool) -> dict[str, 
             "method": MIXTURE if anytime else CLOPPER_PEARSON}
 
 
+def _lower_bound(hits: Sequence[bool], confidence: float, anytime: bool) -> dict[str, Any]:
+    """A one-sided lower bound (the sequence's lower end when anytime-valid)."""
+    k, n = int(sum(hits)), len(hits)
+    if anytime:
+        lower = sequence_bounds(hits, 1 - confidence)[0]
+    else:
+        lower = clopper_pearson_lower(k, n, confidence).lower
+    return {"k": k, "n": n, "lower": lower, "upper": 1.0, "sided": "lower",
+            "estimate": k / n if n else None,
+            "method": (MIXTURE + ", lower end" if anytime
+                       else "clopper-pearson (one-sided lower, n fixed in advance)")}
+
+
 def _provenance(record: Mapping[str, Any]) -> Mapping[str, Any]:
     return record.get("prompt", {}).get("provenance", {}) or {}
 
@@ -101,11 +133,12 @@ def _chance(records: Sequence[Mapping[str, Any]], context: Mapping[str, Any],
     """Chance level 1/options and where the headline interval lies against it."""
     shown = [len(r.get("prompt", {}).get("options", ())) for r in records]
     options = int(context.get("options") or max(shown, default=0))
-    if options < 2:
+    answered = sum(1 for r in records if r["outcome"] in ANSWERED)
+    if options < 2 or not answered:  # no claim, so nothing to set against chance
         return None
     level = 1 / options
     reading = ("above chance" if lower > level else "below chance" if upper < level
-               else "at chance (the interval contains it)")
+               else f"cannot be told apart from chance (1/{options})")
     return {"options": options, "level": level, "reading": reading}
 
 
@@ -123,6 +156,9 @@ def _conditioning(records: Sequence[Mapping[str, Any]], context: Mapping[str, An
         "drawn": drawn,
         "skipped": skipped,
         "skip_reasons": dict(reasons),
+        "skip_causes": {cause: count for cause in SKIP_CAUSES
+                        if (count := sum(n for reason, n in reasons.items()
+                                         if skip_cause(reason) == cause))},
         "distractors_required": ({"redraws": redraws,
                                   "acceptance_rate": drawn / (drawn + redraws) if drawn else None}
                                  if required else None),
@@ -130,6 +166,7 @@ def _conditioning(records: Sequence[Mapping[str, Any]], context: Mapping[str, An
                                    if context.get("setting") == "distractor" else None),
         "errors_excluded": counts.error,
         "unparseable_counted_wrong": counts.unparseable,
+        "refused_counted_wrong": counts.refused,
     }
 
 
@@ -162,8 +199,9 @@ def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
     answered = [r for r in records if r["outcome"] in ANSWERED]
     headline = _bound([r["outcome"] == "correct" for r in answered], confidence, anytime)
     parseable = _bound([r["outcome"] == "correct" for r in answered
-                        if r["outcome"] != "unparseable"], confidence, anytime)
-    unconditional = _bound([r["outcome"] == "correct" for r in records], confidence, anytime)
+                        if r["outcome"] not in ("unparseable", REFUSED)], confidence, anytime)
+    unconditional = _lower_bound([r["outcome"] == "correct" for r in records], confidence,
+                                 anytime)
     body: dict[str, Any] = {
         **context,
         "k": headline["k"],
@@ -175,8 +213,10 @@ def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
         "method": headline["method"],
         "validity": validity or ("anytime-valid" if anytime else "fixed n"),
         "outcomes": {"correct": counts.correct, "wrong": counts.wrong,
-                     "unparseable": counts.unparseable, "error": counts.error,
-                     "skipped": skipped},
+                     "unparseable": counts.unparseable, "refused": counts.refused,
+                     "error": counts.error, "skipped": skipped},
+        "multiplicity": {"bounds": 3, "each_at": confidence,
+                         "jointly_at_least": max(0.0, 1 - 3 * (1 - confidence))},
         "unparseable_excluded": parseable,
         "unconditional": unconditional,
         "chance": _chance(records, context, headline["lower"], headline["upper"]),

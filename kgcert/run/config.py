@@ -24,7 +24,8 @@ from kgcert.yamlfile import read_yaml
 
 SETTINGS = ("vanilla", "distractor")
 ENTITY_NAMES = ("real", "pseudonymized")  # task prompts: KG-LLM-Bench's two variants
-UNHASHED = ("n", "batch_size", "cache")  # may change between a run and its resume
+UNHASHED = ("n", "batch_size", "cache", "seed_source", "run_budget")  # not in a run's dir name
+NEW_FIELDS: dict[str, Any] = {"budget": "run", "extendable": False}
 
 
 class SequentialConfig(BaseModel):
@@ -41,6 +42,24 @@ class SequentialConfig(BaseModel):
 MAX_SAMPLES = 10**8
 
 
+class BudgetPart(BaseModel):
+    """One limit of the run's prompt budget: characters, or tokens of a named tokenizer. A
+    prompt fits the run's budget when it fits every part."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unit: Literal["characters", "tokens"]
+    limit: int = Field(ge=1)
+    tokenizer: str | None = None
+
+    def describe(self) -> str:
+        return (f"{self.limit} characters" if self.unit == "characters"
+                else f"{self.limit} tokens ({self.tokenizer})")
+
+
+BUDGET_MODES = ("run", "per-model")
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -53,6 +72,7 @@ class RunConfig(BaseModel):
     n: int = Field(default=250, ge=1)
     confidence: float = Field(default=0.95, gt=0, lt=1)
     seed: int = Field(default=defaults.SEED, ge=0)
+    seed_source: Literal["given", "drawn"] = "given"  # drawn: fresh for a run without --seed
     options: int = Field(default=defaults.OPTIONS, ge=2, le=10)
     few_shot: int = Field(default=defaults.FEW_SHOT, ge=0, le=5)
     batch_size: int = Field(default=16, ge=1)
@@ -62,6 +82,11 @@ class RunConfig(BaseModel):
     # the budget when no tokenizer measures prompts
     context_chars: int = Field(default=defaults.CONTEXT_CHARS, ge=200)
     context_tokens: int | None = Field(default=None, ge=100)  # cap on a tokenizer budget
+    # "run": one budget for every model (the user's, N or N:TOKENIZER, else the tightest that
+    # fits every model), resolved at start into `run_budget`; "per-model": each its own.
+    budget: str = "run"
+    run_budget: tuple[BudgetPart, ...] | None = None
+    extendable: bool = False  # declared before the first answer: n may grow later
     sequential: SequentialConfig | None = None
     simultaneous: bool = False  # Bonferroni over all certificates of the run
     baseline: int = Field(default=0, ge=0)  # static prompts per spec (the paper uses 50)
@@ -94,6 +119,17 @@ class RunConfig(BaseModel):
             raise ValueError(f"{count:,} samples per certificate is above the cap of "
                              f"{MAX_SAMPLES:,}; a typo?")
         return count
+
+    @field_validator("budget")
+    @classmethod
+    def _known_budget(cls, budget: str) -> str:
+        if budget in BUDGET_MODES:
+            return budget
+        limit, _, tokenizer = budget.partition(":")
+        if not limit.isdigit() or int(limit) < 1 or (_ and not tokenizer.strip()):
+            raise ValueError(f"budget must be run, per-model, N (characters) or N:TOKENIZER "
+                             f"(tokens of that tokenizer), got {budget!r}")
+        return budget
 
     @field_validator("settings")
     @classmethod
@@ -145,6 +181,9 @@ class RunConfig(BaseModel):
     def fingerprint(self) -> str:
         """Identifies what the run samples and asks; n may grow on a later resume."""
         body = self.model_dump(mode="json", exclude=set(UNHASHED))
+        for name, default in NEW_FIELDS.items():  # fields added later hash as before at default
+            if body.get(name) == default:
+                body.pop(name, None)
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 

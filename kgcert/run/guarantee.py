@@ -17,6 +17,19 @@ def _interval(bound: Mapping[str, Any]) -> str:
 
 
 def _probability(body: Mapping[str, Any]) -> str:
+    looks = body.get("looks") or {}
+    joint = looks.get("joint_confidence")
+    if joint is not None and joint < body["confidence"]:
+        seen = [*(looks.get("earlier") or ()),
+                *([f"a later look: {looks['later']}"] if looks.get("later") else []),
+                f"this look's bounds each at {body['confidence']:.6g}"]
+        family = body.get("simultaneous")
+        if family:  # each look's level is already a Bonferroni share
+            count = int(family["certificates"])
+            seen.append(f"with the run's other {count - 1} headline bounds (Bonferroni) at "
+                        f"least {max(0.0, 1 - count * (1 - joint)):.6g}")
+        return (f"With probability at least {joint:.6g}, jointly over every look at these "
+                f"samples ({'; '.join(seen)}),")
     family = body.get("simultaneous")
     if family:
         others = int(family["certificates"]) - 1
@@ -36,7 +49,20 @@ def _distribution(body: Mapping[str, Any]) -> str:
     return (f"P(correct) of model {body.get('model')} for prompts drawn from spec "
             f"{body.get('spec')} (hash {body.get('spec_hash')}) on KG {kg}"
             f"{f' (fingerprint {fingerprint})' if fingerprint else ''}, setting "
-            f"{body.get('setting')}, seed {body.get('seed')}")
+            f"{body.get('setting')}, seed {body.get('seed')}{_seed_source(body)}"
+            f"{f' (design {design})' if (design := body.get('design')) else ''}")
+
+
+def _seed_source(body: Mapping[str, Any]) -> str:
+    source = str(body.get("seed_source"))
+    return {"given": " (given)", "drawn": " (drawn fresh when the run began)"}.get(source, "")
+
+
+def _skips(facts: Mapping[str, Any]) -> str:
+    causes = facts.get("skip_causes")
+    if not causes:
+        return ""
+    return ": " + ", ".join(f"{count} {cause}" for cause, count in causes.items())
 
 
 def _conditions(body: Mapping[str, Any]) -> list[str]:
@@ -44,9 +70,15 @@ def _conditions(body: Mapping[str, Any]) -> list[str]:
     found = []
     if facts.get("budget") or facts["skipped"]:
         budget = facts.get("budget")
-        fit = (f"the prompt fitting a budget of {budget} fixed for this model"
+        population = body.get("population")
+        whose = ("fixed for the run (every model of the run answers the same prompts)"
+                 if population == "run" else "fixed for this model (per-model budgets: other "
+                 "models of the run answered other prompts)" if population == "per-model"
+                 else "fixed for this model")
+        fit = (f"the prompt fitting a budget of {budget} {whose}"
                if budget else "the prompt being built")
-        found.append(f"{fit} ({facts['skipped']} of {facts['drawn']} drawn prompts skipped)")
+        found.append(f"{fit} ({facts['skipped']} of {facts['drawn']} drawn prompts skipped"
+                     f"{_skips(facts)})")
     required = facts.get("distractors_required")
     if required:
         rate = required["acceptance_rate"]
@@ -73,27 +105,47 @@ def guarantee_sentence(body: Mapping[str, Any]) -> str:
     joined = ", on ".join(conditions[:-1]) + (" and on " if len(conditions) > 1 else "")
     joined += conditions[-1]
     unparseable = facts["unparseable_counted_wrong"]
+    refused = facts.get("refused_counted_wrong")
+    wrong = (f"refusals ({refused}) and unparseable answers ({unparseable}) counted wrong"
+             if refused is not None else f"unparseable answers ({unparseable}) counted wrong")
     if body["n"]:
         claim = f"lies in {_interval(body)} ({_method(body)})"
     else:
         claim = "is not bounded: no prompt was answered, so the interval is [0, 1] (no claim)"
     parts = [f"{_probability(body)} {_distribution(body)}, conditioned on {joined}, with "
-             f"unparseable answers ({unparseable}) counted wrong, {claim}."]
+             f"{wrong}, {claim}."]
     shown = facts.get("distractors_in_context")
     if shown:
         parts.append(f"In this distractor setting {shown['prompts_with']} of "
                      f"{shown['prompts_shown']} prompts shown held at least one distractor in "
                      "their context; the others hold none.")
-    parts.append("Counting skipped prompts and failed calls as wrong (no conditioning on the "
-                 f"budget or on calls succeeding), P(correct) lies in "
-                 f"{_interval(body['unconditional'])}; among parseable answers it lies in "
-                 f"{_interval(body['unparseable_excluded'])}. Both hold at the same level as "
-                 "the headline and by the same method"
-                 + ("; the Bonferroni family covers the headline bounds only (each of these "
-                    "kinds is a family of the same size at the same level)."
-                    if body.get("simultaneous") else "."))
+    parts.append(_lower_and_parseable(body))
     chance = body.get("chance")
-    if chance:
+    if chance and body["n"]:
         parts.append(f"Chance with {chance['options']} options is {chance['level']:.3f}: "
                      f"{chance['reading']}.")
     return " ".join(parts)
+
+
+def _lower_and_parseable(body: Mapping[str, Any]) -> str:
+    """The unconditional pair (a one-sided lower bound in newer certificates), the
+    parseable-only pair, and how the three bounds hold together."""
+    free = body["unconditional"]
+    if free.get("sided") == "lower":
+        first = (f"At least {free['lower']:.4f} of all drawn prompts, counting skipped, failed, "
+                 "refused and unparseable as wrong, are answered correctly (a one-sided lower "
+                 f"bound, k = {free['k']}, n = {free['n']})")
+    else:
+        first = ("Counting skipped prompts and failed calls as wrong (no conditioning on the "
+                 f"budget or on calls succeeding), P(correct) lies in {_interval(free)}")
+    text = (f"{first}; among parseable answers P(correct) lies in "
+            f"{_interval(body['unparseable_excluded'])}.")
+    joint = (body.get("multiplicity") or {}).get("jointly_at_least")
+    if joint is not None:
+        text += (" Each of these bounds holds at the headline's level by the same method; the "
+                 f"headline, parseable-only and lower bounds hold together at least {joint:.6g}")
+    else:
+        text += " Both hold at the same level as the headline and by the same method"
+    return text + ("; the Bonferroni family covers the headline bounds only (each of these "
+                   "kinds is a family of the same size at the same level)."
+                   if body.get("simultaneous") else ".")

@@ -15,6 +15,7 @@ from kgcert.prompts.budget import Budget
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
 from kgcert.prompts.settings import PromptSettings
+from kgcert.run.budget import TEMPLATE_RESERVE, budget_text, run_budget
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, score_choice
 from kgcert.run.variants import setting_name
@@ -23,9 +24,6 @@ from kgcert.store.graph import GraphStore
 from kgcert.strategy import STANDARD, Strategy
 from kgcert.tasks import TaskGenerator
 from kgcert.tasks.prompt import TaskPromptBuilder
-
-TEMPLATE_RESERVE = 64  # tokens for the chat template's wrapping around the prompt
-
 
 BudgetGroup = tuple[Budget, tuple[str, ...] | None]  # a budget and the models it is for
 
@@ -55,8 +53,11 @@ def prompt_budget(config: RunConfig, slot: ModelSlot,
 
 def prompt_budgets(config: RunConfig, models: list[ModelSlot],
                    max_new_tokens: int | None = None) -> list[BudgetGroup]:
-    """Each model's budget; models with the same budget share their prompts. A single
-    group is for every model (None)."""
+    """The run's one budget, for every model (None); with `--budget per-model` each model's
+    own, and models with the same budget share their prompts."""
+    if config.budget != "per-model":
+        named = [(slot.spec_string, slot.model) for slot in models]
+        return [(run_budget(config, named, max_new_tokens), None)]
     groups: dict[tuple[int, str], tuple[Budget, list[str]]] = {}
     for slot in models:
         budget = prompt_budget(config, slot, max_new_tokens)
@@ -113,6 +114,9 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
                         store, spec, sampler, seed=config.seed, graph=graph, cache_dir=cache_dir,
                         settings=prompt_settings.with_(budget=strategy.budget(budget)))
                     described = prompt_settings.describe(spec.kind, builder.require_distractor)
+                    described["budget"] = budget_text(budget)  # a run budget may have parts
+                    described["population"] = ("per-model" if config.budget == "per-model"
+                                               else "run")
                     jobs.append(Job(spec.name, spec_hash(spec),
                                     setting_name(setting, strategy=strategy.name),
                                     _asked(strategy, builder.build),

@@ -25,8 +25,10 @@ from kgcert.checker import check_answer
 from kgcert.errors import InputError
 from kgcert.models.base import GenerationConfig, Message, Model, ModelRequest, ModelResponse
 from kgcert.prompts.record import Prompt
-from kgcert.run.certificate import SKIPPED, certificate
+from kgcert.run.certificate import ANSWERED, REFUSED, SKIPPED, certificate
 from kgcert.run.config import RunConfig
+from kgcert.run.design import design_hash, read_designs
+from kgcert.run.looks import keep_earlier_look, plan_look
 from kgcert.run.records import (
     SampleLog,
     call_failed,
@@ -126,6 +128,7 @@ class Runner:
         self.certificates = sum(len(self.slots(job)) for job in jobs)
         self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
                            if config.simultaneous else config.confidence)
+        self.design = design_hash(config)  # carried by every sample and certificate
 
     def slots(self, job: Job) -> list[ModelSlot]:
         """The models that answer `job`'s prompts (those whose prompt budget it was built for)."""
@@ -242,12 +245,15 @@ class Runner:
                 as_dicts[i] = prompt.as_dict()
             record: dict[str, Any] = {"index": i, "spec": job.spec, "spec_hash": job.spec_hash,
                                       "setting": job.setting, "model": slot.spec_string,
-                                      "prompt": as_dicts[i]}
+                                      "design": self.design, "prompt": as_dicts[i]}
             if prompt.skipped is not None:
                 record.update(outcome=SKIPPED, skip_reason=prompt.skipped)
             else:
                 response = by_index[i]
-                record.update((job.scorer or score_choice)(prompt, response))
+                if response.refused is not None:  # declined: an answer, though never right
+                    record.update(outcome=REFUSED, refusal=response.refused)
+                else:
+                    record.update((job.scorer or score_choice)(prompt, response))
                 record["response"] = {"text": response.text, "error": response.error,
                                       "prompt_tokens": response.prompt_tokens,
                                       "completion_tokens": response.completion_tokens,
@@ -273,18 +279,17 @@ class Runner:
         # the same batch stay in the file but not in the bounds.
         ordered = [records[i] for i in sorted(records) if i <= last]
         path = self.certificate_path(job, slot)
-        # Optional continuation: a fixed-n certificate read at one n and then extended (or
-        # cut) to another is no longer fixed-n, so it switches to the anytime-valid sequence.
         history = self.history.get(path.name, [])
         written_at = history + [total] if not history or history[-1] != total else history
-        extended = len(set(written_at)) > 1
-        validity = ("anytime-valid: sequential stopping rule" if sequential else
-                    f"anytime-valid: n changed after the certificate was written (n = "
-                    f"{', '.join(str(n) for n in written_at)})" if extended else "fixed n")
+        look = plan_look(records, total=total, confidence=self.confidence, design=self.design,
+                         sequential=sequential, extendable=self.config.extendable,
+                         designs=read_designs(self.run_dir), written_at=written_at)
         context = {
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
             "generation": generation(job, slot).as_dict(), "seed": self.config.seed,
+            "seed_source": self.config.seed_source, "design": self.design,
+            "looks": look.as_dict(),
             "samples_requested": total, "samples_recorded": len(ordered),
             "written_at_n": written_at,
             "sequential": (self.config.sequential.model_dump() | {"stopped_at_index": cut}
@@ -297,8 +302,9 @@ class Runner:
                              if self.config.simultaneous else None),
             "sample_file": str(self.log(job, slot).path.relative_to(self.run_dir)),
         }
-        body = certificate(ordered, confidence=self.confidence, context=context,
-                           anytime=sequential or extended, validity=validity)
+        body = certificate(ordered, confidence=look.confidence, context=context,
+                           anytime=look.anytime, validity=look.validity)
+        keep_earlier_look(path, body)
         write_json(path, body, allow_nan=False)
         self.history[path.name] = written_at
         write_history(self.run_dir, self.history)
@@ -306,5 +312,5 @@ class Runner:
 
 
 def _counts(record: dict[str, Any]) -> bool:
-    """Records that enter the bounds: answered (right, wrong or unparseable)."""
-    return record["outcome"] in ("correct", "wrong", "unparseable")
+    """Records that enter the bounds: answered (right, wrong, unparseable or refused)."""
+    return record["outcome"] in ANSWERED

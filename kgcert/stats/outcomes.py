@@ -22,7 +22,7 @@ from kgcert.stats.binomial import Bounds, clopper_pearson
 
 __all__ = ["OutcomeBounds", "OutcomeCounts", "outcome_bounds"]
 
-_LABELS = ("correct", "wrong", "unparseable", "error")
+_LABELS = ("correct", "wrong", "unparseable", "error", "refused")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class OutcomeCounts:
     wrong: int
     unparseable: int = 0
     error: int = 0
+    refused: int = 0  # the model declined to answer: an answer, counted wrong
 
     def __post_init__(self) -> None:
         for label in _LABELS:
@@ -55,8 +56,9 @@ class OutcomeCounts:
 
     @property
     def answered(self) -> int:
-        """Responses the model produced: correct + wrong + unparseable (the headline n)."""
-        return self.correct + self.wrong + self.unparseable
+        """Responses the model produced: correct + wrong + unparseable + refused (the
+        headline n)."""
+        return self.correct + self.wrong + self.unparseable + self.refused
 
     @property
     def parseable(self) -> int:

@@ -6,7 +6,7 @@ Graph model (every label starts with Kgcert; links go from write-back nodes to e
 
     (:KgcertRun {id, kg, created, written, status, config, fingerprint, path, ...})
     (:KgcertCertificate {key, run, spec, setting, model, k, n, lower, upper, confidence,
-                         method, correct, wrong, unparseable, error, skipped, ...})
+                         method, correct, wrong, unparseable, refused, error, skipped, ...})
         -[:IN_RUN]->(run)
     (:KgcertSample {key, run, certificate, spec, setting, model, index, outcome, correct,
                     answered, in_bounds, parsed_option, chosen_role, question, response,

@@ -19,7 +19,8 @@ from kgcert.run.records import complete_records
 from kgcert.yamlfile import read_yaml
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
-ANSWERED = ("correct", "wrong", "unparseable")  # the outcomes that enter a certificate's bounds
+# the outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)
+ANSWERED = ("correct", "wrong", "unparseable", "refused")
 QUESTION_PREFIX = "Question: "
 
 

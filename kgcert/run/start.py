@@ -1,0 +1,105 @@
+"""A run's start: its design settled against what its directory already holds.
+
+A new run draws its seed (unless one is given) and fixes its budget; a resume takes both from
+run.yaml and is refused, in one line naming the field, if it would change the design; with
+`--new-design` the change is recorded (design.json) and spends its own share of delta.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kgcert.errors import InputError
+from kgcert.run.budget import check_windows, resolve_parts
+from kgcert.run.config import RunConfig, load_run_config
+from kgcert.run.design import (
+    changed_fields,
+    draw_seed,
+    entry_for,
+    read_designs,
+    record_design,
+    refusal,
+)
+from kgcert.yamlfile import read_yaml
+
+# What a new design may change: the samples stay valid answers to the same prompts.
+STATISTICAL = ("n", "confidence", "sequential", "simultaneous", "extendable", "models")
+BUDGET_FIELDS = ("budget", "context_chars", "context_tokens", "max_new_tokens")
+
+
+def saved_config(run_dir: Path) -> RunConfig | None:
+    """run.yaml of `run_dir`; one written before runs had one budget kept per-model budgets
+    (the prompts its samples hold)."""
+    path = run_dir / "run.yaml"
+    if not path.exists():
+        return None
+    raw = read_yaml(path, "run file")
+    saved = load_run_config(path, {})
+    if isinstance(raw, dict) and "seed_source" not in raw:
+        saved = saved.model_copy(update={"budget": "per-model"})
+    return saved
+
+
+def settle(config: RunConfig, run_dir: Path, *, seed_given: bool, new_design: bool
+           ) -> tuple[RunConfig, RunConfig | None]:
+    """The run's config with its seed and recorded budget, and run.yaml's (None: a new run).
+    Refuses a resume that changes the design without `--new-design`."""
+    saved = saved_config(run_dir)
+    if saved is None:
+        if seed_given:
+            return config, None
+        return config.model_copy(update={"seed": draw_seed(), "seed_source": "drawn"}), None
+    update: dict[str, Any] = {}
+    if not seed_given:
+        update.update(seed=saved.seed, seed_source=saved.seed_source)
+    if saved.budget == "per-model" and config.budget == "run" and "seed_source" not in \
+            _raw(run_dir):
+        update["budget"] = "per-model"  # an older run: its samples hold per-model prompts
+    config = config.model_copy(update=update)
+    if all(getattr(saved, f) == getattr(config, f) for f in BUDGET_FIELDS):
+        config = config.model_copy(update={"run_budget": saved.run_budget})
+    changed = changed_fields(saved, config)
+    if changed and not new_design:
+        raise InputError(refusal(run_dir, saved, config, changed))
+    asked = [name for name in changed if name not in STATISTICAL]
+    if asked:
+        raise InputError(f"--new-design may change how samples are counted "
+                         f"({', '.join(STATISTICAL)}), not what is asked: "
+                         f"{', '.join(asked)} would change the prompts or answers the samples "
+                         f"in {run_dir} hold; use another --out")
+    return config, saved
+
+
+def _raw(run_dir: Path) -> dict[str, Any]:
+    raw = read_yaml(run_dir / "run.yaml", "run file")
+    return raw if isinstance(raw, dict) else {}
+
+
+def fix_budget(config: RunConfig, models: Sequence[tuple[str, Any]]) -> RunConfig:
+    """The run's budget resolved (if not recorded yet) and every model checked against it."""
+    if config.budget == "per-model":
+        return config
+    parts = config.run_budget or resolve_parts(config, models)
+    check_windows(config, parts, models)
+    return config.model_copy(update={"run_budget": parts})
+
+
+def record_start(run_dir: Path, config: RunConfig, saved: RunConfig | None,
+                 confidence: float) -> None:
+    """run.yaml (every model the run has had) and the design history."""
+    from kgcert.run.records import write_text
+
+    recorded = config
+    if saved is not None and not config.simultaneous:  # models added later join the record
+        models = tuple(dict.fromkeys((*saved.models, *config.models)))
+        recorded = config.model_copy(update={"models": models})
+    if saved is not None and not read_designs(run_dir):  # a run older than design records
+        record_design(run_dir, entry_for(saved, saved.confidence, "start"))
+    write_text(run_dir / "run.yaml", yaml.safe_dump(recorded.model_dump(mode="json"),
+                                                    sort_keys=False))
+    record_design(run_dir, entry_for(config, confidence,
+                                     "start" if saved is None else "new design"))
