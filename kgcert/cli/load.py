@@ -53,6 +53,7 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
     loader = get_loader(format_name, options)
     kg = check_kg_name(kg_name or format_name.replace("-", "_"))
+    _say_heap(ctx)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(),
                TextColumn("{task.fields[info]}"))
     # In a log, parsing quicker than PLAIN_INTERVAL_S prints its last line only, and bad input
@@ -77,6 +78,24 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # What preprocessing dropped or changed (also kept in the manifest; `kgcert info` shows it)
     for note in result.manifest.notes:
         console.print(Text(f"  {note}"))
+
+
+def _say_heap(ctx: Context) -> None:
+    """The embedded server's heap, first: a load that runs out of it says which it had."""
+    from kgcert.config import StoreTarget
+    from kgcert.store.jvm_heap import choose_heap
+
+    target = StoreTarget.resolve(ctx.db, ctx.data_dir, no_server=ctx.no_server)
+    if target.is_embedded and not _jvm_running():
+        say(f"embedded server: {choose_heap().describe()}")
+
+
+def _jvm_running() -> bool:
+    """A JVM already in this process (the test session's server) keeps the heap it has."""
+    import sys
+
+    jpype = sys.modules.get("jpype")
+    return jpype is not None and bool(jpype.isJVMStarted())
 
 
 @click.command("formats")
