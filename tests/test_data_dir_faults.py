@@ -43,7 +43,8 @@ def _kgcert(data_dir: Path, *args: str, warm: bool = False) -> subprocess.Comple
 
 # A load's plain progress lines: one per phase it reached before the fault.
 _PROGRESS = tuple(f"{phase}: " for phase in (READING, MATCHING, PAIRING, BUILDING,
-                                               WRITING_NODES, WRITING_EDGES))
+                                               WRITING_NODES, WRITING_EDGES)) + (
+    "embedded server: Java heap",)  # the heap a load's server starts with
 
 
 def _error_line(done: subprocess.CompletedProcess[str], code: int) -> str:

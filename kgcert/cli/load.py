@@ -53,7 +53,6 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
     loader = get_loader(format_name, options)
     kg = check_kg_name(kg_name or format_name.replace("-", "_"))
-    _say_heap(ctx)
     columns = (TextColumn("[bold]{task.description}"), BarColumn(),
                TextColumn("{task.fields[info]}"))
     # In a log, parsing quicker than PLAIN_INTERVAL_S prints its last line only, and bad input
@@ -64,6 +63,7 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # From here this process writes only the data directory: the KG's files are owner-only
     # from the moment the server makes them (the JVM uses this process's umask).
     os.umask(0o077)
+    _say_heap(ctx)
     with parsed_kg_frozen():
         # In-process: the bulk writer needs the Java database object (an idle warm server
         # stops).
@@ -81,7 +81,8 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
 
 
 def _say_heap(ctx: Context) -> None:
-    """The embedded server's heap, first: a load that runs out of it says which it had."""
+    """The embedded server's heap, before it starts (after the files parsed: bad input
+    still gets its one-line error alone), so a load that runs out of it says which it had."""
     from kgcert.config import StoreTarget
     from kgcert.store.jvm_heap import choose_heap
 

@@ -31,7 +31,7 @@ from kgcert.loaders.records import Problems
 from kgcert.loaders.wikidata5m_text import MATCHING, EntityText, _Inputs, entity_text
 from kgcert.loaders.wikidata_common import read_tab_lines, word_key
 
-BLOCK = 1 << 20  # lines turned into Arrow arrays at a time
+BLOCK = 1 << 18  # lines turned into Arrow arrays at a time
 ENTITY_CHUNK = 20_000  # entities whose texts are matched at a time
 TRIPLE_COLUMNS = ("head entity", "relation", "tail entity")
 TRIPLE_KINDS = ("key", "type", "key")
@@ -66,37 +66,48 @@ def _blocks(rows: Iterator[tuple[int, list[str]]], width: int
 
 def read_triples(paths: Sequence[Path], drop: set[str], problems: Problems,
                  strict: bool) -> Triples:
+    """Each block of lines leaves only its kept triples, as Arrow strings (relations
+    dictionary-encoded); all are coded once the entities are known."""
+    drop_set = pa.array(sorted(drop), pa.string())
     heads: list[pa.Array] = []
-    rels: list[pa.Array] = []
+    rels: list[pa.DictionaryArray] = []
     tails: list[pa.Array] = []
+    dropped: Counter[str] = Counter()
     for path in paths:
         lines = read_tab_lines(path, TRIPLE_COLUMNS, problems, strict=strict, kinds=TRIPLE_KINDS)
-        for head, rel, tail in _blocks(lines, 3):
-            heads.append(pa.array(head, pa.string()))
-            rels.append(pa.array(rel, pa.string()))
-            tails.append(pa.array(tail, pa.string()))
-    head_column = pa.chunked_array(heads, pa.string())
-    rel_column = pa.chunked_array(rels, pa.string())
-    tail_column = pa.chunked_array(tails, pa.string())
-    del heads, rels, tails
-    dropped: Counter[str] = Counter()
-    if drop and len(rel_column):
-        is_dropped = pc.is_in(rel_column, value_set=pa.array(sorted(drop), pa.string()))
-        for row in pc.value_counts(pc.filter(rel_column, is_dropped)).to_pylist():
-            dropped[row["values"]] = row["counts"]
-        keep = pc.invert(is_dropped)
-        head_column, rel_column, tail_column = (pc.filter(c, keep) for c in
-                                                (head_column, rel_column, tail_column))
-    entities = pc.unique(pa.chunked_array(head_column.chunks + tail_column.chunks,
-                                          pa.string()))
-    relations = pc.unique(rel_column)
-    h = _codes(head_column, entities)
-    r = _codes(rel_column, relations)
-    t = _codes(tail_column, entities)
-    del head_column, rel_column, tail_column
+        for block in _blocks(lines, 3):
+            head, rel, tail = (pa.array(column, pa.string()) for column in block)
+            block.clear()
+            if drop:
+                is_dropped = pc.is_in(rel, value_set=drop_set)
+                for row in pc.value_counts(pc.filter(rel, is_dropped)).to_pylist():
+                    dropped[row["values"]] += row["counts"]
+                keep = pc.invert(is_dropped)
+                head, rel, tail = (pc.filter(c, keep) for c in (head, rel, tail))
+            heads.append(head)
+            rels.append(pc.dictionary_encode(rel))
+            tails.append(tail)
+    entities = pc.unique(pa.chunked_array(heads + tails, pa.string()))
+    relations = pc.unique(pa.chunked_array([r.dictionary for r in rels], pa.string()))
+    h = _coded_chunks(heads, entities)
+    t = _coded_chunks(tails, entities)
+    r_parts = []
+    while rels:
+        rel_block = rels.pop(0)
+        mapping = _codes(pa.chunked_array([rel_block.dictionary]), relations)
+        r_parts.append(mapping[rel_block.indices.to_numpy(zero_copy_only=False)])
+    r = np.concatenate(r_parts) if r_parts else np.zeros(0, dtype=np.int32)
     first = _first_of_each(h, r, t, len(entities), len(relations))
     return Triples(entities, relations, h[first], r[first], t[first], dropped,
                    len(h) - len(first))
+
+
+def _coded_chunks(chunks: list[pa.Array], dictionary: pa.Array) -> np.ndarray:
+    """The chunks' codes, each chunk let go of once coded."""
+    coded = []
+    while chunks:
+        coded.append(_codes(pa.chunked_array([chunks.pop(0)], pa.string()), dictionary))
+    return np.concatenate(coded) if coded else np.zeros(0, dtype=np.int32)
 
 
 def _codes(column: pa.ChunkedArray, dictionary: pa.Array) -> np.ndarray:
@@ -320,11 +331,10 @@ def _match_chunk(chunk: np.ndarray, texts: pa.Array, entities: pa.Array, aliases
     near: dict[int, set[int]] = {}
     for code in chunk.tolist():
         near[code] = set(neighbours[offsets[code]:offsets[code + 1]].tolist())
-    others = np.unique(np.concatenate([neighbours[offsets[c]:offsets[c + 1]] for c in chunk])) \
-        if len(chunk) else np.zeros(0, dtype=np.int32)
-    other_keys = keys.take(pa.array(others)).to_pylist()
+    others = sorted(set().union(*near.values()))
+    other_keys = keys.take(pa.array(others, pa.int64())).to_pylist()
     key_of = {code: [tuple(k.split(" ")) for k in found or ()]
-              for code, found in zip(others.tolist(), other_keys, strict=True)}
+              for code, found in zip(others, other_keys, strict=True)}
     inputs = _Inputs(
         texts=dict(zip(chunk.tolist(), raw, strict=True)), neighbours=near, keys=key_of,
         aliases={code: found or [qid] for code, found, qid in
