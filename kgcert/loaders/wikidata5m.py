@@ -53,7 +53,6 @@ from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 LABEL = "WikidataEntity"
 PAIRING = "pairing sentences"  # a load phase (loadprogress.py), after the matching
 BUILDING = "building edges"
-TICK_EVERY = 1 << 16  # edges between two progress ticks
 ALL_TRIPLES = "wikidata5m_all_triplet.txt"
 SPLITS = {
     "transductive": tuple(f"wikidata5m_transductive_{s}.txt" for s in ("train", "valid", "test")),
@@ -248,11 +247,13 @@ class Wikidata5mLoader(Loader):
         loadprogress.tick(BUILDING, 0, len(kept), "edges")
         order = np.argsort(rels, kind="stable")
         bounds = np.searchsorted(rels[order], np.arange(len(names) + 1))
+        built = 0
         for rel in used:
             code = code_of[rel]
             data.edges[rel_types[rel]] = tables.ColumnEdges(  # type: ignore[assignment]
                 rel_types[rel], order[bounds[code]:bounds[code + 1]], table)
-        loadprogress.tick(BUILDING, len(kept), len(kept), "edges")
+            built += int(bounds[code + 1] - bounds[code])
+            loadprogress.tick(BUILDING, built, len(kept), "edges")
 
         unnamed: list[str] = []
         for rel in used:
