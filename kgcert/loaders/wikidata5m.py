@@ -27,6 +27,7 @@ Preprocessing:
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,17 @@ class Wikidata5mLoader(Loader):
     # --- reading -------------------------------------------------------------------------
 
     def read(self, files: Sequence[Path]) -> KGData:
+        # The reading makes millions of short-lived lists and no cycles: the collector's
+        # passes over them cost about a quarter of the time.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._read(files)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _read(self, files: Sequence[Path]) -> KGData:
         drop, unsupported, cap = self._settings()
         by_name = {f.name: f for f in files}
         text_file = by_name.get(TEXT_FILE)

@@ -52,16 +52,21 @@ class Triples:
 
 def _blocks(rows: Iterator[tuple[int, list[str]]], width: int
             ) -> Iterator[list[list[str]]]:
-    """Columns of `width` fields, BLOCK lines at a time."""
-    columns: list[list[str]] = [[] for _ in range(width)]
+    """Columns of `width` fields, BLOCK lines at a time (one append a line)."""
+    block: list[list[str]] = []
     for _, fields in rows:
-        for column, value in zip(columns, fields, strict=False):
-            column.append(value)
-        if len(columns[0]) >= BLOCK:
-            yield columns
-            columns = [[] for _ in range(width)]
-    if columns[0]:
-        yield columns
+        block.append(fields)
+        if len(block) >= BLOCK:
+            yield _columns(block, width)
+            block = []
+    if block:
+        yield _columns(block, width)
+
+
+def _columns(block: list[list[str]], width: int) -> list[list[str]]:
+    columns = [[fields[i] for fields in block] for i in range(width)]
+    block.clear()
+    return columns
 
 
 def read_triples(paths: Sequence[Path], drop: set[str], problems: Problems,
