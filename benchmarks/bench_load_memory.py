@@ -50,6 +50,15 @@ exit_now(0)
 """
 
 
+READ = """
+import sys
+from pathlib import Path
+from kgcert.loaders import LoadOptions, get_loader
+loader = get_loader("wikidata5m", LoadOptions(settings={"unsupported_edges": sys.argv[2]}))
+loader.read(loader.source_files([Path(sys.argv[1])]))
+"""
+
+
 def tree_rss(pid: int) -> int:
     """Resident bytes of a process and all its descendants, from /proc."""
     total, stack = 0, [pid]
@@ -87,8 +96,24 @@ def run_load(checkout: Path, files: Path, data_dir: Path, unsupported: str,
     wall = time.perf_counter() - start
     text = log.read_text(errors="replace")
     lines = [line for line in text.splitlines() if line.strip() and "━" not in line]
+    heap = [line for line in lines if line.startswith("embedded server: Java heap")]
+    took = [line for line in lines if "took" in line]
     return {"rc": process.returncode, "wall_s": round(wall, 1), "peak_gb": round(peak / GB, 2),
-            "first_line": lines[0] if lines else "", "last_lines": lines[-4:]}
+            "heap_line": heap[0] if heap else "", "phases": took, "last_lines": lines[-4:]}
+
+
+def run_read(checkout: Path, files: Path, unsupported: str) -> dict[str, object]:
+    """The loader's read alone (no server): Python's own peak, without the JVM."""
+    env = {**os.environ, "PYTHONPATH": str(checkout), "OMP_NUM_THREADS": "1"}
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-c", READ, str(files), unsupported], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, tree_rss(process.pid))
+        time.sleep(0.2)
+    return {"read_rc": process.returncode, "read_s": round(time.perf_counter() - start, 1),
+            "read_peak_gb": round(peak / GB, 2)}
 
 
 def content_digest(data_dir: Path) -> dict[str, object]:
@@ -111,10 +136,10 @@ def synth(scale: float, work: Path) -> Path:
     return out
 
 
-def growth(rows: list[dict[str, object]]) -> float | None:
+def growth(rows: list[dict[str, object]], key: str = "peak_gb") -> float | None:
     """Peak growth per unit of scale between the smallest and largest scale measured."""
-    ok = sorted((float(r["scale"]), float(r["peak_gb"])) for r in rows  # type: ignore[arg-type]
-                if r["rc"] == 0)
+    ok = sorted((float(r["scale"]), float(r[key])) for r in rows  # type: ignore[arg-type]
+                if r["rc"] == 0 and key in r)
     if len(ok) < 2 or ok[-1][0] == ok[0][0]:
         return None
     return round((ok[-1][1] - ok[0][1]) / (ok[-1][0] - ok[0][0]), 2)
@@ -129,6 +154,8 @@ def main() -> None:
     parser.add_argument("--unsupported-edges", choices=["drop", "template"], default="drop")
     parser.add_argument("--heap", default=None, help="KGCERT_JVM_HEAP for every load")
     parser.add_argument("--compare", action="store_true", help="hash each load's content")
+    parser.add_argument("--read-only", action="store_true",
+                        help="also measure the loader's read alone (Python without the JVM)")
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--out", type=Path,
                         default=HERE / "benchmarks" / "results" / "load_memory.json")
@@ -148,17 +175,23 @@ def main() -> None:
                                                  args.unsupported_edges, args.heap)}
             if args.compare and row["rc"] == 0:
                 row["content"] = content_digest(data_dir)
+            if args.read_only:
+                row.update(run_read(checkout, files, args.unsupported_edges))
             subprocess.run(["rm", "-rf", str(data_dir)], check=True)
             results[name].append(row)
             print(f"{name:8} scale {scale:<5} rc {row['rc']} peak {row['peak_gb']:.2f} GB "
-                  f"wall {row['wall_s']:.0f} s  first line: {row['first_line']}", flush=True)
+                  f"wall {row['wall_s']:.0f} s  {row['heap_line']}", flush=True)
+            if args.read_only:
+                print(f"         read alone: peak {row['read_peak_gb']} GB, {row['read_s']} s",
+                      flush=True)
             if "content" in row:
                 print(f"         content {row['content']}", flush=True)
-    summary = {name: {"rows": rows, "growth_gb_per_scale": growth(rows)}
+    summary = {name: {"rows": rows, "growth_gb_per_scale": growth(rows),
+                      "read_growth_gb_per_scale": growth(rows, "read_peak_gb")}
                for name, rows in results.items()}
     for name, found in summary.items():
         print(f"{name}: peak growth {found['growth_gb_per_scale']} GB per unit of scale "
-              "(target <= 6)")
+              f"(target <= 6); the read alone {found['read_growth_gb_per_scale']}")
     if args.compare and set(checkouts) == {"this", "baseline"}:
         for mine, theirs in zip(results["this"], results["baseline"], strict=True):
             same = mine.get("content") == theirs.get("content")
