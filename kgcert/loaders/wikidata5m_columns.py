@@ -350,4 +350,4 @@ def _match_chunk(chunk: np.ndarray, texts: pa.Array, entities: pa.Array, aliases
                  zip(chunk.tolist(), own, qids, strict=True)},
         fold=fold,
     )
-    return [entity_text(code, inputs) for code in chunk.tolist()]  # type: ignore[arg-type]
+    return [entity_text(code, inputs) for code in chunk.tolist()]
