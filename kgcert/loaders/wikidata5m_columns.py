@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kgcert import loadprogress
+from kgcert.loaders import wikidata5m_text as text_steps
 from kgcert.loaders.records import Problems
 from kgcert.loaders.wikidata5m_text import MATCHING, EntityText, _Inputs, entity_text
 from kgcert.loaders.wikidata_common import read_tab_lines, word_key
@@ -284,9 +285,12 @@ def match_texts(texts: pa.Array, entities: pa.Array, aliases: pa.Array,
     mention_pool: list[np.ndarray] = []
     pooled = 0
     loadprogress.tick(MATCHING, 0, len(with_text), "entities")
-    for start in range(0, len(with_text), ENTITY_CHUNK):
-        chunk = with_text[start:start + ENTITY_CHUNK]
-        results = _match_chunk(chunk, texts, entities, aliases, keys, offsets, neighbours, fold)
+    chunks = [with_text[start:start + ENTITY_CHUNK]
+              for start in range(0, len(with_text), ENTITY_CHUNK)]
+    found_chunks = _chunk_results(chunks, _Columns(texts, entities, aliases, keys, offsets,
+                                                   neighbours, fold), len(with_text))
+    done = 0
+    for chunk, results in zip(chunks, found_chunks, strict=True):
         name_parts.append(pa.array([r.name for r in results], pa.string()))
         folded_parts.append(pa.array([r.text for r in results], pa.large_string()))
         sentences: list[str] = []
@@ -310,8 +314,8 @@ def match_texts(texts: pa.Array, entities: pa.Array, aliases: pa.Array,
         mention_entity.append(np.array(ents, dtype=np.int64))
         mention_other.append(np.array(others, dtype=np.int64))
         mention_pool.append(np.array(pools, dtype=np.int64))
-        loadprogress.tick(MATCHING, min(start + ENTITY_CHUNK, len(with_text)), len(with_text),
-                          "entities")
+        done += len(chunk)
+        loadprogress.tick(MATCHING, done, len(with_text), "entities")
     ents_all = np.concatenate(mention_entity) if mention_entity else np.zeros(0, np.int64)
     others_all = np.concatenate(mention_other) if mention_other else np.zeros(0, np.int64)
     pools_all = np.concatenate(mention_pool) if mention_pool else np.zeros(0, np.int64)
@@ -329,10 +333,51 @@ def _concat(parts: list[pa.Array], kind: pa.DataType) -> pa.Array:
     return pa.concat_arrays(parts) if parts else pa.array([], kind)
 
 
-def _match_chunk(chunk: np.ndarray, texts: pa.Array, entities: pa.Array, aliases: pa.Array,
-                 keys: pa.Array, offsets: np.ndarray, neighbours: np.ndarray,
-                 fold: Callable[[str], str]) -> list[EntityText]:
+@dataclass(frozen=True)
+class _Columns:
+    texts: pa.Array
+    entities: pa.Array
+    aliases: pa.Array
+    keys: pa.Array
+    offsets: np.ndarray
+    neighbours: np.ndarray
+    fold: Callable[[str], str]
+
+
+_shared: _Columns | None = None  # set before the workers fork: they read it from there
+
+
+def _chunk_results(chunks: list[np.ndarray], columns: _Columns, total: int
+                   ) -> Iterator[list[EntityText]]:
+    """Each chunk's results in order: in forked workers (wikidata5m_text.worker_count) that
+    read the columns from the parent's memory (Arrow buffers and numpy arrays: no
+    reference counts written, so the pages stay shared), else in this process."""
+    global _shared
+    workers = text_steps.worker_count()
+    if workers < 2 or total < text_steps.PARALLEL_FROM or not text_steps.fork_safe():
+        for chunk in chunks:
+            yield _match_chunk(chunk, columns)
+        return
+    import multiprocessing
+
+    _shared = columns
+    try:
+        with multiprocessing.get_context("fork").Pool(workers,
+                                                      text_steps._default_signals) as pool:
+            yield from pool.imap(_match_shared, chunks)
+    finally:
+        _shared = None
+
+
+def _match_shared(chunk: np.ndarray) -> list[EntityText]:
+    assert _shared is not None
+    return _match_chunk(chunk, _shared)
+
+
+def _match_chunk(chunk: np.ndarray, columns: _Columns) -> list[EntityText]:
     """entity_text of each entity in `chunk`, with the inputs of only this chunk in Python."""
+    texts, entities, aliases, keys = columns.texts, columns.entities, columns.aliases, columns.keys
+    offsets, neighbours, fold = columns.offsets, columns.neighbours, columns.fold
     index = pa.array(chunk)
     raw = texts.take(index).to_pylist()
     qids = entities.take(index).to_pylist()
