@@ -59,6 +59,17 @@ loader.read(loader.source_files([Path(sys.argv[1])]))
 """
 
 
+STOP_BELOW = 1.5 * GB  # memory available on the machine below which a load is stopped
+
+
+def available() -> int:
+    with open("/proc/meminfo") as handle:
+        for line in handle:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 1 << 62
+
+
 def tree_rss(pid: int) -> int:
     """Resident bytes of a process and all its descendants, from /proc."""
     total, stack = 0, [pid]
@@ -89,16 +100,20 @@ def run_load(checkout: Path, files: Path, data_dir: Path, unsupported: str,
     with open(log, "w") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT,
                                    cwd=checkout)
-        peak = 0
+        peak, stopped = 0, ""
         while process.poll() is None:
             peak = max(peak, tree_rss(process.pid))
+            if available() < STOP_BELOW and not stopped:  # the machine is shared: give way
+                stopped = f"stopped: {available() / GB:.1f} GB left available"
+                process.kill()
             time.sleep(0.2)
     wall = time.perf_counter() - start
     text = log.read_text(errors="replace")
     lines = [line for line in text.splitlines() if line.strip() and "━" not in line]
     heap = [line for line in lines if line.startswith("embedded server: Java heap")]
     took = [line for line in lines if "took" in line]
-    return {"rc": process.returncode, "wall_s": round(wall, 1), "peak_gb": round(peak / GB, 2),
+    return {"rc": process.returncode, "stopped": stopped, "wall_s": round(wall, 1),
+            "peak_gb": round(peak / GB, 2),
             "heap_line": heap[0] if heap else "", "phases": took, "last_lines": lines[-4:]}
 
 
