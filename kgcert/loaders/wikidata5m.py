@@ -30,15 +30,11 @@ from __future__ import annotations
 import gc
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders import register
-from kgcert.loaders import wikidata5m_columns as columns
-from kgcert.loaders import wikidata5m_tables as tables
 from kgcert.loaders.base import Loader, check_paths_exist
 from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.wikidata_common import (
@@ -50,6 +46,12 @@ from kgcert.loaders.wikidata_common import (
     split_sentences,
 )
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+
+if TYPE_CHECKING:  # numpy and Arrow load with a Wikidata5m read, not with `kgcert formats`
+    import numpy as np
+
+    from kgcert.loaders import wikidata5m_columns as columns
+    from kgcert.loaders import wikidata5m_tables as tables
 
 LABEL = "WikidataEntity"
 PAIRING = "pairing sentences"  # a load phase (loadprogress.py), after the matching
@@ -172,6 +174,11 @@ class Wikidata5mLoader(Loader):
                 gc.enable()
 
     def _read(self, files: Sequence[Path]) -> KGData:
+        import numpy as np
+
+        from kgcert.loaders import wikidata5m_columns as columns
+        from kgcert.loaders import wikidata5m_tables as tables
+
         drop, unsupported, cap = self._settings()
         by_name = {f.name: f for f in files}
         text_file = by_name.get(TEXT_FILE)
@@ -240,6 +247,10 @@ class Wikidata5mLoader(Loader):
                templates: bool) -> None:
         """Node and edge tables over the kept facts: nodes in the order the kept facts
         first name them, edges by relation in the order of their facts."""
+        import numpy as np
+
+        from kgcert.loaders import wikidata5m_tables as tables
+
         kept = np.flatnonzero(keep)
         heads, rels, tails = triples.heads[kept], triples.rels[kept], triples.tails[kept]
         both = np.stack([heads, tails], axis=1).ravel()
