@@ -208,7 +208,7 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
 
     loadprogress.tick(WRITING_NODES, 0, data.node_count, "nodes")  # the phase's clock starts
     for label, table in sorted(data.nodes.items()):
-        writer.write_nodes(label, table.rows, wrote_nodes)
+        writer.write_node_parts(label, table.parts(), wrote_nodes)
     total, done = data.edge_count, 0
 
     def advance(count: int) -> None:
@@ -220,7 +220,8 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
 
     loadprogress.tick(WRITING_EDGES, 0, total, "edges")
     for rel_type, edges in sorted(data.edges.items()):
-        writer.write_edges(rel_type, edges.sources, edges.targets, edges.properties, advance)
+        for part in edges.parts():  # one part at a time: a columnar table makes it on demand
+            writer.write_edge_part(rel_type, part, advance)
     writer.finish()
     if data.relations:
         store.execute(statement("load", "create_relations"),

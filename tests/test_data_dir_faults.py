@@ -22,6 +22,7 @@ from kgcert.loaders.wikidata5m import BUILDING, PAIRING
 from kgcert.loaders.wikidata5m_text import MATCHING
 from kgcert.loading import WRITING_EDGES, WRITING_NODES
 from kgcert.loadprogress import READING
+from kgcert.store.jvm_heap import choose_heap
 from kgcert.store.seal import Seal, damage
 from kgcert.store.warm_files import WarmFiles, is_warm_server, pid_alive
 from kgcert.synth import SyntheticPrimeKG
@@ -43,7 +44,8 @@ def _kgcert(data_dir: Path, *args: str, warm: bool = False) -> subprocess.Comple
 
 # A load's plain progress lines: one per phase it reached before the fault.
 _PROGRESS = tuple(f"{phase}: " for phase in (READING, MATCHING, PAIRING, BUILDING,
-                                               WRITING_NODES, WRITING_EDGES))
+                                               WRITING_NODES, WRITING_EDGES)) + (
+    "embedded server: Java heap",)  # the heap a load's server starts with
 
 
 def _error_line(done: subprocess.CompletedProcess[str], code: int) -> str:
@@ -182,6 +184,7 @@ def test_a_load_that_runs_the_java_heap_out_says_so_and_leaves_no_kg(
     data = tmp_path / "data"
     monkeypatch.setenv("KGCERT_JVM_HEAP", "24m")
     tight = _kgcert(data, "load", "primekg", str(synth_csv), "--kg", "big")
+    assert "embedded server: Java heap 24m (set by KGCERT_JVM_HEAP)" in tight.stderr
     # When the heap runs out in a Java thread whose own handler then fails, the JVM itself
     # writes one line to the process's stderr; kgcert's line is the one error line besides it.
     tight.stderr = "\n".join(line for line in tight.stderr.splitlines()
@@ -195,6 +198,10 @@ def test_a_load_that_runs_the_java_heap_out_says_so_and_leaves_no_kg(
     monkeypatch.delenv("KGCERT_JVM_HEAP")
     loaded = _kgcert(data, "load", "primekg", str(synth_csv), "--kg", "big")
     assert loaded.returncode == 0, loaded.stderr
+    # Unset, the heap is sized from this machine's memory, and the load says so first.
+    heap = choose_heap({}).describe()
+    first = [line for line in loaded.stderr.splitlines() if line.startswith("embedded server")]
+    assert first == [f"embedded server: {heap}"] and "memory" in heap
 
 
 # --- a full disk --------------------------------------------------------------------------------

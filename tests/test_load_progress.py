@@ -12,7 +12,14 @@ from rich.console import Console
 from kgcert import loadprogress
 from kgcert.cli.progress import PhaseBars, PlainProgress, speed_text
 from kgcert.errors import InputError
-from kgcert.loaders import LoadOptions, get_loader, wikidata5m, wikidata5m_text
+from kgcert.loaders import (
+    LoadOptions,
+    get_loader,
+    wikidata5m,
+    wikidata5m_columns,
+    wikidata5m_tables,
+    wikidata5m_text,
+)
 from kgcert.loaders.fastcsv import read_blocks
 from kgcert.loaders.records import Problems
 from kgcert.loaders.tabular import read_rows
@@ -83,8 +90,8 @@ def test_a_wikidata5m_read_reports_every_phase_after_reading_to_the_end(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Matching reports as its chunks come back; the steps after it took minutes at full size
     # with nothing shown.
-    monkeypatch.setattr(wikidata5m_text, "CHUNK", 100)
-    monkeypatch.setattr(wikidata5m, "TICK_EVERY", 50)
+    monkeypatch.setattr(wikidata5m_columns, "ENTITY_CHUNK", 100)
+    monkeypatch.setattr(wikidata5m_tables, "PAIR_CHUNK", 50)
     SyntheticWikidata5m(0.0005, seed=5).write(tmp_path / "synth")
     loader = get_loader("wikidata5m", LoadOptions())
     files = loader.source_files([tmp_path / "synth"])

@@ -13,7 +13,7 @@ import pytest
 from shared_data import shared_data
 from wikidata5m_before import Wikidata5mBefore
 
-from kgcert.loaders import LoadOptions, get_loader
+from kgcert.loaders import LoadOptions, get_loader, wikidata5m_columns
 from kgcert.loaders import wikidata5m_text as text_steps
 from kgcert.loaders.records import KGData
 from kgcert.synth_wikidata5m import SyntheticWikidata5m
@@ -42,6 +42,7 @@ def workers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
             return RAN_IN_CHILD
         monkeypatch.setattr(text_steps, "PARALLEL_FROM", 0)
         monkeypatch.setattr(text_steps, "CHUNK", 37)  # many chunks, merged in order
+        monkeypatch.setattr(wikidata5m_columns, "ENTITY_CHUNK", 37)
         monkeypatch.setenv("KGCERT_LOAD_WORKERS", "2")
         assert text_steps.fork_safe()
         return 2

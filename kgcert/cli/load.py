@@ -63,6 +63,7 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # From here this process writes only the data directory: the KG's files are owner-only
     # from the moment the server makes them (the JVM uses this process's umask).
     os.umask(0o077)
+    _say_heap(ctx)
     with parsed_kg_frozen():
         # In-process: the bulk writer needs the Java database object (an idle warm server
         # stops).
@@ -77,6 +78,25 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # What preprocessing dropped or changed (also kept in the manifest; `kgcert info` shows it)
     for note in result.manifest.notes:
         console.print(Text(f"  {note}"))
+
+
+def _say_heap(ctx: Context) -> None:
+    """The embedded server's heap, before it starts (after the files parsed: bad input
+    still gets its one-line error alone), so a load that runs out of it says which it had."""
+    from kgcert.config import StoreTarget
+    from kgcert.store.jvm_heap import choose_heap
+
+    target = StoreTarget.resolve(ctx.db, ctx.data_dir, no_server=ctx.no_server)
+    if target.is_embedded and not _jvm_running():
+        say(f"embedded server: {choose_heap().describe()}")
+
+
+def _jvm_running() -> bool:
+    """A JVM already in this process (the test session's server) keeps the heap it has."""
+    import sys
+
+    jpype = sys.modules.get("jpype")
+    return jpype is not None and bool(jpype.isJVMStarted())
 
 
 @click.command("formats")

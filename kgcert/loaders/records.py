@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+NODE_PART = 50_000  # nodes per part handed to a writer
+EDGE_PART = 200_000  # edges per part
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,32 @@ class NodeTable:
     label: str
     rows: list[dict[str, Any]] = field(default_factory=list)
 
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def parts(self, size: int = NODE_PART) -> Iterator[list[dict[str, Any]]]:
+        """The rows in parts of at most `size`, in order (a columnar table makes each part
+        only when it is asked for, so a writer holds one part at a time)."""
+        for start in range(0, len(self.rows), size):
+            yield self.rows[start:start + size]
+
+
+@dataclass
+class EdgePart:
+    """Some edges of one type: source and target ids, and where the table knows them, the
+    endpoints' positions among all nodes in the order they are written (a writer that
+    remembers its nodes by position needs no id lookup)."""
+
+    sources: list[str]
+    targets: list[str]
+    properties: list[dict[str, Any]] | None
+    source_positions: np.ndarray | None = None
+    target_positions: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.sources) if self.source_positions is None else \
+            len(self.source_positions)
+
 
 @dataclass
 class EdgeTable:
@@ -60,6 +93,12 @@ class EdgeTable:
 
     def __len__(self) -> int:
         return len(self.sources)
+
+    def parts(self, size: int = EDGE_PART) -> Iterator[EdgePart]:
+        for start in range(0, len(self.sources), size):
+            stop = start + size
+            yield EdgePart(self.sources[start:stop], self.targets[start:stop],
+                           None if self.properties is None else self.properties[start:stop])
 
 
 @dataclass
@@ -83,7 +122,7 @@ class Problems:
 class KGData:
     """Everything a loader read, ready for the store."""
 
-    nodes: dict[str, NodeTable] = field(default_factory=dict)
+    nodes: dict[str, NodeTable] = field(default_factory=dict)  # or tables that act like one
     edges: dict[str, EdgeTable] = field(default_factory=dict)
     relations: list[RelationInfo] = field(default_factory=list)
     problems: Problems = field(default_factory=Problems)
@@ -91,7 +130,7 @@ class KGData:
 
     @property
     def node_count(self) -> int:
-        return sum(len(t.rows) for t in self.nodes.values())
+        return sum(len(t) for t in self.nodes.values())
 
     @property
     def edge_count(self) -> int:
@@ -111,6 +150,6 @@ class KGData:
         return {
             "nodes": self.node_count,
             "edges": self.edge_count,
-            "labels": {label: len(t.rows) for label, t in sorted(self.nodes.items())},
+            "labels": {label: len(t) for label, t in sorted(self.nodes.items())},
             "relationship_types": {rel: len(t) for rel, t in sorted(self.edges.items())},
         }

@@ -27,17 +27,16 @@ Preprocessing:
 
 from __future__ import annotations
 
-from collections import Counter
+import gc
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
 from kgcert.loaders.records import KGData, RelationInfo
-from kgcert.loaders.wikidata5m_text import EntityText, read_texts
 from kgcert.loaders.wikidata_common import (
     check_settings,
     earliest_alias,
@@ -45,14 +44,18 @@ from kgcert.loaders.wikidata_common import (
     read_tab_lines,
     setting_list,
     split_sentences,
-    word_key,
 )
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+
+if TYPE_CHECKING:  # numpy and Arrow load with a Wikidata5m read, not with `kgcert formats`
+    import numpy as np
+
+    from kgcert.loaders import wikidata5m_columns as columns
+    from kgcert.loaders import wikidata5m_tables as tables
 
 LABEL = "WikidataEntity"
 PAIRING = "pairing sentences"  # a load phase (loadprogress.py), after the matching
 BUILDING = "building edges"
-TICK_EVERY = 1 << 16  # edges between two progress ticks
 ALL_TRIPLES = "wikidata5m_all_triplet.txt"
 SPLITS = {
     "transductive": tuple(f"wikidata5m_transductive_{s}.txt" for s in ("train", "valid", "test")),
@@ -81,17 +84,6 @@ def _search(paths: Sequence[Path], name: str) -> Path | None:
                 if found:
                     return found[0]
     return None
-
-
-NameAndText = tuple[str | None, str]
-
-
-def _names_and_texts(texts: dict[str, EntityText], raw: dict[str, str]
-                     ) -> dict[str, NameAndText]:
-    """The name found in each entity's text and the text (folded where folding changed it):
-    all the rows need of the sentence matches."""
-    return {qid: (read.name, raw[qid] if read.text is None else read.text)
-            for qid, read in texts.items()}
 
 
 def supporting_sentences(
@@ -171,6 +163,22 @@ class Wikidata5mLoader(Loader):
     # --- reading -------------------------------------------------------------------------
 
     def read(self, files: Sequence[Path]) -> KGData:
+        # The reading makes millions of short-lived lists and no cycles: the collector's
+        # passes over them cost about a quarter of the time.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._read(files)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _read(self, files: Sequence[Path]) -> KGData:
+        import numpy as np
+
+        from kgcert.loaders import wikidata5m_columns as columns
+        from kgcert.loaders import wikidata5m_tables as tables
+
         drop, unsupported, cap = self._settings()
         by_name = {f.name: f for f in files}
         text_file = by_name.get(TEXT_FILE)
@@ -181,54 +189,108 @@ class Wikidata5mLoader(Loader):
         data = KGData()
         strict = self.options.strict
 
-        facts: dict[Triple, None] = {}
-        # One string per id: each line reads its ids afresh, and the whole Wikidata5m names
-        # 4.6M entities in 14M kept triples, so sharing them saves gigabytes.
-        ids: dict[str, str] = {}
-        dropped: Counter[str] = Counter()
-        duplicates = 0
-        for path in triple_files:
-            for _, (head, rel, tail) in read_tab_lines(path, TRIPLE_COLUMNS, data.problems,
-                                                       strict=strict, kinds=TRIPLE_KINDS):
-                if rel in drop:
-                    dropped[rel] += 1
-                elif (head, rel, tail) in facts:
-                    duplicates += 1
-                else:
-                    facts[(ids.setdefault(head, head), ids.setdefault(rel, rel),
-                           ids.setdefault(tail, tail))] = None
-        del ids
-        if dropped:
-            shown = ", ".join(f"{rel} {n:,}" for rel, n in sorted(dropped.items()))
-            data.notes.append(f"left out {sum(dropped.values()):,} triples of the relations in "
-                              f"drop_relations ({shown})")
-        if duplicates:
-            data.notes.append(f"collapsed {duplicates} exact duplicate triples")
-
-        entities = {e for head, _, tail in facts for e in (head, tail)}
-        relations = {rel for _, rel, _ in facts}
-        entity_aliases = self._aliases(entity_file, entities, ("entity", "alias"), data)
-        relation_aliases = self._aliases(relation_file, relations, ("relation", "alias"), data)
-        named: dict[str, NameAndText] | None = None  # with texts: the name and text of each
+        # Columns, not Python objects per triple or entity (wikidata5m_columns.py).
+        triples = columns.read_triples(triple_files, drop, data.problems, strict)
+        if triples.dropped:
+            shown = ", ".join(f"{rel} {n:,}" for rel, n in sorted(triples.dropped.items()))
+            data.notes.append(f"left out {sum(triples.dropped.values()):,} triples of the "
+                              f"relations in drop_relations ({shown})")
+        if triples.duplicates:
+            data.notes.append(f"collapsed {triples.duplicates} exact duplicate triples")
+        entities = triples.entities
+        aliases, has_aliases = columns.read_aliases(entity_file, entities, self.options.fold,
+                                                    data.problems, strict)
+        relation_aliases = self._aliases(relation_file, set(triples.relations.to_pylist()),
+                                         ("relation", "alias"), data)
+        keep = np.ones(len(triples.heads), dtype=bool)
+        texts = matched = pairs = None
         if text_file is None:
-            kept: dict[Triple, list[str] | None] = dict.fromkeys(facts)
             data.notes.append(
                 "no wikidata5m_text.txt: all edges kept and read through their relation's "
                 "template sentence"
             )
         else:
-            raw = self._texts(text_file, entities, data)
-            texts = self._read_texts(raw, facts, entity_aliases)
-            kept = self._supported(facts, texts, unsupported, cap, data)
-            named = _names_and_texts(texts, raw)
-            del texts, raw  # at full size the sentence matches are gigabytes
-        missing = len(entities - entity_aliases.keys())
-        del facts, entities  # from here on the kept edges are all that is needed
-        self._build(data, kept, entity_aliases, relation_aliases, named,
-                    templates=named is None or unsupported == "template")
+            texts = columns.read_texts_column(text_file, entities, data.problems, strict)
+            offsets, neighbours = columns.neighbour_lists(triples.heads, triples.tails,
+                                                          len(entities))
+            matched = columns.match_texts(texts, entities, aliases, offsets, neighbours,
+                                          self.options.fold)
+            del offsets, neighbours
+            pairs = tables.pair_sentences(triples.heads, triples.tails, len(entities), matched,
+                                          cap, PAIRING)
+            supported = pairs.supported[pairs.pair_of_fact]
+            self._note_unsupported(int((~supported).sum()), len(supported), unsupported, data)
+            if unsupported == "drop":
+                keep = supported
+        self._build(data, triples, keep, aliases, relation_aliases, texts, matched, pairs,
+                    templates=text_file is None or unsupported == "template")
+        missing = int((~has_aliases).sum())
         if missing:
             data.notes.append(f"{missing} entities have no alias; named by their QID")
         return data
+
+    @staticmethod
+    def _note_unsupported(count: int, facts: int, unsupported: str, data: KGData) -> None:
+        if not count:
+            return
+        of = f"{count:,} of {facts:,} edges with no supporting sentence"
+        data.notes.append(
+            f"dropped {of} in either entity's text (unsupported_edges=drop; =template "
+            "keeps them)" if unsupported == "drop" else
+            f"kept {of} in either entity's text, read through their relation's template "
+            "sentence (unsupported_edges=template; =drop drops them)"
+        )
+
+    def _build(self, data: KGData, triples: columns.Triples, keep: np.ndarray,
+               aliases: Any, relation_aliases: dict[str, list[str]], texts: Any,
+               matched: columns.Matched | None, pairs: tables.PairSentences | None, *,
+               templates: bool) -> None:
+        """Node and edge tables over the kept facts: nodes in the order the kept facts
+        first name them, edges by relation in the order of their facts."""
+        import numpy as np
+
+        from kgcert.loaders import wikidata5m_tables as tables
+
+        kept = np.flatnonzero(keep)
+        heads, rels, tails = triples.heads[kept], triples.rels[kept], triples.tails[kept]
+        both = np.stack([heads, tails], axis=1).ravel()
+        _, first = np.unique(both, return_index=True)
+        node_codes = both[np.sort(first)]
+        position = np.full(len(triples.entities), -1, dtype=np.int64)
+        position[node_codes] = np.arange(len(node_codes))
+        table = tables.Columns(
+            entities=triples.entities, aliases=aliases, label=LABEL, texts=texts,
+            matched=matched, heads=heads, tails=tails, node_codes=node_codes,
+            node_position=position, pairs=pairs, fact_of_kept=kept)
+        data.nodes[LABEL] = tables.ColumnNodes(table)  # type: ignore[assignment]
+        names = triples.relations.to_pylist()
+        used = sorted({names[code] for code in np.unique(rels).tolist()})
+        rel_types = distinct_identifiers(set(used), taken=RESERVED_LABELS | {LABEL})
+        code_of = {name: code for code, name in enumerate(names)}
+        loadprogress.tick(BUILDING, 0, len(kept), "edges")
+        order = np.argsort(rels, kind="stable")
+        bounds = np.searchsorted(rels[order], np.arange(len(names) + 1))
+        built = 0
+        for rel in used:
+            code = code_of[rel]
+            data.edges[rel_types[rel]] = tables.ColumnEdges(  # type: ignore[assignment]
+                rel_types[rel], order[bounds[code]:bounds[code + 1]], table)
+            built += int(bounds[code + 1] - bounds[code])
+            loadprogress.tick(BUILDING, built, len(kept), "edges")
+
+        unnamed: list[str] = []
+        for rel in used:
+            found = relation_aliases.get(rel) or [rel]
+            if rel not in relation_aliases:
+                unnamed.append(rel)
+            data.relations.append(RelationInfo(
+                type=rel_types[rel], source_type=LABEL, target_type=LABEL, original=rel,
+                display=found[0], name=found[0], aliases=tuple(found),
+                template=generic_template(found[0]) if templates else "",
+            ))
+        if unnamed:
+            data.notes.append(f"relations without alias, named by their id: "
+                              f"{', '.join(map(str, unnamed))}")
 
     def _entities_only(self, entity_file: Path | None, text_file: Path) -> KGData:
         """Entities with their texts and no edges: for text-only extracts."""
@@ -272,106 +334,3 @@ class Wikidata5mLoader(Loader):
             if (wanted is None or qid in wanted) and qid not in found:
                 found[qid] = text
         return found
-
-    def _read_texts(self, raw: dict[str, str], facts: dict[Triple, None],
-                    aliases: dict[str, list[str]]) -> dict[str, EntityText]:
-        neighbours: dict[str, set[str]] = {}
-        for head, _, tail in facts:
-            neighbours.setdefault(head, set()).add(tail)
-            neighbours.setdefault(tail, set()).add(head)
-        keys = {e: [k for k in (word_key(a) for a in aliases.get(e, [])) if k]
-                for e in neighbours}
-        return read_texts(raw, neighbours, keys, aliases, self.options.fold)
-
-    def _supported(self, facts: dict[Triple, None], texts: dict[str, EntityText],
-                   unsupported: str, cap: int, data: KGData
-                   ) -> dict[Triple, list[str] | None]:
-        def first(entity: str) -> str:
-            found = texts.get(entity)
-            return found.first if found else ""
-
-        pair_sentences: dict[tuple[str, str], list[str] | None] = {}
-        kept: dict[Triple, list[str] | None] = {}
-        unsupported_count = 0
-        loadprogress.tick(PAIRING, 0, len(facts), "edges")
-        for done, fact in enumerate(facts, 1):
-            if done % TICK_EVERY == 0:
-                loadprogress.tick(PAIRING, done, len(facts), "edges")
-            head, _, tail = fact
-            pair = (head, tail) if head <= tail else (tail, head)
-            if pair not in pair_sentences:
-                support: list[str] = []
-                for u, v in ((head, tail), (tail, head)):
-                    text = texts.get(u)
-                    if text is None:
-                        continue
-                    for index in text.mentions.get(v, ()):
-                        sentence = text.sentences[index]
-                        if sentence not in support:
-                            support.append(sentence)
-                pair_sentences[pair] = (
-                    supporting_sentences(support, [first(head), first(tail)], cap)
-                    if support else None
-                )
-            found = pair_sentences[pair]
-            if found is None:
-                unsupported_count += 1
-                if unsupported == "drop":
-                    continue
-            kept[fact] = found
-        loadprogress.tick(PAIRING, len(facts), len(facts), "edges")
-        if unsupported_count:
-            of = f"{unsupported_count:,} of {len(facts):,} edges with no supporting sentence"
-            data.notes.append(
-                f"dropped {of} in either entity's text (unsupported_edges=drop; =template "
-                "keeps them)" if unsupported == "drop" else
-                f"kept {of} in either entity's text, read through their relation's template "
-                "sentence (unsupported_edges=template; =drop drops them)"
-            )
-        return kept
-
-    def _build(self, data: KGData, kept: dict[Triple, list[str] | None],
-               entity_aliases: dict[str, list[str]], relation_aliases: dict[str, list[str]],
-               named: dict[str, NameAndText] | None, *, templates: bool) -> None:
-        used: dict[str, None] = {}
-        for head, _, tail in kept:
-            used.setdefault(head, None)
-            used.setdefault(tail, None)
-        table = data.node_table(LABEL)
-        for qid in used:
-            aliases = entity_aliases.get(qid) or [qid]
-            name, text = named.get(qid, (None, "")) if named else (None, "")
-            row: dict[str, Any] = {"id": qid, "name": name or aliases[0], "aliases": aliases,
-                                   "type": LABEL}
-            if text:
-                row["description"] = text
-            table.rows.append(row)
-
-        with_sentences = named is not None
-        rel_types = distinct_identifiers({rel for _, rel, _ in kept},
-                                         taken=RESERVED_LABELS | {LABEL})
-        loadprogress.tick(BUILDING, 0, len(kept), "edges")
-        ordered = sorted(kept.items(), key=lambda item: item[0][1])
-        for done, ((head, rel, tail), found) in enumerate(ordered, 1):
-            if done % TICK_EVERY == 0:
-                loadprogress.tick(BUILDING, done, len(kept), "edges")
-            edges = data.edge_table(rel_types[rel], with_properties=with_sentences)
-            edges.sources.append(head)
-            edges.targets.append(tail)
-            if edges.properties is not None:
-                edges.properties.append({"sentences": found} if found else {})
-        loadprogress.tick(BUILDING, len(kept), len(kept), "edges")
-
-        unnamed: list[str] = []
-        for rel in sorted({rel for _, rel, _ in kept}):
-            aliases = relation_aliases.get(rel) or [rel]
-            if rel not in relation_aliases:
-                unnamed.append(rel)
-            data.relations.append(RelationInfo(
-                type=rel_types[rel], source_type=LABEL, target_type=LABEL, original=rel,
-                display=aliases[0], name=aliases[0], aliases=tuple(aliases),
-                template=generic_template(aliases[0]) if templates else "",
-            ))
-        if unnamed:
-            data.notes.append(f"relations without alias, named by their id: "
-                              f"{', '.join(map(str, unnamed))}")

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import Any
 
 from kgcert import loadprogress
 from kgcert.loaders.wikidata_common import AliasMatcher, earliest_alias, split_sentences, words
@@ -44,10 +45,12 @@ class EntityText:
 
 @dataclass(frozen=True)
 class _Inputs:
-    texts: Mapping[str, str]  # raw
-    neighbours: Mapping[str, set[str]]
-    keys: Mapping[str, list[Key]]  # word keys of each entity's aliases
-    aliases: Mapping[str, list[str]]
+    """By entity: its QID, or its integer code (wikidata5m_columns.py)."""
+
+    texts: Mapping[Any, str]  # raw
+    neighbours: Mapping[Any, set[Any]]
+    keys: Mapping[Any, list[Key]]  # word keys of each entity's aliases
+    aliases: Mapping[Any, list[str]]
     fold: Callable[[str], str]
 
 
@@ -124,7 +127,7 @@ def _entity_texts(qids: list[str]) -> list[EntityText]:
     return [entity_text(qid, _inputs) for qid in qids]
 
 
-def entity_text(qid: str, inputs: _Inputs) -> EntityText:
+def entity_text(qid: Any, inputs: _Inputs) -> EntityText:
     """One entity's EntityText, as the former loader found it (tests/wikidata5m_before.py)."""
     raw = inputs.texts[qid]
     text = raw if raw.isascii() else inputs.fold(raw)  # folding leaves ASCII as it is

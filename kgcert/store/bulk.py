@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from kgcert.loaders.records import EdgePart
 from kgcert.store.cypher import KG_SCOPE, escape_identifier, named, statement
 from kgcert.store.graph import GraphStore
 
@@ -40,6 +41,16 @@ class BulkWriter(ABC):
         properties: Sequence[dict[str, Any]] | None,
         progress: Progress | None = None,
     ) -> None: ...
+
+    def write_node_parts(self, label: str, parts: Iterable[Sequence[dict[str, Any]]],
+                         progress: Progress | None = None) -> None:
+        """Nodes of one label handed over in parts (made one at a time by the table)."""
+        for part in parts:
+            self.write_nodes(label, part, progress)
+
+    def write_edge_part(self, rel_type: str, part: EdgePart,
+                        progress: Progress | None = None) -> None:
+        self.write_edges(rel_type, part.sources, part.targets, part.properties, progress)
 
     def finish(self) -> None:  # noqa: B027 - optional hook, most writers flush as they go
         """Flush whatever is buffered."""

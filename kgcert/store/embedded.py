@@ -20,23 +20,24 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NoReturn
 
 from kgcert.errors import StoreError
+from kgcert.loaders.records import EdgePart
 from kgcert.store.bulk import BulkWriter, Progress
 from kgcert.store.cypher import escape_identifier, is_safe_identifier
 from kgcert.store.driver import neo4j
 from kgcert.store.graph import GraphStore
+from kgcert.store.jvm_heap import HEAP_ENV, choose_heap
 from kgcert.store.seal import Seal
 from kgcert.store.server import GraphServer, check_kg_name
 
 NODE_CHUNK = 50_000  # nodes per batch call (see ArcadeBulkWriter.write_nodes)
 EDGE_COMMIT_EVERY = 50_000  # vertices per commit when the edge batch's close updates them
-HEAP_ENV = "KGCERT_JVM_HEAP"
-DEFAULT_HEAP = "4g"
+EDGE_BATCH_EDGES = 4_000_000  # edges per edge batch: its close holds their incoming lists
 _USER = "root"
 _LOGGING = """handlers = java.util.logging.FileHandler
 .level = WARNING
@@ -104,7 +105,7 @@ def _start_jvm(home: Path) -> None:
     logs.mkdir(exist_ok=True)
     properties = home / "logging.properties"
     properties.write_text(_LOGGING.format(pattern=str(logs / "arcadedb.%g.log")))
-    heap = os.environ.get(HEAP_ENV, DEFAULT_HEAP)
+    heap = choose_heap().size
     # The JVM prints a warning about its incubator vector module straight to fd 2 at start;
     # silence that one moment only (failures still surface as Python exceptions).
     saved = os.dup(2)
@@ -222,7 +223,7 @@ class EmbeddedServer(GraphServer):
     def out_of_memory(self, error: BaseException) -> str | None:
         if not _mentions(error, "OutOfMemoryError"):
             return None
-        heap = os.environ.get(HEAP_ENV, DEFAULT_HEAP)
+        heap = choose_heap().size
         return (f"the embedded server ran out of its Java heap ({HEAP_ENV}={heap}); "
                 f"set {HEAP_ENV} higher (e.g. {HEAP_ENV}=8g) and load again")
 
@@ -272,13 +273,24 @@ class EmbeddedServer(GraphServer):
 
 
 class ArcadeBulkWriter(BulkWriter):
-    """The server's own graph-batch API: several times faster than UNWIND over Bolt."""
+    """The server's own graph-batch API: several times faster than UNWIND over Bolt.
+
+    Each node's RID is kept by the node's position in write order, in Arrow arrays (a few
+    bytes a node, no Python object each); a lookup by id builds its dictionary only when
+    a table hands edges over by id. Edges go into one batch that commits every
+    EDGE_COMMIT_EVERY vertices and is closed and reopened every EDGE_BATCH_EDGES edges, so
+    that its close never needs every edge's incoming list in the heap at once.
+    """
 
     def __init__(self, store: GraphStore, database: Any) -> None:
         super().__init__(store)
         self._db = database
-        self._rids: dict[str, str] = {}
+        self._id_parts: list[Any] = []  # Arrow string arrays, in write order
+        self._rid_parts: list[Any] = []
+        self._rid_array: Any = None  # _rid_parts joined, on first use
+        self._rids: dict[str, str] | None = None  # id -> RID, on first use
         self._edges: Any = None  # one batch for all edge types: each close costs a full pass
+        self._edges_in_batch = 0
 
     def prepare(self, labels: Sequence[str], rel_types: Sequence[str]) -> None:
         # Types must exist before the batch API writes into them; entity types extend
@@ -301,16 +313,24 @@ class ArcadeBulkWriter(BulkWriter):
 
     def write_nodes(self, label: str, rows: Sequence[dict[str, Any]],
                     progress: Progress | None = None) -> None:
+        self.write_node_parts(label, [rows], progress)
+
+    def write_node_parts(self, label: str, parts: Iterable[Sequence[dict[str, Any]]],
+                         progress: Progress | None = None) -> None:
+        import pyarrow as pa
+
         # In parts: rows with list values (aliases) cross into Java as one object matrix per
         # call, and 2.9M Wikidata5m entities in one call ran the JVM out of its 4 GB heap.
         with self._db.graph_batch() as batch:
-            for start in range(0, len(rows), NODE_CHUNK):
-                part = list(rows[start:start + NODE_CHUNK])
-                rids = batch.create_vertices(label, part)
-                for row, rid in zip(part, rids, strict=True):
-                    self._rids[row["id"]] = rid
-                if progress:
-                    progress(len(part))
+            for rows in parts:
+                for start in range(0, len(rows), NODE_CHUNK):
+                    part = list(rows[start:start + NODE_CHUNK])
+                    rids = batch.create_vertices(label, part)
+                    self._id_parts.append(pa.array([row["id"] for row in part], pa.string()))
+                    self._rid_parts.append(pa.array(rids, pa.string()))
+                    self._rid_array = self._rids = None
+                    if progress:
+                        progress(len(part))
 
     def write_edges(
         self,
@@ -321,24 +341,57 @@ class ArcadeBulkWriter(BulkWriter):
         progress: Progress | None = None,
     ) -> None:
         chunk = 200_000
+        for start in range(0, len(sources), chunk):
+            stop = min(start + chunk, len(sources))
+            self._new_edges(rel_type, self._rids_of(sources[start:stop]),
+                            self._rids_of(targets[start:stop]),
+                            list(properties[start:stop]) if properties else None)
+            if progress:
+                progress(stop - start)
+
+    def write_edge_part(self, rel_type: str, part: EdgePart,
+                        progress: Progress | None = None) -> None:
+        if part.source_positions is None or part.target_positions is None:
+            self.write_edges(rel_type, part.sources, part.targets, part.properties, progress)
+            return
+        rids = self._rids_by_position()
+        self._new_edges(rel_type, rids.take(part.source_positions).to_pylist(),
+                        rids.take(part.target_positions).to_pylist(), part.properties)
+        if progress:
+            progress(len(part))
+
+    def _new_edges(self, rel_type: str, sources: Sequence[str], targets: Sequence[str],
+                   properties: list[dict[str, Any]] | None) -> None:
+        if self._edges is not None and self._edges_in_batch >= EDGE_BATCH_EDGES:
+            self.finish()
         if self._edges is None:
             # At its close the batch points each vertex it touched at its edge lists; without
             # WAL and a cadence that is one transaction (2.9M Wikidata5m vertices ran a 4 GB
             # heap out).
             self._edges = self._db.graph_batch(parallel_flush=True,
                                                commit_every=EDGE_COMMIT_EVERY)
-        for start in range(0, len(sources), chunk):
-            stop = min(start + chunk, len(sources))
-            self._edges.new_edges(
-                self._rids_of(sources[start:stop]),
-                rel_type,
-                self._rids_of(targets[start:stop]),
-                list(properties[start:stop]) if properties else None,
-            )
-            if progress:
-                progress(stop - start)
+            self._edges_in_batch = 0
+        self._edges.new_edges(sources, rel_type, targets, properties)
+        self._edges_in_batch += len(sources)
+
+    def _rids_by_position(self) -> Any:
+        if self._rid_array is None:
+            import pyarrow as pa
+
+            self._rid_array = pa.concat_arrays(self._rid_parts) if self._rid_parts else \
+                pa.array([], pa.string())
+            self._rid_parts = [self._rid_array]
+        return self._rid_array
 
     def _rids_of(self, ids: Sequence[str]) -> Sequence[str]:
+        if self._rids is None:
+            self._rids = {}
+            rids = self._rids_by_position().to_pylist()
+            at = 0
+            for id_part in self._id_parts:
+                self._rids.update(zip(id_part.to_pylist(), rids[at:at + len(id_part)],
+                                      strict=True))
+                at += len(id_part)
         # One C-level call looks them all up: about twice as fast as a comprehension.
         if len(ids) < 2:
             return [self._rids[i] for i in ids]

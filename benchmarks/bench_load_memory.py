@@ -1,0 +1,219 @@
+"""Peak memory and time of `kgcert load wikidata5m` on the synthetic Wikidata5m, against a baseline.
+
+    python benchmarks/bench_load_memory.py --scales 0.02 0.1 --baseline /work/main
+    python benchmarks/bench_load_memory.py --scales 1.0 --no-baseline --unsupported-edges drop
+
+Each load is `python -m kgcert load` in a fresh process with a fresh data directory, run on
+the checkout named (this one, and --baseline's), with default settings (KGCERT_JVM_HEAP is
+left unset unless --heap). Its resident memory is the sum over the whole process tree (the
+embedded server's JVM lives in the load's process; forked text workers count too), read from
+/proc every 0.2 s: the peak is reported, with the wall time. Two scales give the growth of
+the peak per unit of scale (issue target: at most 6 GB per unit; at scale 1.0 at most 8 GB and
+15 minutes). With --compare, each load's content (every node and edge with its properties,
+the manifest less its clock times) is hashed, so that loads by both checkouts can be checked
+byte for byte. Results go to --out as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+GB = 1e9
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+# Hashes a loaded KG's content: runs on this checkout against the data directory of a load.
+DIGEST = """
+import hashlib, json, sys
+from pathlib import Path
+from kgcert.store.embedded import exit_now, start_embedded
+server = start_embedded(Path(sys.argv[1]))
+store = server.store(sys.argv[2])
+clock = {"started_at", "finished_at", "kgcert_version"}
+def digest(rows):
+    lines = sorted(json.dumps(r, sort_keys=True, default=str) for r in rows)
+    return hashlib.sha256("\\n".join(lines).encode()).hexdigest(), len(lines)
+nodes = [{"l": sorted(r["l"]), "p": {k: v for k, v in r["p"].items() if k not in clock}}
+         for r in store.query("MATCH (n) RETURN labels(n) AS l, properties(n) AS p")]
+edges = store.query("MATCH (a)-[r]->(b) RETURN type(r) AS t, a.id AS s, b.id AS d, "
+                    "properties(r) AS p")
+out = {"nodes": digest(nodes), "edges": digest(edges)}
+print(json.dumps(out))
+exit_now(0)
+"""
+
+
+READ = """
+import sys
+from pathlib import Path
+from kgcert.loaders import LoadOptions, get_loader
+loader = get_loader("wikidata5m", LoadOptions(settings={"unsupported_edges": sys.argv[2]}))
+loader.read(loader.source_files([Path(sys.argv[1])]))
+"""
+
+
+STOP_BELOW = 1.5 * GB  # memory available on the machine below which a load is stopped
+
+
+def available() -> int:
+    with open("/proc/meminfo") as handle:
+        for line in handle:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 1 << 62
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of a process and all its descendants, from /proc."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/statm") as handle:
+                total += int(handle.read().split()[1]) * PAGE
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as handle:
+                    stack.extend(int(c) for c in handle.read().split())
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue
+    return total
+
+
+def run_load(checkout: Path, files: Path, data_dir: Path, unsupported: str,
+             heap: str | None) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(checkout), "KGCERT_DATA_DIR": str(data_dir),
+           "KGCERT_CACHE_DIR": str(data_dir / "cache"), "OMP_NUM_THREADS": "1"}
+    env.pop("KGCERT_JVM_HEAP", None)
+    if heap:
+        env["KGCERT_JVM_HEAP"] = heap
+    command = [sys.executable, "-m", "kgcert", "load", "wikidata5m", str(files), "--kg", "w5m",
+               "--set", f"unsupported_edges={unsupported}"]
+    start = time.perf_counter()
+    log = data_dir.parent / f"{data_dir.name}.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   cwd=checkout)
+        peak, stopped = 0, ""
+        while process.poll() is None:
+            peak = max(peak, tree_rss(process.pid))
+            if available() < STOP_BELOW and not stopped:  # the machine is shared: give way
+                stopped = f"stopped: {available() / GB:.1f} GB left available"
+                process.kill()
+            time.sleep(0.2)
+    wall = time.perf_counter() - start
+    text = log.read_text(errors="replace")
+    lines = [line for line in text.splitlines() if line.strip() and "━" not in line]
+    heap = [line for line in lines if line.startswith("embedded server: Java heap")]
+    took = [line for line in lines if "took" in line]
+    return {"rc": process.returncode, "stopped": stopped, "wall_s": round(wall, 1),
+            "peak_gb": round(peak / GB, 2),
+            "heap_line": heap[0] if heap else "", "phases": took, "last_lines": lines[-4:]}
+
+
+def run_read(checkout: Path, files: Path, unsupported: str) -> dict[str, object]:
+    """The loader's read alone (no server): Python's own peak, without the JVM."""
+    env = {**os.environ, "PYTHONPATH": str(checkout), "OMP_NUM_THREADS": "1"}
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-c", READ, str(files), unsupported], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, tree_rss(process.pid))
+        time.sleep(0.2)
+    return {"read_rc": process.returncode, "read_s": round(time.perf_counter() - start, 1),
+            "read_peak_gb": round(peak / GB, 2)}
+
+
+def content_digest(data_dir: Path) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(HERE), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", DIGEST, str(data_dir), "w5m"], env=env,
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        return {"error": done.stderr.strip().splitlines()[-1:]}
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def synth(scale: float, work: Path) -> Path:
+    out = work / f"synth-{scale}"
+    if not (out / "wikidata5m_text.txt").exists():
+        env = {**os.environ, "PYTHONPATH": str(HERE)}
+        subprocess.run([sys.executable, "-m", "kgcert", "synth", "--layout", "wikidata5m",
+                        "--scale", str(scale), "--out", str(out)], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+    return out
+
+
+def growth(rows: list[dict[str, object]], key: str = "peak_gb") -> float | None:
+    """Peak growth per unit of scale between the smallest and largest scale measured."""
+    ok = sorted((float(r["scale"]), float(r[key])) for r in rows  # type: ignore[arg-type]
+                if r["rc"] == 0 and key in r)
+    if len(ok) < 2 or ok[-1][0] == ok[0][0]:
+        return None
+    return round((ok[-1][1] - ok[0][1]) / (ok[-1][0] - ok[0][0]), 2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scales", type=float, nargs="+", default=[0.02, 0.1])
+    parser.add_argument("--baseline", type=Path, default=Path("/work/main"))
+    parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--baseline-only", action="store_true")
+    parser.add_argument("--unsupported-edges", choices=["drop", "template"], default="drop")
+    parser.add_argument("--heap", default=None, help="KGCERT_JVM_HEAP for every load")
+    parser.add_argument("--compare", action="store_true", help="hash each load's content")
+    parser.add_argument("--read-only", action="store_true",
+                        help="also measure the loader's read alone (Python without the JVM)")
+    parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--out", type=Path,
+                        default=HERE / "benchmarks" / "results" / "load_memory.json")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="kgcert-loadmem-"))
+    checkouts = {"this": HERE} if args.no_baseline else {"baseline": args.baseline, "this": HERE}
+    if args.baseline_only:
+        checkouts = {"baseline": args.baseline}
+    results: dict[str, list[dict[str, object]]] = {name: [] for name in checkouts}
+    for scale in args.scales:
+        files = synth(scale, work)
+        for name, checkout in checkouts.items():
+            data_dir = work / f"data-{name}-{scale}"
+            subprocess.run(["rm", "-rf", str(data_dir)], check=True)
+            row: dict[str, object] = {"scale": scale, "unsupported_edges": args.unsupported_edges,
+                                      **run_load(checkout, files, data_dir,
+                                                 args.unsupported_edges, args.heap)}
+            if args.compare and row["rc"] == 0:
+                row["content"] = content_digest(data_dir)
+            if args.read_only:
+                row.update(run_read(checkout, files, args.unsupported_edges))
+            subprocess.run(["rm", "-rf", str(data_dir)], check=True)
+            results[name].append(row)
+            print(f"{name:8} scale {scale:<5} rc {row['rc']} peak {row['peak_gb']:.2f} GB "
+                  f"wall {row['wall_s']:.0f} s  {row['heap_line']}", flush=True)
+            if args.read_only:
+                print(f"         read alone: peak {row['read_peak_gb']} GB, {row['read_s']} s",
+                      flush=True)
+            if "content" in row:
+                print(f"         content {row['content']}", flush=True)
+    summary = {name: {"rows": rows, "growth_gb_per_scale": growth(rows),
+                      "read_growth_gb_per_scale": growth(rows, "read_peak_gb")}
+               for name, rows in results.items()}
+    for name, found in summary.items():
+        print(f"{name}: peak growth {found['growth_gb_per_scale']} GB per unit of scale "
+              f"(target <= 6); the read alone {found['read_growth_gb_per_scale']}")
+    if args.compare and set(checkouts) == {"this", "baseline"}:
+        for mine, theirs in zip(results["this"], results["baseline"], strict=True):
+            same = mine.get("content") == theirs.get("content")
+            print(f"scale {mine['scale']}: content {'identical' if same else 'DIFFERS'}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(summary, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
