@@ -40,7 +40,12 @@ from transformers import (
 )
 
 from kgcert.errors import InputError, MissingDependencyError
-from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
+from kgcert.models.base import (
+    GenerationConfig,
+    ModelRequest,
+    ModelResponse,
+    report_answers,
+)
 from kgcert.models.headcache import Head, HeadCache, KeyValues
 from kgcert.models.quiet import quiet_loading
 from kgcert.models.weights import context_length, describe_weights
@@ -81,10 +86,12 @@ def answer_line_complete(text: str) -> bool:
 class AnswerLineStop(StoppingCriteria):
     """Stops each sequence of a batch on its own once its answer line is complete."""
 
-    def __init__(self, tokenizer: Any, prompt_len: int) -> None:
+    def __init__(self, tokenizer: Any, prompt_len: int,
+                 on_stop: Callable[[], None] = lambda: None) -> None:
         self.tokenizer = tokenizer
         self.prompt_len = prompt_len
         self.stopped_at: dict[int, int] = {}
+        self.on_stop = on_stop  # a row's answer is complete (progress, before the batch ends)
 
     def __call__(self, input_ids: torch.Tensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
         done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
@@ -100,6 +107,7 @@ class AnswerLineStop(StoppingCriteria):
                 if answer_line_complete(text):
                     self.stopped_at[row] = generated.shape[1]
                     done[row] = True
+                    self.on_stop()
         return done  # type: ignore[return-value]
 
 
@@ -237,6 +245,12 @@ class HFModel:
     @property
     def loaded(self) -> bool:
         return self._model is not None
+
+    def _starting(self) -> None:
+        """Load the weights if they are not yet, then tell the progress that computing
+        starts (its rate leaves the load out)."""
+        assert self.model is not None
+        report_answers(self, 0)
 
     @classmethod
     def from_objects(
@@ -384,7 +398,8 @@ class HFModel:
     def _head_key_values(self, ids: list[int]) -> KeyValues:
         with torch.inference_mode():
             out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
-        cache = getattr(out, "past_key_values", None) or getattr(out, "cache", None)
+        fields = getattr(out, "keys", lambda: ())()
+        cache = out["cache"] if "cache" in fields else out.past_key_values
         layers = getattr(cache, "layers", None)
         if not layers or any(getattr(layer, "is_sliding", False) for layer in layers):
             raise _NoReuse("its cache is not one plain key/value tensor per layer")
@@ -450,6 +465,9 @@ class HFModel:
             else:
                 rows[i] = ids
 
+        if rows:
+            self._starting()
+        report_answers(self, len(results))  # prompts too long: error outcomes, answered now
         head = self._head_for(list(rows.values()))
 
         def step(chunk: list[int]) -> list[ModelResponse]:
@@ -470,7 +488,7 @@ class HFModel:
         input_ids, mask, cached = self._inputs(batch, head)
         width = input_ids.shape[1]
         eos_ids = self.eos_ids
-        stopper = AnswerLineStop(self.tokenizer, width)
+        stopper = AnswerLineStop(self.tokenizer, width, lambda: report_answers(self, 1))
         kwargs: dict[str, Any] = {
             "max_new_tokens": config.max_new_tokens,
             "pad_token_id": self.pad_id,
@@ -488,6 +506,7 @@ class HFModel:
         with torch.inference_mode(), _generation_attention(input_ids.device):
             out = self.model.generate(input_ids=input_ids, attention_mask=mask, **kwargs,
                                       **cached)
+        report_answers(self, len(batch) - len(stopper.stopped_at))
         elapsed = (time.perf_counter() - start) / len(batch)
         responses = []
         for row, prompt in enumerate(batch):
@@ -573,6 +592,9 @@ class HFModel:
             rows[i] = context
             option_ids[i] = ids
 
+        if rows:
+            self._starting()
+        report_answers(self, len(results))
         head = self._head_for(list(rows.values()))
 
         def step(chunk: list[int]) -> list[ModelResponse]:
@@ -606,6 +628,7 @@ class HFModel:
                         choice_probs=tuple(float(p) for p in probs),
                     )
                 )
+            report_answers(self, len(out))
             return out
 
         # On a CPU a forward pass gains nothing from batching: one prompt of hundreds of tokens
