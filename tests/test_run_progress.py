@@ -98,9 +98,16 @@ def test_display_shows_the_first_line_and_the_pace(monkeypatch: pytest.MonkeyPat
         now[0] = 67.0
         display.answered("s / vanilla / m", 1, False)
         display.update("s / vanilla / m", 2, 20, 1, None)
+        display.begin("t / vanilla / m", 0, 2, "response cache on")
+        display.answered("t / vanilla / m", 2, True)
+        display.update("t / vanilla / m", 2, 2, 1, None)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("s / vanilla / m: 0/20, n = 20, 0 recorded, response cache on")
-    assert "2/20" in lines[-1] and "31 s/prompt" in lines[-1] and "0.0/s" not in out.getvalue()
+    shown = [line for line in lines if line.startswith("s /")]
+    assert "2/20" in shown[-1] and "31 s/prompt" in shown[-1] and "0.0/s" not in out.getvalue()
+    # answers from the cache do not end a certificate's line before its checked total
+    last = [line for line in lines if line.startswith("t /")][-1]
+    assert last.startswith("t / vanilla / m: 2/2, 1/2 correct") and "2 from cache" in last
 
 
 def test_requests_answered_from_cache_are_reported_as_cached(tmp_path: Path) -> None:

@@ -111,8 +111,9 @@ class _Display:
             return
         pace = self.pace[label]
         pace.add(count, cached, time.monotonic())
-        done = min(self.recorded.get(label, 0) + pace.batch, self.progress.tasks[
-            self.tasks[label]].total or 0)
+        total = int(self.progress.tasks[self.tasks[label]].total or 0)
+        # the batch's update (with its answers checked) is the one that reaches the total
+        done = min(self.recorded.get(label, 0) + pace.batch, total - 1)
         self.progress.update(self.tasks[label], completed=done,
                              info=", ".join(p for p in (self.info.get(label), pace.text()) if p))
 
