@@ -607,7 +607,8 @@ class HFModel:
             with torch.inference_mode():
                 logits = self.model(
                     input_ids=input_ids,
-                    attention_mask=mask,
+                    # no padding: the model's own causal mask (built without a padding term)
+                    attention_mask=None if bool(mask.all()) else mask,
                     position_ids=positions,
                     **cached,
                     **self.last_logits_only,
