@@ -46,6 +46,9 @@ from kgcert.models.base import (
     ModelResponse,
     report_answers,
 )
+from kgcert.models.headattention import NAME as HEAD_ATTENTION
+from kgcert.models.headattention import register as register_head_attention
+from kgcert.models.headattention import split_head
 from kgcert.models.headcache import Head, HeadCache, KeyValues
 from kgcert.models.quiet import quiet_loading
 from kgcert.models.weights import context_length, describe_weights
@@ -379,6 +382,16 @@ class HFModel:
         accepted = inspect.signature(self.model.forward).parameters
         return "cache" if "cache" in accepted else "past_key_values"
 
+    def _can_split_head(self) -> bool:
+        """Whether a suffix's attention over the head can skip the explicit mask (CPU SDPA;
+        see :mod:`kgcert.models.headattention`)."""
+        if self.device.type != "cpu":
+            return False
+        config = self.model.config
+        if config._attn_implementation == "sdpa":
+            self.model.set_attn_implementation(register_head_attention())
+        return bool(config._attn_implementation == HEAD_ATTENTION)
+
     def _head_for(self, rows: Sequence[list[int]]) -> Head | None:
         """The shared head of these prompts' ids, when reuse is on and pays."""
         if not self.reuse_head:
@@ -604,7 +617,8 @@ class HFModel:
             if head is not None:  # the cache holds the head: run the suffixes alone
                 input_ids = input_ids[:, len(head):]
             positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -input_ids.shape[1]:]
-            with torch.inference_mode():
+            split = head is not None and len(batch) == 1 and self._can_split_head()
+            with torch.inference_mode(), split_head() if split else contextlib.nullcontext():
                 logits = self.model(
                     input_ids=input_ids,
                     # no padding: the model's own causal mask (built without a padding term)
