@@ -25,12 +25,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kgcert.graphview import open_graph
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading import load
-from kgcert.prompts import PromptBuilder, PromptGraph, build_task_prompt
+from kgcert.prompts import PromptBuilder
 from kgcert.specs import load_spec_file, prepare_sampler
 from kgcert.store.embedded import start_embedded
 from kgcert.tasks import TaskGenerator, make_view, names
+from kgcert.tasks.prompt import build_task_prompt
 from kgcert.textualize import names as formats
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,7 +58,7 @@ def bench_mcqa(server: Any, data: Path, count: int, work: Path) -> dict[str, Any
         samples = [sampler.sample(0, i) for i in range(2 * count)]
         for setting in ("vanilla", "distractor"):
             builder = PromptBuilder(store, spec, sampler, setting=setting,
-                                    graph=PromptGraph(store))
+                                    graph=open_graph(store))
             cold = _timed(lambda b=builder, todo=samples[:count]: [b.render(s) for s in todo])
             trips = builder.graph.round_trips
             warm = _timed(lambda b=builder, todo=samples[count:]: [b.render(s) for s in todo])

@@ -50,12 +50,27 @@ from typing import cast
 from kgcert.errors import KgcertError
 from kgcert.loaders import get_loader
 from kgcert.loading import load
-from kgcert.prompts import PromptBuilder, PromptGraph
-from kgcert.prompts.snapshot import pull
+from kgcert.prompts import PromptBuilder
 from kgcert.resources import data_folder
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.graph import GraphStore
 from kgcert.synth import SyntheticPrimeKG
+
+
+def snapshot_graph(store: GraphStore, cache: Path):
+    """The KG's snapshot and a prompt graph over it, with the kgcert this process imports:
+    this checkout's, or a --baseline's from before kgcert.graphview (the old names)."""
+    try:
+        from kgcert.graphview import open_graph, pull
+    except ImportError:
+        from kgcert.prompts.snapshot import pull  # type: ignore[import-not-found,no-redef]
+
+        from kgcert.prompts import PromptGraph  # type: ignore[attr-defined]
+
+        snapshot = pull(store, cache)
+        return snapshot, lambda: PromptGraph(store, snapshot=snapshot)
+    snapshot = pull(store, cache)
+    return snapshot, lambda: open_graph(store, snapshot)
 
 
 def _server(kind: str, work: Path):
@@ -106,22 +121,22 @@ def bench_prompts(store: GraphStore, cache: Path, count: int, cold: bool = False
     prompts than the default's (what such a cap would gain), alternating with the default
     twice more and taking the best of each."""
     start, cpu = time.perf_counter(), time.process_time()
-    snapshot = pull(store, cache)
+    snapshot_graph(store, cache)
     row: dict[str, object] = {"snapshot_s": time.perf_counter() - start,
                               "snapshot_cpu_s": time.process_time() - cpu}
     start = time.perf_counter()
-    snapshot = pull(store, cache)
+    _, new_graph = snapshot_graph(store, cache)
     row["snapshot_cached_s"] = time.perf_counter() - start
     print(f"prompt snapshot: {row['snapshot_s']:.1f} s ({row['snapshot_cpu_s']:.1f} CPU-s), "
           f"{row['snapshot_cached_s']:.1f} s from its file", flush=True)
-    graph = PromptGraph(store, snapshot=snapshot)
+    graph = new_graph()
     for path in _prompt_specs(specs):
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, store, cache)
         for setting in SETTINGS:
             if cold:
-                graph = PromptGraph(store, snapshot=snapshot)
+                graph = new_graph()
             builder = PromptBuilder(store, spec, sampler, setting=setting, graph=graph)
             if not cold:
                 _per_cpu_s(builder, range(count))  # warm-up: caches fill

@@ -119,11 +119,17 @@ def _side(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     os.sched_setaffinity(0, {args.core})
 
-    from bench_scale import SETTINGS, _pace_as_the_commands_do, _per_cpu_s, _prompt_specs, _server
+    from bench_scale import (
+        SETTINGS,
+        _pace_as_the_commands_do,
+        _per_cpu_s,
+        _prompt_specs,
+        _server,
+        snapshot_graph,
+    )
 
     import kgcert
-    from kgcert.prompts import PromptBuilder, PromptGraph
-    from kgcert.prompts.snapshot import pull
+    from kgcert.prompts import PromptBuilder
     from kgcert.specs import RelationSpec, load_spec_file, prepare_sampler
 
     _pace_as_the_commands_do()
@@ -133,7 +139,7 @@ def _side(argv: list[str]) -> None:
     server = _server(args.server, args.work)
     store = server.open(args.loaded)
     cache = args.work / "bench-cache"
-    graph = PromptGraph(store, snapshot=pull(store, cache))
+    graph = snapshot_graph(store, cache)[1]()
     count = args.prompts
     builders, digests = {}, {}
     for path in _prompt_specs(args.specs):

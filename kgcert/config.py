@@ -21,17 +21,23 @@ NO_SERVER_ENV = "KGCERT_NO_SERVER"  # 1: the embedded server runs in-process, no
 
 def data_dir(override: str | Path | None = None) -> Path:
     """The kgcert data directory: flag, then $KGCERT_DATA_DIR, then the XDG user data dir."""
+    from kgcert.paths import check_folder
+
     chosen = override or os.environ.get(DATA_DIR_ENV) or user_data_dir("kgcert", appauthor=False)
-    path = Path(chosen).expanduser().resolve()
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)  # its KGs and caches are private
-    return path
+    path = Path(chosen).expanduser().absolute()
+    # made private: its KGs and caches are the owner's alone
+    return check_folder(path, f"the data dir (--data-dir or {DATA_DIR_ENV})",
+                        create=True).resolve()
 
 
 def cache_dir() -> Path:
     """kgcert's cache (model responses, parsed spec patterns): $KGCERT_CACHE_DIR, else the
     XDG user cache dir. Not created here."""
+    from kgcert.paths import check_folder
+
     chosen = os.environ.get(CACHE_DIR_ENV) or user_cache_dir("kgcert", appauthor=False)
-    return Path(chosen).expanduser().resolve()
+    path = Path(chosen).expanduser().absolute()
+    return check_folder(path, f"the cache dir ({CACHE_DIR_ENV})").resolve()
 
 
 @dataclass(frozen=True)

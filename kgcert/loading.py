@@ -51,6 +51,7 @@ def parse(loader: Loader, files: Sequence[Path], manifest: Manifest,
           report: Report = lambda _: None) -> KGData:
     """Read the files, report skipped rows, refuse a KG with no entities, note it all."""
     data = loader.read(files)
+    unchanged_since_checksum(files, manifest)
     if data.problems.count:
         report(f"skipped {data.problems.summary()}; --strict stops at the first")
     if data.node_count == 0:
@@ -59,6 +60,23 @@ def parse(loader: Loader, files: Sequence[Path], manifest: Manifest,
         [f"skipped {data.problems.summary()}"] if data.problems.count else []
     )
     return data
+
+
+def unchanged_since_checksum(files: Sequence[Path], manifest: Manifest) -> None:
+    """The manifest's checksums must describe the bytes the loader read: a file that grew or
+    shrank after it was checksummed (rows appended while it loads) is refused, so the KG never
+    holds rows its manifest does not vouch for, nor is the finished file later taken for a
+    different load."""
+    for path, described in zip(files, manifest.files, strict=True):
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = -1
+        if size != described["bytes"]:
+            now = f"{size:,} bytes now" if size >= 0 else "gone now"
+            raise InputError(f"{path} changed while it was loaded ({described['bytes']:,} bytes "
+                             f"when checksummed, {now}: rows appended?); load it again once "
+                             "it is complete")
 
 
 @dataclass(frozen=True)
@@ -113,7 +131,14 @@ def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = F
                  report: Report = lambda _: None, progress: EdgeProgress | None = None
                  ) -> LoadResult:
     """Write a parsed KG unless the same files are loaded already; a different earlier load
-    needs `replace`, an unfinished one is rebuilt."""
+    needs `replace`, an unfinished one is rebuilt. A second load of the same KG running at
+    the same time (several processes on one Neo4j) is refused in one line, touching nothing."""
+    with server.loading(source.kg):
+        return _store_source(server, source, replace=replace, report=report, progress=progress)
+
+
+def _store_source(server: GraphServer, source: ParsedSource, *, replace: bool,
+                  report: Report, progress: EdgeProgress | None) -> LoadResult:
     kg, manifest = source.kg, source.manifest
     if server.exists(kg):
         problem = server.damage(kg)

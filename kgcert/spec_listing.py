@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kgcert.atomicfile import write_cache_json
 from kgcert.errors import InputError
+from kgcert.paths import check_folder
 from kgcert.resources import data_folder
 
 # kept outside kgcert.specs, whose package import loads the pydantic models
@@ -38,8 +40,9 @@ def spec_folders(extra_dirs: Iterable[Path]) -> list[Path]:
 def spec_files_in(folders: Iterable[Path]) -> list[Path]:
     found: list[Path] = []
     for folder in folders:
-        if not folder.is_dir():
+        if not os.path.lexists(folder):
             raise InputError(f"spec folder {folder} does not exist")
+        check_folder(folder, "spec folder", writable=False)  # a file, a loop, unreadable
         found += sorted(p for p in folder.rglob("*.yaml") if p.is_file())
     return found
 

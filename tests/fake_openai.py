@@ -27,6 +27,7 @@ class Script:
     echo_auth: Callable[[int], int | None] = lambda call: None  # call number -> error status
     trickle_s: float | None = None  # seconds between the bytes of a reply
     die_after: int | None = None  # calls answered before the server dies (drops every call)
+    chunked: bool = False  # send replies in 64 KiB chunks without a Content-Length
     seen: list[dict[str, Any]] = field(default_factory=list)
     auth: list[str | None] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -75,6 +76,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, headers: dict[str, str], body: str) -> None:
         data = body.encode()
+        if self.server.script.chunked:  # type: ignore[attr-defined]
+            self._send_chunked(status, data)
+            return
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -92,6 +96,22 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(trickle)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up
+
+
+    def _send_chunked(self, status: int, data: bytes) -> None:
+        self.protocol_version = "HTTP/1.1"
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        try:
+            for start in range(0, len(data), 1 << 16):
+                piece = data[start:start + (1 << 16)]
+                self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading
 
 
 @contextmanager

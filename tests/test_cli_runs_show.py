@@ -143,7 +143,7 @@ def test_describe_sample_says_why_there_is_no_answer() -> None:
     text = describe_sample(task, "f.jsonl")
     assert "/ vanilla (json) /" in text and "accepted answers: Paris" in text
     assert "scored: exact False, flexible False" in text
-    # what the task scorer writes today (prompts/task.py): exact and flexible
+    # what the task scorer writes today (tasks/prompt.py): exact and flexible
     scored = {k: v for k, v in task.items() if not k.endswith("_correct")}
     text = describe_sample({**scored, "exact": False, "flexible": True}, "f.jsonl")
     assert "scored: exact False, flexible True" in text

@@ -111,7 +111,7 @@ def test_every_command_a_module_declares_is_registered() -> None:
 def test_prompts_choices_match_the_prompt_builders() -> None:
     from kgcert.cli import prompts
     from kgcert.prompts.distractors import WEIGHTINGS
-    from kgcert.prompts.mcqa import SETTINGS
+    from kgcert.prompts.settings import SETTINGS
 
     assert prompts.SETTINGS == SETTINGS
     assert prompts.WEIGHTINGS == WEIGHTINGS

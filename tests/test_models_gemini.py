@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from fake_gemini import GeminiServer
 
 from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models import GenerationConfig, ModelRequest, gemini, get_model
@@ -106,57 +107,6 @@ def test_retries_then_error_outcome_with_fake_client(monkeypatch: pytest.MonkeyP
     model._client.aio.models = FakeModels([bad])
     [rejected] = model.generate([ModelRequest(prompt="q")])
     assert rejected.error is not None and "HTTP 400" in rejected.error
-
-
-class GeminiServer:
-    """A local endpoint speaking the Gemini REST API (127.0.0.1), serving scripted bodies."""
-
-    def __init__(self) -> None:
-        import json
-        import threading
-        import time
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-        self.replies: list[tuple[int, str]] = []  # (status, body); "{key}" becomes the key
-        self.keys: list[str | None] = []
-        self.paths: list[str] = []
-        self.trickle_s: float | None = None
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                key = self.headers.get("x-goog-api-key")
-                outer.keys.append(key)
-                outer.paths.append(self.path)
-                status, body = outer.replies.pop(0) if outer.replies else (200, json.dumps(
-                    {"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}}]}))
-                data = body.replace("{key}", str(key)).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                try:
-                    if outer.trickle_s is None:
-                        self.wfile.write(data)
-                    for i in range(len(data) if outer.trickle_s is not None else 0):
-                        self.wfile.write(data[i:i + 1])
-                        self.wfile.flush()
-                        time.sleep(outer.trickle_s or 0)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture

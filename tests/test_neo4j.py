@@ -20,11 +20,12 @@ from kg_helpers import load_kg
 from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
 from kgcert.errors import InputError, StoreError
+from kgcert.graphview import open_graph
+from kgcert.graphview.snapshot import pull
 from kgcert.info import kg_info
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading import load
-from kgcert.prompts import PromptBuilder, PromptGraph
-from kgcert.prompts.snapshot import pull
+from kgcert.prompts import PromptBuilder
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.cypher import escape_identifier, kg_label
 from kgcert.store.graph import GraphStore
@@ -245,7 +246,7 @@ def test_prompts_are_identical_on_both_servers(alz_pair, setting):
         snapshot = pull(store)  # the whole KG read in pages, as a run reads it
         assert snapshot is not None
         local = PromptBuilder(store, spec, sampler, seed=5, setting=setting,
-                              graph=PromptGraph(store, snapshot=snapshot))
+                              graph=open_graph(store, snapshot))
         texts.append([local.build(i).text for i in range(15)])
     assert texts[0] == texts[1] == texts[2] == texts[3] and all(texts[0])
 

@@ -152,6 +152,29 @@ def test_bad_input_exits_2_with_one_line(runs, tmp_path, monkeypatch, capsys):
     assert "not a run directory" in capsys.readouterr().err
 
 
+def test_runs_on_different_kgs_are_not_paired(runs, tmp_path, monkeypatch, capsys):
+    """Issue 33: prompt i on another graph is another prompt; pairing the few whose text
+    happens to match is refused, naming both fingerprints."""
+    def on_kg(run: Path, fingerprint: str) -> Path:
+        copy = tmp_path / f"{run.name}-{fingerprint[:4]}"
+        shutil.copytree(run, copy)
+        for path in (copy / "certificates").glob("*.json"):
+            body = json.loads(path.read_text())
+            path.write_text(json.dumps({**body, "kg": "toy", "kg_fingerprint": fingerprint}))
+        return copy
+
+    first, second = on_kg(runs[0], "a" * 16), on_kg(runs[1], "b" * 16)
+    code = kgcert(monkeypatch, "compare", first, second)
+    captured = capsys.readouterr()
+    assert code == 2, captured
+    [line] = captured.err.splitlines()
+    assert "a" * 16 in line and "b" * 16 in line and "cannot be paired" in line
+    assert not (first / "report" / "compare.json").exists()
+    same = on_kg(runs[1], "a" * 16)  # one KG: compared as before
+    assert kgcert(monkeypatch, "compare", first, same, "--out", tmp_path / "cmp") == 0
+    capsys.readouterr()
+
+
 def test_run_family_adjusts_every_pair_of_every_spec_and_setting_together(runs):
     samples = load_runs(list(runs)).samples
     apart = compare(samples, alpha=0.05)

@@ -65,12 +65,14 @@ def test_first_line_before_the_model_loads_then_one_per_answer(
     Runner(run, tmp_path / "run", [Job("toy", "toy", "vanilla", _prompt)], [slot],
            events.progress()).run()
     kinds = [e[0] for e in events.seen]
-    assert kinds[0] == "begin" and events.seen[0][1:4] == ("toy / vanilla / hf:tiny", 0, 6)
-    assert "weights load on the first prompt" in events.seen[0][4]
+    begin = events.seen[kinds.index("begin")]
+    assert kinds.index("begin") < kinds.index("answered")  # before the first model call
+    assert begin[1:4] == ("toy / vanilla / hf:tiny", 0, 6)
+    assert "weights load on the first prompt" in begin[4]
     answers = [e for e in events.seen if e[0] == "answered" and e[2]]
     assert len(answers) == 6 and all(e[2] == 1 and e[3] is False for e in answers)
     # each answer is told before the batch's update
-    first_update = kinds.index("update")
+    first_update = kinds.index("update", kinds.index("answered"))
     assert sum(1 for e in events.seen[:first_update] if e[0] == "answered" and e[2]) == 3
 
     # a rerun in a new folder: every answer from the cache, the weights never loaded
@@ -97,10 +99,10 @@ def test_display_shows_the_first_line_and_the_pace(monkeypatch: pytest.MonkeyPat
         display.answered("s / vanilla / m", 1, False)
         now[0] = 67.0
         display.answered("s / vanilla / m", 1, False)
-        display.update("s / vanilla / m", 2, 20, 1, None)
+        display.update("s / vanilla / m", 2, 20, 1, None, 2, 0)
         display.begin("t / vanilla / m", 0, 2, "response cache on")
         display.answered("t / vanilla / m", 2, True)
-        display.update("t / vanilla / m", 2, 2, 1, None)
+        display.update("t / vanilla / m", 2, 2, 1, None, 2, 0)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("s / vanilla / m: 0/20, n = 20, 0 recorded, response cache on")
     shown = [line for line in lines if line.startswith("s /")]

@@ -84,7 +84,7 @@ def test_no_raw_control_characters_or_line_breaks_inside_items(graph: Subgraph) 
 RENDER_ALL = """
 from kgcert.subgraph import Edge, Node, Subgraph
 from kgcert.textualize import get_textualizer, names
-from kgcert.pseudonym import pseudonymize
+from kgcert.tasks.pseudonym import pseudonymize
 nodes = [Node(f"n{i}", name, kind) for i, (name, kind) in enumerate(
     [("Paris", "city"), ("France", "country"), ("Paris", "city"), ("Lyon", "city")])]
 edges = [Edge("a", "n0", "capital of", "n1"), Edge("b", "n2", "named after", "n0"),

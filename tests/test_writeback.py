@@ -19,7 +19,7 @@ import pytest
 import yaml
 from kg_helpers import load_kg
 
-from kgcert.errors import InputError
+from kgcert.errors import InputError, KgcertError
 from kgcert.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
@@ -497,6 +497,11 @@ def test_writeback_command(alz, graph_server, written, run_dir, tmp_path, embedd
     assert "removed" in removed.output
     assert set(run_counts(alz, data.id).values()) == {0}
     assert kg_counts(alz) == before
+    # deleting a run that is not in the graph (any more) is no success (issue 33)
+    with pytest.raises(KgcertError, match=f"run {data.id} was not written to .*; nothing to "
+                                          "delete"):
+        runner.invoke(writeback_command, [str(copy), "--delete"], obj=obj,
+                      catch_exceptions=False)
 
 
 def test_unfinished_and_foreign_runs(alz, written, run_dir, tmp_path):

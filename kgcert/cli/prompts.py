@@ -15,10 +15,13 @@ from kgcert.errors import InputError
 from kgcert.heap import pace_for_prompts
 
 if TYPE_CHECKING:
-    from kgcert.prompts import Prompt, PromptBuilder, TaskPromptBuilder
+    from kgcert.prompts import Prompt, PromptBuilder
+    from kgcert.prompts.distractors import Weighting
+    from kgcert.prompts.settings import Setting
+    from kgcert.tasks.prompt import TaskPromptBuilder
 
 FORMATS = ("list", "json", "yaml", "turtle", "jsonld")
-# The choices of kgcert.prompts.mcqa.SETTINGS and kgcert.prompts.distractors.WEIGHTINGS, written
+# The choices of kgcert.prompts.settings.SETTINGS and kgcert.prompts.distractors.WEIGHTINGS, written
 # out so `--help` need not import the prompt builders (a test keeps them equal).
 SETTINGS = ("vanilla", "distractor", "baseline")
 WEIGHTINGS = ("tail", "head", "uniform")
@@ -67,12 +70,13 @@ def _show(prompt: Prompt) -> str:
 @click.option("--json", "as_json", is_flag=True, help="One JSON record per prompt instead.")
 @click.pass_obj
 def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tuple[Path, ...],
-                    count: int, start: int, seed: int, setting: str, options_count: int,
-                    few_shot: int, no_shuffle: bool, max_chars: int | None, weighting: str,
+                    count: int, start: int, seed: int, setting: Setting, options_count: int,
+                    few_shot: int, no_shuffle: bool, max_chars: int | None, weighting: Weighting,
                     textualization: str, pseudonymize: bool, as_json: bool) -> None:
     """Render prompts start .. start+n-1 of a spec and print them."""
-    from kgcert.prompts import Budget, PromptBuilder, TaskPromptBuilder
+    from kgcert.prompts import Budget, PromptBuilder, PromptSettings
     from kgcert.specs import EntitySpec, RelationSpec, find_spec
+    from kgcert.tasks.prompt import TaskPromptBuilder
 
     if count < 1 or seed < 0 or start < 0:
         raise InputError("--n must be positive, --seed and --start non-negative")
@@ -81,14 +85,15 @@ def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tupl
     store = ctx.server().open(kg_name)
     builder: PromptBuilder | TaskPromptBuilder
     if isinstance(entry.spec, RelationSpec | EntitySpec):
-        budget = Budget.characters(max_chars) if max_chars is not None else None
-        builder = PromptBuilder(store, entry.spec, seed=seed, setting=setting,
-                                options=options_count, few_shot=few_shot,
-                                shuffle=not no_shuffle, budget=budget, weighting=weighting,
+        settings = PromptSettings(
+            setting=setting, options=options_count, few_shot=few_shot, shuffle=not no_shuffle,
+            budget=Budget.characters(max_chars) if max_chars is not None else None,
+            weighting=weighting)
+        builder = PromptBuilder(store, entry.spec, settings=settings, seed=seed,
                                 cache_dir=data_dir(ctx.data_dir) / "cache" / "specs")
     else:
-        builder = TaskPromptBuilder(store, entry.path, seed=seed, textualization=textualization,
-                                    pseudonymize=pseudonymize)
+        settings = PromptSettings(textualization=textualization, pseudonymize=pseudonymize)
+        builder = TaskPromptBuilder(store, entry.path, settings=settings, seed=seed)
     for index in range(start, start + count):
         prompt = builder.build(index)
         if as_json:

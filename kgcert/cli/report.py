@@ -12,11 +12,13 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import console
+from kgcert.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from kgcert.report import Alignment, Comparison
+    from kgcert.report.load import RunSet
     from kgcert.report.variants import VariantComparison
     from kgcert.stats import Hierarchy
 
@@ -189,6 +191,7 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
     from kgcert.run.records import write_json
 
     loaded = load_runs(list(runs))
+    _one_kg(loaded)
     comparisons, variants = compare_all(loaded.samples, alpha=alpha, spec=spec,
                                         setting=setting, family=family)
     body = compare_json(comparisons, alpha=alpha, family=family, variants=variants,
@@ -209,6 +212,25 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
         _print_variants(variant)
     console.print(Text("multiplicity: " + family_statement(family, [*comparisons, *variants])))
     console.print(Text(f"comparisons written to {target}"))
+
+
+def _one_kg(loaded: RunSet) -> None:
+    """Paired tests pair prompt i of one run with prompt i of another, which is the same
+    prompt only on the same KG: runs on KGs with different fingerprints are refused."""
+    where = {run.label: run.path for run in loaded.runs}
+    found: dict[str, tuple[str, str]] = {}  # fingerprint -> (run path, kg)
+    certificates = loaded.certificates
+    for row in certificates.itertuples(index=False):
+        fingerprint = getattr(row, "kg_fingerprint", None)
+        if not isinstance(fingerprint, str) or not fingerprint:
+            continue
+        found.setdefault(fingerprint, (str(where.get(row.run, row.run)), str(row.kg)))
+        if len(found) > 1:
+            (first, (run_a, kg_a)), (second, (run_b, kg_b)) = list(found.items())[:2]
+            raise InputError(f"{run_a} was run on KG {kg_a} (fingerprint {first}) and {run_b} "
+                             f"on KG {kg_b} (fingerprint {second}): prompt i is not the same "
+                             "prompt on different graphs, so they cannot be paired; compare "
+                             "runs of one KG")
 
 
 COMMANDS = [report_command, compare_command]

@@ -20,9 +20,10 @@ from kgcert import defaults
 from kgcert.cli.common import Context, console, errors
 from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
-from kgcert.errors import InputError
+from kgcert.errors import InputError, NothingAnsweredError
 from kgcert.heap import pace_for_prompts
 from kgcert.output import output_to
+from kgcert.paths import check_folder
 from kgcert.run.config import UNHASHED, RunConfig, load_run_config, with_quantization
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
@@ -33,8 +34,8 @@ def _run_dir(config: RunConfig, out: Path | None) -> Iterator[Path]:
     """The run directory, locked for this process; refuses a file or a folder that holds
     another run. A run that fails before writing anything leaves no empty folder behind."""
     run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
-    if run_dir.exists() and not run_dir.is_dir():
-        raise InputError(f"--out {run_dir} is a file; name a folder for the run")
+    # a file, under a file, a link loop: one line (a write that fails says why itself)
+    check_folder(run_dir, "--out", writable=False, fix="name a folder for the run")
     saved = run_dir / "run.yaml"
     if saved.exists():
         previous = load_run_config(saved, {})
@@ -118,7 +119,7 @@ class _Display:
                              info=", ".join(p for p in (self.info.get(label), pace.text()) if p))
 
     def update(self, label: str, done: int, total: int, correct: int,
-               bounds: tuple[float, float] | None) -> None:
+               bounds: tuple[float, float] | None, answered: int, failed: int) -> None:
         task = self._task(label, total)
         pace = self.pace[label]
         pace.batch = 0
@@ -126,9 +127,13 @@ class _Display:
         if bounds is None:
             from kgcert.stats import clopper_pearson
 
-            interval = clopper_pearson(correct, done) if done else None
+            interval = clopper_pearson(correct, answered) if answered else None
             bounds = (interval.lower, interval.upper) if interval else (0.0, 1.0)
-        self.info[label] = f"{correct}/{done} correct, [{bounds[0]:.3f}, {bounds[1]:.3f}]"
+        # the bounds rest on the answered samples; failed calls are no answer at all
+        tally = f"{correct}/{answered} correct" if answered else "0 answered"
+        if failed:
+            tally += f", {failed} failed"
+        self.info[label] = f"{tally}, [{bounds[0]:.3f}, {bounds[1]:.3f}]"
         self.progress.update(task, completed=done,
                              info=", ".join(p for p in (self.info[label], pace.text()) if p))
 
@@ -256,9 +261,9 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         config = load_run_config(None, config.model_dump() | {
             "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
     with _run_dir(config, out) as run_dir:
-        store = ctx.server().open(config.kg)
         cache = data_dir(ctx.data_dir) / "cache"
-        models = build_models(config, cache / "responses")
+        models = build_models(config, cache / "responses")  # a bad key is refused before
+        store = ctx.server().open(config.kg)  # the graph server starts
         jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
@@ -274,9 +279,35 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         for path in paths:
             body = json.loads(path.read_text(encoding="utf-8"))
             click.echo(json.dumps({**body, "file": str(path)}, ensure_ascii=False))
+    else:
+        _print_certificates(paths)
+        console.print(Text(f"certificates and samples in {run_dir}"))
+    _refuse_unanswered(run_dir, paths)
+
+
+def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
+    """A certificate with no answered prompt because every call failed certifies nothing:
+    the run ends with exit code 5 (its files are kept; a rerun asks those samples again)."""
+    from kgcert.run.records import call_failed, complete_records
+
+    empty = []
+    for path in paths:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        if body.get("n") == 0 and body.get("outcomes", {}).get("error", 0) > 0:
+            empty.append(body)
+    if not empty:
         return
-    _print_certificates(paths)
-    console.print(Text(f"certificates and samples in {run_dir}"))
+    first = empty[0]
+    reason = ""
+    samples = run_dir / str(first.get("sample_file", ""))
+    if samples.is_file():
+        error = next((r["response"]["error"] for _, r in complete_records(samples)
+                      if call_failed(r)), None)
+        reason = f": {error}" if error else ""
+    raise NothingAnsweredError(
+        f"{len(empty)} of {len(paths)} certificates have no answered prompt because every call "
+        f"failed ({first.get('model')} on {first.get('spec')} / {first.get('setting')}"
+        f"{reason}); rerun the same command to ask them again")
 
 
 def _warn_unreachable(config: RunConfig, confidence: float) -> None:

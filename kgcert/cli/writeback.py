@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
+from kgcert.errors import KgcertError
 from kgcert.resources import data_folder
 
 LABELS = {"runs": "KgcertRun", "certificates": "KgcertCertificate", "samples": "KgcertSample"}
@@ -39,14 +40,16 @@ def writeback_command(ctx: Context, run_dir: Path, kg: str | None, remove: bool,
     if remove:
         identifier = run_id(run_dir, config)
         removed = delete_run(store, identifier)
+        if not any(removed.values()):  # a no-op is not a success: the user expected a run
+            raise KgcertError(f"run {identifier} was not written to {store.database}; "
+                              "nothing to delete")
         table = Table(show_header=True, header_style="bold")
         table.add_column("removed")
         table.add_column("count", justify="right")
         for kind in COUNTED:
             table.add_row(Text(_label(kind)), f"{removed.get(kind, 0):,}")
         console.print(table)
-        done = "removed from" if any(removed.values()) else "was not written to"
-        console.print(Text(f"run {identifier} {done} {store.database}"), soft_wrap=True)
+        console.print(Text(f"run {identifier} removed from {store.database}"), soft_wrap=True)
         return
     result = write_run(store, read_run(run_dir, kg), batch_size=batch_size)
     table = Table(show_header=True, header_style="bold")

@@ -12,6 +12,7 @@ from anyascii import anyascii
 
 from kgcert.errors import InputError
 from kgcert.loaders.records import KGData
+from kgcert.paths import missing_file
 
 
 @dataclass(frozen=True)
@@ -67,4 +68,4 @@ def find_file(paths: Sequence[Path], names: Sequence[str], *, required: bool = T
 def check_paths_exist(paths: Sequence[Path]) -> None:
     for path in paths:
         if not path.exists():
-            raise InputError(f"file not found: {path}")
+            raise missing_file(path)  # or a link loop

@@ -11,6 +11,7 @@ from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders.fields import SURELY_SHORT, FieldRules
 from kgcert.loaders.records import Problems
+from kgcert.paths import missing_file
 
 NO_RULES = FieldRules()
 
@@ -21,7 +22,7 @@ csv.field_size_limit(64 * 2**20)
 
 def require_file(path: Path) -> Path:
     if not path.exists():
-        raise InputError(f"file not found: {path}")
+        raise missing_file(path)  # or a link loop
     if not path.is_file():
         raise InputError(f"not a file: {path}")
     return path

@@ -11,6 +11,7 @@ seed, so sampled (temperature > 0) answers are not reproducible; greedy ones mos
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import random
 import time
@@ -22,6 +23,13 @@ from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models._async import gather_limited, run_sync
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.openai_compat import RETRY_STATUS
+from kgcert.models.reply_cap import (
+    capped_transport,
+    check_text,
+    reply_bytes,
+    too_long,
+    too_long_cause,
+)
 from kgcert.models.retry import (
     CallFailed,
     RetryableError,
@@ -30,7 +38,13 @@ from kgcert.models.retry import (
     call_with_retries,
     parse_retry_after,
 )
-from kgcert.models.secrets import Redactor, split_credentials
+from kgcert.models.secrets import (
+    Redactor,
+    header_refusal,
+    key_from_env,
+    refused_header,
+    split_credentials,
+)
 
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"  # the SDK's own, read here so identity shows it
@@ -94,11 +108,17 @@ class AnthropicModel:
     ) -> list[ModelResponse]:
         return run_sync(self.agenerate(requests, config))
 
-    def _client(self) -> Any:
+    def _client(self, config: GenerationConfig) -> Any:
         anthropic = _import_sdk()
         # One client per batch: its connection pool belongs to the event loop of the batch.
-        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url,
-                                        max_retries=0, timeout=self.timeout_s)
+        # Its transport stops reading a reply at what max_new_tokens can produce.
+        http = _http_module(anthropic.DefaultAsyncHttpxClient)
+        transport = capped_transport(http, reply_bytes(config.max_new_tokens),
+                                     limits=http.Limits(max_connections=self.concurrency))
+        return anthropic.AsyncAnthropic(
+            api_key=self._api_key, base_url=self.base_url, max_retries=0,
+            timeout=self.timeout_s,
+            http_client=anthropic.DefaultAsyncHttpxClient(transport=transport))
 
     async def agenerate(
         self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
@@ -106,7 +126,7 @@ class AnthropicModel:
         config = config or self.config
         if config.mode == "choice":
             raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
-        async with self._client() as client:
+        async with self._client(config) as client:
             return await gather_limited(requests, self.concurrency,
                                         lambda request: self._complete(client, request, config))
 
@@ -133,6 +153,7 @@ class AnthropicModel:
                         config: GenerationConfig) -> ModelResponse:
         anthropic = _import_sdk()
         body = self._body(request, config)
+        limit = reply_bytes(config.max_new_tokens)
         start = time.perf_counter()
 
         async def attempt() -> Any:
@@ -155,16 +176,25 @@ class AnthropicModel:
                 raise RetryableError(
                     f"timeout: no complete response within {self.timeout_s:g} s") from exc
             except anthropic.APIConnectionError as exc:
+                if too_long_cause(exc) is not None:
+                    raise CallFailed(too_long(limit, "bytes", config.max_new_tokens)) from exc
+                if refused_header(exc):
+                    raise CallFailed(header_refusal(self.api_key_env)) from exc
                 where = self.base_url or "the Anthropic API"
                 raise RetryableError(f"cannot reach {where}") from exc
             except anthropic.APIResponseValidationError as exc:
                 raise CallFailed("malformed response: not a Messages API reply") from exc
+            except UnicodeEncodeError as exc:  # a key no header can carry, not wrapped
+                raise CallFailed(header_refusal(self.api_key_env)) from exc
             except ValueError as exc:  # the SDK parses the body as JSON and lets this through
                 raise CallFailed("malformed response: body is not JSON") from exc
 
         try:
             message = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
             text = _text(message)
+            overlong = check_text(text, config.max_new_tokens)
+            if overlong is not None:  # the SDK read it; it is not stored
+                raise CallFailed(overlong)
         except CallFailed as exc:
             return self._redact.response(
                 ModelResponse.failure(str(exc), time.perf_counter() - start))
@@ -175,6 +205,12 @@ class AnthropicModel:
             completion_tokens=_int_or_none(getattr(usage, "output_tokens", None)),
             latency_s=time.perf_counter() - start,
         ))
+
+
+def _http_module(client_class: type) -> Any:
+    """The HTTP library (httpx, or its fork httpx2) the SDK's client class is built on."""
+    base = next(c for c in client_class.__mro__ if c.__name__ == "AsyncClient")
+    return importlib.import_module(base.__module__.split(".")[0])
 
 
 def _error_detail(exc: Any, redact: Redactor) -> str:
@@ -223,7 +259,7 @@ def create(
     another endpoint speaking the Messages API. The API key is its only credential (recent SDKs
     send it as a bearer token), so a ``user:password@`` in the URL is refused."""
     key_env = api_key_env or KEY_VARIABLE
-    key = os.environ.get(key_env) or None
+    key = key_from_env(key_env)
     if key is None:
         raise InputError(f"missing API key: set the environment variable {key_env}")
     url = base_url or os.environ.get(BASE_URL_VARIABLE) or None

@@ -22,6 +22,13 @@ from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models._async import gather_limited, run_sync
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.openai_compat import RETRY_STATUS, sample_seed
+from kgcert.models.reply_cap import (
+    ReplyTooLong,
+    capped_transport,
+    check_text,
+    reply_bytes,
+    too_long,
+)
 from kgcert.models.retry import (
     CallFailed,
     RetryableError,
@@ -30,7 +37,13 @@ from kgcert.models.retry import (
     call_with_retries,
     parse_retry_after,
 )
-from kgcert.models.secrets import Redactor, split_credentials
+from kgcert.models.secrets import (
+    Redactor,
+    header_refusal,
+    key_from_env,
+    refused_header,
+    split_credentials,
+)
 
 KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"  # the SDK's own, read here so identity shows it
@@ -47,12 +60,13 @@ def _import_genai() -> Any:
     return genai
 
 
-def _find_key(api_key_env: str | None) -> str:
+def _find_key(api_key_env: str | None) -> tuple[str, str]:
+    """The key and the variable it came from."""
     names = (api_key_env,) if api_key_env else KEY_VARIABLES
     for name in names:
-        value = os.environ.get(name)
+        value = key_from_env(name)
         if value:
-            return value
+            return value, name
     raise InputError(f"missing API key: set the environment variable {' or '.join(names)}")
 
 
@@ -70,6 +84,8 @@ class GeminiModel:
         timeout_s: float = 120.0,
         base_url: str | None = None,
         redact: Redactor | None = None,
+        api_key_env: str | None = None,
+        transport: Any = None,
     ) -> None:
         self.model_name = name
         self.name = f"gemini:{name}"
@@ -80,6 +96,8 @@ class GeminiModel:
         self.timeout_s = timeout_s
         self.base_url = split_credentials(base_url).public_url if base_url else None
         self._redact = redact or Redactor(())
+        self.api_key_env = api_key_env
+        self._transport = transport  # capped_transport's, whose limit each batch sets
         self.sleep: Sleep = asyncio.sleep
         self._rng = random.Random(0)
 
@@ -106,6 +124,8 @@ class GeminiModel:
         config = config or self.config
         if config.mode == "choice":
             raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
+        if self._transport is not None:
+            self._transport.limit = reply_bytes(config.max_new_tokens)
         return await gather_limited(requests, self.concurrency,
                                     lambda request: self._complete(request, config))
 
@@ -159,12 +179,21 @@ class GeminiModel:
             except TimeoutError as exc:
                 raise RetryableError(
                     f"timeout: no complete response within {self.timeout_s:g} s") from exc
+            except UnicodeEncodeError as exc:  # a key no header can carry
+                raise CallFailed(header_refusal(self.api_key_env)) from exc
+            except ReplyTooLong as exc:
+                raise CallFailed(too_long(exc.limit, "bytes", config.max_new_tokens)) from exc
             except _transport_errors() as exc:
+                if refused_header(exc):
+                    raise CallFailed(header_refusal(self.api_key_env)) from exc
                 raise RetryableError(f"cannot reach the Gemini API ({type(exc).__name__})") from exc
 
         try:
             response = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
             text = _text(response)
+            overlong = check_text(text, config.max_new_tokens)
+            if overlong is not None:  # the SDK read it; it is not stored
+                raise CallFailed(overlong)
         except CallFailed as exc:
             return self._redact.response(
                 ModelResponse.failure(str(exc), time.perf_counter() - start))
@@ -175,6 +204,16 @@ class GeminiModel:
             completion_tokens=getattr(usage, "candidates_token_count", None),
             latency_s=time.perf_counter() - start,
         ))
+
+
+def _http_module() -> Any:
+    """The HTTP library the SDK would choose (httpx, or its fork httpx2), whose transport
+    type it accepts."""
+    from google.genai import _api_client
+
+    choose = getattr(_api_client, "_get_http_client_backend", None)
+    name = choose(None) if choose is not None else "httpx"
+    return importlib.import_module(name)
 
 
 @functools.cache
@@ -230,7 +269,7 @@ def create(
     """``gemini:<model>``; ``base_url`` (or ``GOOGLE_GEMINI_BASE_URL``) points at a proxy or
     another endpoint speaking the Gemini API; ``user:password@`` in it is used, never recorded.
     """
-    key = _find_key(api_key_env)
+    key, key_env = _find_key(api_key_env)
     url = base_url or os.environ.get(BASE_URL_VARIABLE) or None
     if url is not None:
         parsed = urlparse(url)
@@ -242,10 +281,13 @@ def create(
     genai = _import_genai()
     from google.genai import types
 
+    # the SDK's HTTP client stops reading a reply at what max_new_tokens can produce
+    transport = capped_transport(_http_module(), reply_bytes(config.max_new_tokens))
     http_options = types.HttpOptions(
         base_url=url,
         timeout=int(timeout_s * 1000),
         retry_options=types.HttpRetryOptions(attempts=1),
+        async_client_args={"transport": transport},
     )
     client = genai.Client(api_key=key, http_options=http_options)
     retry = RetryPolicy(
@@ -255,4 +297,5 @@ def create(
     redact = Redactor([key] + ([credentials.password, credentials.basic_token()]
                                if credentials else []))
     return GeminiModel(name, config, client=client, concurrency=concurrency, retry=retry,
-                       timeout_s=timeout_s, base_url=url, redact=redact)
+                       timeout_s=timeout_s, base_url=url, redact=redact, api_key_env=key_env,
+                       transport=transport)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import os
 import random
 import time
@@ -27,6 +28,7 @@ from kgcert.errors import InputError
 from kgcert.models._async import gather_limited, run_sync
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse, report_answers
 from kgcert.models.replicas import Replica, ReplicaPool, parse_urls
+from kgcert.models.reply_cap import check_text, reply_bytes, too_long
 from kgcert.models.retry import (
     CallFailed,
     RetryableError,
@@ -35,7 +37,12 @@ from kgcert.models.retry import (
     call_with_retries,
     parse_retry_after,
 )
-from kgcert.models.secrets import Redactor, split_credentials
+from kgcert.models.secrets import (
+    Redactor,
+    header_refusal,
+    key_from_env,
+    split_credentials,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -49,13 +56,13 @@ def sample_seed(seed: int, sample_index: int) -> int:
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
 
 
-def _error_detail(response: httpx.Response, redact: Redactor) -> str:
+def _error_detail(raw: bytes, redact: Redactor) -> str:
     try:
-        body = response.json()
+        body = json.loads(raw)
         err = body.get("error", body) if isinstance(body, dict) else body
         message = err.get("message", "") if isinstance(err, dict) else str(err)
     except ValueError:
-        message = response.text
+        message = raw.decode("utf-8", "replace")
     # masked before cutting, so a cut cannot leave part of a secret unmasked
     return " ".join(redact(str(message)).split())[:200]
 
@@ -117,9 +124,14 @@ class OpenAICompatModel:
         config = config or self.config
         if config.mode == "choice":
             raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
+        try:
+            made = [(replica, self._client(replica)) for replica in self.pool.replicas]
+        except (UnicodeEncodeError, httpx.LocalProtocolError):  # a header it cannot send
+            report_answers(self, len(requests))
+            return [ModelResponse.failure(header_refusal(self.api_key_env)) for _ in requests]
         async with contextlib.AsyncExitStack() as stack:
-            clients = {id(r): await stack.enter_async_context(self._client(r))
-                       for r in self.pool.replicas}
+            clients = {id(replica): await stack.enter_async_context(client)
+                       for replica, client in made}
             return await gather_limited(requests, self.concurrency,
                                         lambda request: self._complete(clients, request, config))
 
@@ -158,6 +170,8 @@ class OpenAICompatModel:
         body = self._body(request, config)
         start = time.perf_counter()
 
+        limit = reply_bytes(config.max_new_tokens)
+
         async def attempt() -> dict[str, Any]:
             """One try on each replica in turn until one answers (one replica: one try)."""
             failure: RetryableError | None = None
@@ -181,15 +195,19 @@ class OpenAICompatModel:
             try:
                 # httpx's timeout bounds each read; this bounds the whole attempt
                 async with asyncio.timeout(self.timeout_s):
-                    response = await client.post("/chat/completions", json=body)
+                    response, raw = await _read_capped(client, body, limit)
             except (TimeoutError, httpx.TimeoutException) as exc:
                 raise RetryableError(
                     f"timeout: no complete response within {self.timeout_s:g} s") from exc
+            except (httpx.LocalProtocolError, UnicodeEncodeError) as exc:
+                raise CallFailed(header_refusal(self.api_key_env)) from exc
             except httpx.TransportError as exc:
                 reason = " ".join(self._redact(str(exc)).split())[:120] or type(exc).__name__
                 raise RetryableError(f"cannot reach {replica.url} ({reason})") from exc
             status = response.status_code
-            detail = _error_detail(response, self._redact) if status >= 400 else ""
+            if raw is None:
+                raise CallFailed(too_long(limit, "bytes", config.max_new_tokens))
+            detail = _error_detail(raw, self._redact) if status >= 400 else ""
             if status in RETRY_STATUS or status >= 500:
                 kind = "rate limited" if status == 429 else "server error"
                 raise RetryableError(
@@ -202,7 +220,7 @@ class OpenAICompatModel:
             if status >= 400:
                 raise CallFailed(f"request rejected (HTTP {status}: {detail})")
             try:
-                payload = response.json()
+                payload = json.loads(raw)
             except ValueError as exc:
                 raise CallFailed("malformed response: body is not JSON") from exc
             if not isinstance(payload, dict):
@@ -212,6 +230,9 @@ class OpenAICompatModel:
         try:
             payload = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
             text = _content(payload)
+            overlong = check_text(text, config.max_new_tokens)
+            if overlong is not None:
+                raise CallFailed(overlong)
         except CallFailed as exc:
             report_answers(self, 1)
             return self._redact.response(
@@ -225,6 +246,24 @@ class OpenAICompatModel:
             completion_tokens=_int_or_none(usage.get("completion_tokens")),
             latency_s=time.perf_counter() - start,
         ))
+
+
+async def _read_capped(client: httpx.AsyncClient, body: dict[str, Any], limit: int
+                       ) -> tuple[httpx.Response, bytes | None]:
+    """The response and at most `limit` bytes of its body (None when it has more: reading
+    stops there, so a runaway reply never fills memory)."""
+    async with client.stream("POST", "/chat/completions", json=body) as response:
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return response, None
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                return response, None
+            chunks.append(chunk)
+    return response, b"".join(chunks)
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -288,7 +327,7 @@ def create(
             raise InputError(f"base_url must be an http(s) URL, got {shown!r}")
     url, parsed = urls[0], urlparse(urls[0])
     key_env = api_key_env or DEFAULT_KEY_ENV
-    key = os.environ.get(key_env) or None
+    key = key_from_env(key_env)
     needs_key = api_key_env is not None or parsed.netloc.endswith("api.openai.com")
     if key is None and needs_key:
         raise InputError(f"missing API key: set the environment variable {key_env}")

@@ -1,18 +1,19 @@
-"""Prompts: multiple-choice prompts from spec samples, task prompts, and their records.
+"""Prompts: multiple-choice prompts from spec samples (LLMCert-C), their settings and records.
 
-    from kgcert.prompts import PromptBuilder, TaskPromptBuilder, Budget
+    from kgcert.prompts import PromptBuilder, PromptSettings, Budget
 
     builder = PromptBuilder(store, spec, seed=0, setting="distractor")   # relation/entity spec
     prompt = builder.build(i)         # Prompt: text, options, correct_option, provenance
-    tasks = TaskPromptBuilder(store, "shortest_path", seed=0, textualization="json")
-    task_prompt = tasks.build(i)      # Prompt: text, answers, task, provenance
+
+The KG read model they use is kgcert.graphview; KG-LLM-Bench task prompts (the same Prompt
+record) are kgcert.tasks.prompt.
 """
 
+from kgcert.graphview import PromptGraph
 from kgcert.prompts.budget import Budget
-from kgcert.prompts.graph import PromptGraph
-from kgcert.prompts.mcqa import SETTINGS, PromptBuilder, build_prompt, redraw_seed
+from kgcert.prompts.mcqa import PromptBuilder, build_prompt, redraw_seed
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.task import TaskPromptBuilder, build_task_prompt, restore_response
+from kgcert.prompts.settings import SETTINGS, PromptSettings
 
 __all__ = [
     "SETTINGS",
@@ -20,10 +21,8 @@ __all__ = [
     "Prompt",
     "PromptBuilder",
     "PromptGraph",
+    "PromptSettings",
     "Provenance",
-    "TaskPromptBuilder",
     "build_prompt",
-    "build_task_prompt",
     "redraw_seed",
-    "restore_response",
 ]

@@ -11,7 +11,7 @@ sentence filled in from its relation's template waits in its tier as the bare `F
 written only when the room left could still take it: never once the room left is below
 `floor`, a lower bound on the cost of any such sentence. Over a KG snapshot a hub prompt's
 tiers 2 and 3 come as `LazyPending` rows (kgcert/prompts/filler.py) with each line's cost
-worked out from the arrays (kgcert/prompts/lengths.py): a line that cannot fit is not written.
+worked out from the arrays (kgcert/graphview/lengths.py): a line that cannot fit is not written.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kgcert.prompts.graph import Fact
+from kgcert.graphview import Fact
 
 ESSENTIAL, OPTIONS, REST = "essential", "options", "rest"
 _CHUNK = 512  # lazy entries whose costs are compared at once (see `trim`)

@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from kgcert.prompts.graph import ENTITY, Fact, PromptGraph
+from kgcert.graphview import ENTITY, Fact, PromptGraph
 from kgcert.specs.compile import CompiledRelationSpec
 
 Weighting = Literal["tail", "head", "uniform"]

@@ -1,4 +1,4 @@
-"""Tier 3 (filler) over the snapshot's rows: drawn, shuffled and de-duplicated as arrays.
+"""Tiers 2 (`offer_rows`) and 3 (`draw_filler`) over the snapshot's rows, as arrays.
 
 A prompt draws up to `per_entity` edges of every entity involved (a relation DAG's
 distractors among them: dozens of entities, thousands of edges), shuffles them and offers
@@ -14,11 +14,11 @@ from typing import cast, overload
 
 import numpy as np
 
+from kgcert.graphview.fact import Fact
+from kgcert.graphview.lengths import SentenceLengths
+from kgcert.graphview.rows import FactRows
+from kgcert.graphview.snapshot import in_sorted
 from kgcert.prompts.context import LazyPending
-from kgcert.prompts.fact import Fact
-from kgcert.prompts.lengths import SentenceLengths
-from kgcert.prompts.rows import FactRows
-from kgcert.prompts.snapshot import in_sorted
 from kgcert.rng import sorted_subsets
 
 
@@ -179,9 +179,8 @@ def _distinct(sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,
                         edges[picked] if edges is not None else None), keys[picked])
 
 
-# From this many keys (with the used ones) a hash table finds the first places: a hub
-# prompt's ten thousand keys in a seventh of the time of the two sorts below, which cost less
-# than the table under a few hundred.
+# From this many keys (with the used ones) a hash table finds the first places faster than
+# the two sorts below, which cost less than the table for a few hundred keys.
 HASHED_FROM = 500
 
 

@@ -38,36 +38,28 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import numpy as np
 
 from kgcert import defaults
 from kgcert.errors import InputError
+from kgcert.graphview import Fact, PromptGraph, open_graph
+from kgcert.graphview.lengths import SentenceLengths
 from kgcert.prompts import context as ctx
-from kgcert.prompts.answers import AnswerFinder
 from kgcert.prompts.budget import Budget
-from kgcert.prompts.distractors import (
-    WEIGHTINGS,
-    Distractor,
-    Weighting,
-    dag_distractors,
-    path_candidates,
-    weighted_order,
-)
-from kgcert.prompts.fewshot import MAX_EXAMPLES, examples
-from kgcert.prompts.filler import draw_filler, offer_rows
-from kgcert.prompts.graph import Fact, PromptGraph
+from kgcert.prompts.distractors import Distractor, Weighting
+from kgcert.prompts.fewshot import examples
+from kgcert.prompts.kinds import SampleDag, kind_of
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
-from kgcert.prompts.lengths import SentenceLengths
 from kgcert.prompts.options import Option, OptionPools, choose_options
-from kgcert.prompts.query import Query, path_query, relation_query
+from kgcert.prompts.query import Query
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.rows import FactRows, RowAdjacency
-from kgcert.rng import sample_rng, sorted_subsets
+from kgcert.prompts.settings import PromptSettings, Setting
+from kgcert.prompts.tiers import engine_for
+from kgcert.rng import sample_rng
 from kgcert.specs import (
     DagSample,
     EntitySampler,
@@ -78,17 +70,11 @@ from kgcert.specs import (
     prepare_sampler,
     spec_hash,
 )
-from kgcert.specs.compile import CompiledRelationSpec
 from kgcert.store.graph import GraphStore
 
-# baseline: the paper's static comparison set, vanilla context with every entity and
-# relation under its name, the first template, and no shuffling.
-Setting = Literal["vanilla", "distractor", "baseline"]
-SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 MAX_REDRAWS = 1_000
-FILLER_PER_ENTITY = 40
 RANDOM_OPTION_TRIES = 200
-# Offered and filler facts from which tiers 2 and 3 are de-duplicated as arrays (filler.py):
+# Offered and filler facts from which tiers 2 and 3 are de-duplicated as arrays (tiers.py):
 # below it the arrays' fixed costs outweigh the Python pass (same prompts either way).
 ARRAY_TIERS_FROM = 1_000
 
@@ -105,27 +91,16 @@ def redraw_seed(seed: int, attempt: int) -> int:
     return int.from_bytes(digest[:8], "little") >> 1
 
 
-@dataclass(frozen=True)
-class _Dag:
-    """A sample as the renderer sees it, whichever kind of spec it came from."""
-
-    roles: dict[str, str]  # pattern variable or path position -> entity id
-    edges: tuple[tuple[str, str, str], ...]
-    essential: tuple[Fact, ...]
-    answer: str
-    given: tuple[str, ...]  # entities the question names
-    path: tuple[str, ...]  # the other entities of the DAG, answer excluded
-    types: frozenset[str]  # the DAG's relationship types
-
-
 class PromptBuilder:
     """Prompt i of (spec, seed, setting) over one KG: `build(i) -> Prompt`.
 
     `sampler` defaults to `prepare_sampler(spec, store, cache_dir)`; `graph` to a new
     :class:`PromptGraph` (pass one to share its cache between builders of one KG).
-    `budget` bounds the whole prompt (default: 12,000 characters).
+    `settings` holds every knob (kgcert/prompts/settings.py); keywords named after its fields
+    change them (`setting="distractor"`). Its `budget` bounds the whole prompt (default:
+    12,000 characters).
 
-    `require_distractor` (default: the spec's `distractors: required`) conditions the
+    Its `require_distractor` (default: the spec's `distractors: required`) conditions the
     distribution on the DAG having a Definition 2.3 distractor: refused draws are redrawn
     (see the module docstring) and counted in `Provenance.rejected_prompts`.
     """
@@ -133,52 +108,37 @@ class PromptBuilder:
     array_tiers_from = ARRAY_TIERS_FROM
 
     def __init__(self, store: GraphStore, spec: RelationSpec | EntitySpec,
-                 sampler: RelationSampler | EntitySampler | None = None, *, seed: int = 0,
-                 setting: str = "vanilla", options: int = defaults.OPTIONS,
-                 few_shot: int = defaults.FEW_SHOT,
-                 shuffle: bool = True, budget: Budget | None = None,
-                 weighting: str = "tail", max_distractors: int | None = None,
-                 require_distractor: bool | None = None,
-                 filler_per_entity: int = FILLER_PER_ENTITY,
-                 graph: PromptGraph | None = None, cache_dir: Path | None = None) -> None:
+                 sampler: RelationSampler | EntitySampler | None = None, *,
+                 settings: PromptSettings | None = None, seed: int = 0,
+                 graph: PromptGraph | None = None, cache_dir: Path | None = None,
+                 **knobs: Any) -> None:
         if not isinstance(spec, RelationSpec | EntitySpec):
             raise InputError(f"spec {getattr(spec, 'name', spec)!r} is not a relation or entity "
                              "spec; task specs use TaskPromptBuilder")
-        if setting not in SETTINGS:
-            raise InputError(f"setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
+        settings = PromptSettings.of(settings, **knobs)  # knobs: PromptSettings fields
         if seed < 0:
             raise InputError(f"the run seed must be non-negative, got {seed}")
-        if options < 2:
-            raise InputError(f"a question needs at least 2 options, got {options}")
-        if not 0 <= few_shot <= MAX_EXAMPLES:
-            raise InputError(f"few-shot examples: 0 to {MAX_EXAMPLES}, got {few_shot}")
-        if weighting not in WEIGHTINGS:
-            raise InputError(f"distractor weighting must be one of {', '.join(WEIGHTINGS)}")
-        if max_distractors is not None and max_distractors < 1:
-            raise InputError("max_distractors must be at least 1")
-        if filler_per_entity < 0:
-            raise InputError("filler_per_entity must be non-negative")
+        self.settings = settings
         self.spec = spec
         self.store = store
         self.sampler = sampler if sampler is not None else prepare_sampler(spec, store, cache_dir)
-        self.graph = graph if graph is not None else PromptGraph(store)
+        self.graph = graph if graph is not None else open_graph(store)
         self.seed = seed
-        self.setting: Setting = setting
-        self.options = options
-        self.few_shot = few_shot
-        self.shuffle = shuffle and setting != "baseline"
-        self.budget = budget if budget is not None else Budget.characters()
-        self.weighting: Weighting = weighting
-        self.max_distractors = max_distractors
-        self.filler_per_entity = filler_per_entity
-        self.kind: Literal["relation", "entity"] = (
-            "relation" if isinstance(spec, RelationSpec) else "entity")
-        required = isinstance(spec, RelationSpec) and spec.distractors == "required"
-        self.require_distractor = (require_distractor if require_distractor is not None
-                                   else required)
+        self.setting: Setting = settings.setting
+        self.options = settings.options
+        self.few_shot = settings.few_shot
+        self.shuffle = settings.shuffle and settings.setting != "baseline"
+        self.budget = settings.prompt_budget
+        self.weighting: Weighting = settings.weighting
+        self.max_distractors = settings.max_distractors
+        self.filler_per_entity = settings.filler_per_entity
+        self.spec_kind = kind_of(spec, self.graph, self.sampler)
+        self.kind: Literal["relation", "entity"] = self.spec_kind.name
+        self.require_distractor = (settings.require_distractor
+                                   if settings.require_distractor is not None
+                                   else self.spec_kind.distractors_required)
         self.spec_hash = spec_hash(spec)
-        self.examples = examples(self.kind, few_shot)
-        self._answers: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.examples = examples(self.kind, settings.few_shot)
         self._neighbours: dict[tuple[str, str, frozenset[str]],
                                Mapping[str, Sequence[Fact]]] = {}
         self._allowed: dict[tuple[str, frozenset[str]], Sequence[Fact]] = {}
@@ -187,7 +147,7 @@ class PromptBuilder:
         self._cost: Callable[[str], int] = (
             _characters_line_cost if self.budget.counter is len
             else lru_cache(maxsize=65_536)(self._line_cost))
-        self._finder: AnswerFinder | None = None
+        self.tier_engine = engine_for(self.graph)  # arrays over snapshot rows, else Facts
 
     # -- drawing ------------------------------------------------------------------------------
 
@@ -209,83 +169,16 @@ class PromptBuilder:
                          f"draws for prompt {index}; drop `distractors: required`")
 
     def _has_distractor(self, sample: DagSample | PathSample) -> bool:
-        if isinstance(sample, DagSample):
-            assert isinstance(self.sampler, RelationSampler)
-            self.graph.load(sample.nodes.values())
-            return bool(dag_distractors(self.graph, self.sampler.compiled, sample.nodes))
-        self.graph.load(sample.nodes)
-        return bool(path_candidates(self.graph, sample.nodes, sample.relations, "uniform"))
-
-    # -- the sample's own facts ---------------------------------------------------------------
-
-    def _dag(self, sample: DagSample | PathSample) -> _Dag:
-        graph = self.graph
-        if isinstance(sample, DagSample):
-            assert isinstance(self.sampler, RelationSampler)
-            compiled = self.sampler.compiled
-            nodes = dict(sample.nodes)
-            graph.load(nodes.values())
-            essential: list[Fact] = []
-            edges = []
-            for edge in compiled.edges:
-                source, target = nodes[edge.source], nodes[edge.target]
-                found = graph.adjacency(source).outgoing_to(edge.rel_type, target)
-                if not found:
-                    raise InputError(f"spec {self.spec.name}: sampled edge {source} "
-                                     f"-[{edge.rel_type}]-> {target} is not in the KG")
-                essential += found
-                edges.append((source, edge.rel_type, target))
-            given = tuple(nodes[v] for v in compiled.given)
-            answer = nodes[compiled.answer]
-            path = tuple(nodes[v] for v in compiled.order
-                         if nodes[v] != answer and nodes[v] not in given)
-            return _Dag(nodes, tuple(edges), tuple(essential), answer, given, path,
-                        frozenset(e.rel_type for e in compiled.edges))
-        graph.load(sample.nodes)
-        essential = []
-        edges = []
-        for i, rel_type in enumerate(sample.relations):
-            source, target = sample.nodes[i], sample.nodes[i + 1]
-            found = graph.adjacency(source).outgoing_to(rel_type, target)
-            if not found:
-                raise InputError(f"spec {self.spec.name}: sampled edge {source} -[{rel_type}]-> "
-                                 f"{target} is not in the KG")
-            essential += found
-            edges.append((source, rel_type, target))
-        roles = {str(i): node for i, node in enumerate(sample.nodes)}
-        return _Dag(roles, tuple(edges), tuple(essential), sample.nodes[-1], (sample.pivot,),
-                    tuple(sample.nodes[1:-1]), frozenset(sample.relations))
+        return self.spec_kind.has_distractor(sample)
 
     def correct_answers(self, sample: DagSample | PathSample) -> tuple[str, ...]:
         """Every entity that answers the sample's question (relation specs: the compiled
         answer-set query with the question's entities fixed; paths: the unique answer)."""
-        if isinstance(sample, PathSample):
-            return (sample.nodes[-1],)
-        assert isinstance(self.sampler, RelationSampler)
-        compiled = self.sampler.compiled
-        given = {var: sample.nodes[var] for var in compiled.given}
-        key = tuple(given[var] for var in compiled.given)
-        if key not in self._answers:
-            self._answers[key] = self._answer_set(compiled, given)
-        found = self._answers[key]
-        if sample.nodes[compiled.answer] not in found:
-            raise RuntimeError(f"spec {self.spec.name}: the drawn answer is not among the "
-                               "answer-set query's answers")
-        return found
-
-    def _answer_set(self, compiled: CompiledRelationSpec, given: dict[str, str]
-                    ) -> tuple[str, ...]:
-        snapshot = self.graph.snapshot
-        if snapshot is not None:  # the same set from the arrays, without a round trip
-            if self._finder is None:
-                self._finder = AnswerFinder(snapshot, compiled)
-            return self._finder.answers(given)
-        rows = self.store.query(compiled.answers_cypher(), **given)
-        return tuple(sorted(str(row["id"]) for row in rows))
+        return self.spec_kind.correct_answers(sample)
 
     # -- context pieces -----------------------------------------------------------------------
 
-    def _allowed_facts(self, entity: str, dag: _Dag) -> Sequence[Fact]:
+    def _allowed_facts(self, entity: str, dag: SampleDag) -> Sequence[Fact]:
         """The entity's edges the setting lets into the context (vanilla: none of the DAG's
         relationship types; the DAG's own edges are tier 1 anyway)."""
         if self.setting == "distractor":
@@ -300,7 +193,7 @@ class PromptBuilder:
         return cached
 
     def _neighbours_of_label(self, entity: str, label: str,
-                             dag: _Dag) -> Mapping[str, Sequence[Fact]]:
+                             dag: SampleDag) -> Mapping[str, Sequence[Fact]]:
         """Neighbours of `entity` with `label` through allowed edges, with those edges."""
         excluded = dag.types if self.setting != "distractor" else frozenset()
         key = (entity, label, excluded)
@@ -312,50 +205,13 @@ class PromptBuilder:
             self._neighbours[key] = cached
         return cached
 
-    def _distractors(self, sample: DagSample | PathSample, dag: _Dag,
+    def _distractors(self, sample: DagSample | PathSample,
                      rng: np.random.Generator) -> tuple[list[Distractor], int]:
         """The setting's distractors in order of preference, and how many candidates there
         were."""
         if self.setting != "distractor":
             return [], 0
-        if isinstance(sample, DagSample):
-            assert isinstance(self.sampler, RelationSampler)
-            found = dag_distractors(self.graph, self.sampler.compiled, sample.nodes)
-            order = [found[int(i)] for i in rng.permutation(len(found))]
-            limit = self.max_distractors if self.max_distractors is not None else len(order)
-            return order[:limit], len(found)
-        candidates = path_candidates(self.graph, sample.nodes, sample.relations, self.weighting)
-        count = self.max_distractors if self.max_distractors is not None else 1
-        return weighted_order(candidates, count, rng), len(candidates)
-
-    def _continuations(self, distractor: Distractor,
-                       sample: DagSample | PathSample) -> list[Sequence[Fact]]:
-        """Edges that carry a distractor's wrong turn on: the distractor's edges of the kinds
-        the DAG node it stands in for has in the DAG (same type, same direction), in parts
-        (snapshot rows where there is a snapshot)."""
-        adjacency = self.graph.adjacency(distractor.id)
-        parts: list[Sequence[Fact]] = []
-        if isinstance(sample, DagSample):
-            assert isinstance(self.sampler, RelationSampler)
-            for edge in self.sampler.compiled.edges:
-                if edge.source == distractor.via and edge.target == distractor.instead_of:
-                    continue
-                if edge.source == distractor.instead_of:
-                    parts.append(adjacency.outgoing_rows(edge.rel_type)
-                                 if isinstance(adjacency, RowAdjacency)
-                                 else adjacency.outgoing(edge.rel_type))
-                elif edge.target == distractor.instead_of:
-                    parts.append(adjacency.incoming_rows(edge.rel_type)
-                                 if isinstance(adjacency, RowAdjacency)
-                                 else [f for f in adjacency.of_type(edge.rel_type)
-                                       if f.target == distractor.id])
-            return parts
-        position = int(distractor.instead_of)
-        if position < len(sample.relations):
-            rel_type = sample.relations[position]
-            parts.append(adjacency.outgoing_rows(rel_type)
-                         if isinstance(adjacency, RowAdjacency) else adjacency.outgoing(rel_type))
-        return parts
+        return self.spec_kind.distractors(sample, rng, self.max_distractors, self.weighting)
 
     def _random_entities(self, label: str, rng: np.random.Generator) -> Iterator[str]:
         members = self.graph.label_members(label)
@@ -371,12 +227,11 @@ class PromptBuilder:
 
     def _measured_lengths(self) -> SentenceLengths | None:
         """What gives each snapshot row's line cost without writing it: with a character
-        budget, the sentence's length (kgcert/prompts/lengths.py) plus the line's "- " and
+        budget, the sentence's length (kgcert/graphview/lengths.py) plus the line's "- " and
         newline."""
-        lengths = self.graph.sentence_lengths
-        if self.budget.counter is not len or lengths is None:
+        if self.budget.counter is not len:
             return None
-        return lengths
+        return self.graph.sentence_lengths(LINE_OVERHEAD)
 
     @property
     def _floor(self) -> int:
@@ -395,22 +250,12 @@ class PromptBuilder:
         index = sample.index if index is None else index
         graph = self.graph
         graph.begin_prompt()
-        dag = self._dag(sample)
+        dag = self.spec_kind.dag(sample)
         correct = self.correct_answers(sample)
         query_rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/query", index)
         rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/{self.setting}", index)
-        if isinstance(sample, DagSample):
-            assert isinstance(self.spec, RelationSpec)
-            query = relation_query(self.spec, sample.nodes, graph, query_rng,
-                                   fixed=self.setting == "baseline")
-        else:
-            hops = [next(f for f in dag.essential
-                         if f.source == s and f.type == t and f.target == o)
-                    for s, t, o in dag.edges]
-            query = path_query(sample.pivot, hops, graph, query_rng,
-                               fixed=self.setting == "baseline")
-
-        distractors, candidates = self._distractors(sample, dag, rng)
+        query = self.spec_kind.query(sample, dag, query_rng, fixed=self.setting == "baseline")
+        distractors, candidates = self._distractors(sample, rng)
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
 
@@ -423,12 +268,9 @@ class PromptBuilder:
         def related() -> list[str]:
             return sorted(set().union(*(n.keys() for n in neighbours())) - set(dag_ids))
 
-        related_pool: list[str] | Callable[[], list[str]] = related  # listed if still short
-        if graph.snapshot is None:  # one batched read; a snapshot names only what is shown
-            related_pool = related()
-            graph.preload(related_pool)
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
-                            related=related_pool, random=lambda: self._random_entities(label, rng))
+                            related=graph.option_pool(related),
+                            random=lambda: self._random_entities(label, rng))
         options = choose_options(dag.answer, correct, pools, self.options, rng,
                                  name=graph.name, label=graph.label, excluded=dag.given)
         base = self._provenance(sample, dag, query, index, rejected_prompts, correct,
@@ -478,105 +320,40 @@ class PromptBuilder:
                       option_ids=tuple(o.id for o in options), correct_option=correct_option,
                       answer_id=dag.answer)
 
-    def _tiers(self, sample: DagSample | PathSample, dag: _Dag, options: Sequence[Option],
+    def _tiers(self, sample: DagSample | PathSample, dag: SampleDag, options: Sequence[Option],
                distractors: Sequence[Distractor],
                neighbours: Callable[[], Sequence[Mapping[str, Sequence[Fact]]]],
                rng: np.random.Generator) -> ctx.Tiers:
         graph = self.graph
-        tiers = ctx.Tiers()
-        used: set[tuple[str, str, str, str]] = set()
-        index = graph.row_index if graph.snapshot is not None else None
-        # Over a snapshot, tiers 2 and 3 are rows de-duplicated as arrays (filler.py).
-        # Each part offered: rows [start, end) of a FactRows, or of `loose` made rows (None).
-        offered: list[tuple[FactRows | None, int, int]] | None = (
-            [] if index is not None and index.keys_fit else None)
-        loose: list[Fact] = []  # facts not in rows yet, made rows together at the end
-
-        def add(facts: Sequence[Fact], tier: str, into: list[ctx.Line | Fact]) -> None:
-            if offered is not None:
-                if isinstance(facts, FactRows):
-                    offered.append((facts, 0, len(facts)))
-                else:
-                    offered.append((None, len(loose), len(loose) + len(facts)))
-                    loose.extend(facts)
-                return
-            for fact in facts:
-                key = fact.fact_key
-                if key in used:
-                    continue
-                used.add(key)
-                if fact.sentences:
-                    into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
-                else:  # written when the budget may still take it
-                    into.append(fact)
-
-        for fact in dag.essential:
-            if fact.fact_key not in used:
-                used.add(fact.fact_key)
-                tiers.essential.extend(ctx.Line(text, ctx.ESSENTIAL, fact)
-                                       for text in graph.sentences(fact))
-
+        tiers = self.tier_engine(graph, self.filler_per_entity, self._measured_lengths,
+                                  self.array_tiers_from)
+        tiers.essential(dag.essential)
         by_id = {d.id: d for d in distractors}
         extra_ids = [o.id for o in options if o.role == "random"]
         graph.load([*extra_ids, *by_id])
-        options_tier: list[ctx.Line | Fact] = []
         for option in options:
             if option.role == "distractor":
                 distractor = by_id[option.id]
-                add(distractor.facts, ctx.OPTIONS, options_tier)
-                for part in self._continuations(distractor, sample):
-                    add(part, ctx.OPTIONS, options_tier)
+                tiers.offer(distractor.facts)
+                for part in self.spec_kind.continuations(distractor, sample):
+                    tiers.offer(part)
             elif option.role == "related":
                 for found in neighbours():
-                    add(found.get(option.id, ()), ctx.OPTIONS, options_tier)
+                    tiers.offer(found.get(option.id, ()))
             elif option.role == "random":
                 own = self._allowed_facts(option.id, dag)
                 picks = sorted(int(i) for i in rng.permutation(len(own))[:2])
-                add([own[i] for i in picks], ctx.OPTIONS, options_tier)
+                tiers.offer([own[i] for i in picks])
         for distractor in distractors:  # those not among the options
-            add(distractor.facts, ctx.OPTIONS, options_tier)
-            for part in self._continuations(distractor, sample):
-                add(part, ctx.OPTIONS, options_tier)
-        tiers.options = options_tier
-
+            tiers.offer(distractor.facts)
+            for part in self.spec_kind.continuations(distractor, sample):
+                tiers.offer(part)
         involved = list(dict.fromkeys([*dag.roles.values(), *(o.id for o in options),
                                        *by_id]))
         graph.load(involved)
-        sources = [self._allowed_facts(entity, dag) for entity in involved]
-        if offered is not None and (
-                sum(end - start for _, start, end in offered)
-                + sum(min(len(facts), self.filler_per_entity) for facts in sources)
-                < self.array_tiers_from):  # a small prompt: the Python pass costs less
-            collected, offered = offered, None
-            for rows, start, end in collected:
-                add(loose[start:end] if rows is None else rows[start:end], ctx.OPTIONS,
-                    options_tier)
-        if offered is not None:
-            assert index is not None
-            essential = np.array([index.key_of(key) for key in used], dtype=np.int64)
-            lengths = self._measured_lengths()
-            joined = index.rows_of(loose)
-            parts = [(rows if rows is not None else joined, start, end)
-                     for rows, start, end in offered]
-            tiers.options, keys = offer_rows(parts, essential, lengths)
-            tiers.rest = draw_filler(cast(list[FactRows], sources), self.filler_per_entity,
-                                     np.concatenate([essential, keys]), rng, lengths)
-            return tiers
-        pool: list[Fact] = []
-        subsets = sorted_subsets(rng, [len(facts) for facts in sources], self.filler_per_entity)
-        for facts, drawn in zip(sources, subsets, strict=True):
-            if drawn is None:  # no more than the filler takes: all of them
-                pool.extend(facts)
-            else:
-                pool.extend(facts.take(drawn) if isinstance(facts, FactRows)
-                            else [facts[i] for i in drawn.tolist()])
-        order = rng.permutation(len(pool))
-        rest: list[ctx.Line | Fact] = []
-        add([pool[i] for i in order.tolist()], ctx.REST, rest)
-        tiers.rest = rest
-        return tiers
+        return tiers.finish([self._allowed_facts(entity, dag) for entity in involved], rng)
 
-    def _provenance(self, sample: DagSample | PathSample, dag: _Dag, query: Query, index: int,
+    def _provenance(self, sample: DagSample | PathSample, dag: SampleDag, query: Query, index: int,
                     rejected_prompts: int, correct: Sequence[str],
                     candidates: int) -> Provenance:
         extra: dict[str, Any] = {
@@ -589,8 +366,7 @@ class PromptBuilder:
         }
         if self.setting == "distractor":
             extra["distractor_candidates"] = candidates
-            if self.kind == "entity":
-                extra["distractor_weighting"] = self.weighting
+            extra.update(self.spec_kind.provenance(self.weighting))
         if query.relation_aliases:
             extra["relation_aliases"] = list(query.relation_aliases)
         return Provenance(

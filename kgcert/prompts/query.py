@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kgcert.graphview import Fact, PromptGraph
 from kgcert.prompts.fewshot import path_question
-from kgcert.prompts.graph import Fact, PromptGraph
 from kgcert.specs.model import PLACEHOLDER, RelationSpec
 
 

@@ -75,7 +75,7 @@ class Prompt:
 def _fields(record: Prompt | Provenance) -> dict[str, Any]:
     """What `dataclasses.asdict` gives for these records (containers copied, so the dict
     shares nothing mutable with the record), without its deep copy of every string: a run
-    writes one per prompt and model, and asdict was a third of a run's own time."""
+    writes one per prompt and model, and asdict's copies were much of a run's own time."""
     return {f.name: _copied(getattr(record, f.name)) for f in fields(record)}
 
 

@@ -37,6 +37,10 @@ class SequentialConfig(BaseModel):
     threshold: float | None = Field(default=None, gt=0, lt=1)
 
 
+#: More samples per certificate than anyone can pay for: a larger n is a typo, refused at once.
+MAX_SAMPLES = 10**8
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -85,6 +89,14 @@ class RunConfig(BaseModel):
                         "written to run.yaml; give that URL through the environment instead "
                         "(OPENAI_BASE_URL, OPENAI_BASE_URLS or GOOGLE_GEMINI_BASE_URL)")
         return options
+
+    @field_validator("n", "baseline")
+    @classmethod
+    def _samples_capped(cls, count: int) -> int:
+        if count > MAX_SAMPLES:
+            raise ValueError(f"{count:,} samples per certificate is above the cap of "
+                             f"{MAX_SAMPLES:,}; a typo?")
+        return count
 
     @field_validator("settings")
     @classmethod

@@ -6,16 +6,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kgcert.graphview import open_graph, pull
 from kgcert.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model
 from kgcert.prompts.budget import Budget
-from kgcert.prompts.graph import PromptGraph
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
-from kgcert.prompts.snapshot import pull
-from kgcert.prompts.task import TaskPromptBuilder
+from kgcert.prompts.settings import PromptSettings
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, score_choice
 from kgcert.run.variants import setting_name
@@ -23,6 +22,7 @@ from kgcert.specs import TaskSpec, find_spec, prepare_sampler, spec_hash
 from kgcert.store.graph import GraphStore
 from kgcert.strategy import STANDARD, Strategy
 from kgcert.tasks import TaskGenerator
+from kgcert.tasks.prompt import TaskPromptBuilder
 
 TEMPLATE_RESERVE = 64  # tokens for the chat template's wrapping around the prompt
 
@@ -88,15 +88,16 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
     # reads; the snapshot is cached on disk beside the edge tables).
     prompt_specs = any(not isinstance(find_spec(name, spec_dirs).spec, TaskSpec)
                        for name in config.specs)
-    graph = PromptGraph(store, snapshot=pull(store, cache_dir) if prompt_specs else None)
+    graph = open_graph(store, pull(store, cache_dir) if prompt_specs else None)
     strategies = [config.strategy(name) for name in config.strategies]
+    knobs = PromptSettings.of_run(config)  # every prompt knob the run sets, described below
     jobs: list[Job] = []
     for name in config.specs:
         entry = find_spec(name, spec_dirs)
         spec = entry.spec
         context = {**base, "spec_kind": spec.kind, "spec_file": str(entry.path)}
         if isinstance(spec, TaskSpec):
-            jobs += _task_jobs(store, config, spec, entry.path, context, strategies)
+            jobs += _task_jobs(store, config, spec, entry.path, context, strategies, knobs)
             continue
         sampler = prepare_sampler(spec, store, cache_dir)
         settings: list[tuple[str, int | None]] = [(s, None) for s in config.settings]
@@ -106,17 +107,12 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
             answer_room = strategy.max_new_tokens(config.max_new_tokens)
             for budget, names in budget_groups(answer_room):
                 for setting, count in settings:
-                    builder = PromptBuilder(store, spec, sampler, seed=config.seed,
-                                            setting=setting, options=config.options,
-                                            few_shot=config.few_shot,
-                                            budget=strategy.budget(budget), graph=graph,
-                                            weighting=config.distractor_weighting,
-                                            cache_dir=cache_dir)
-                    described = {"options": config.options, "few_shot": config.few_shot,
-                                 "budget": f"{budget.limit} {budget.unit}",
-                                 "distractors_required": builder.require_distractor}
-                    if spec.kind == "entity" and setting == "distractor":
-                        described["distractor_weighting"] = config.distractor_weighting
+                    prompt_settings = knobs.with_(setting=setting, budget=budget)
+                    # The strategy's own text takes its room from the prompt's budget.
+                    builder = PromptBuilder(
+                        store, spec, sampler, seed=config.seed, graph=graph, cache_dir=cache_dir,
+                        settings=prompt_settings.with_(budget=strategy.budget(budget)))
+                    described = prompt_settings.describe(spec.kind, builder.require_distractor)
                     jobs.append(Job(spec.name, spec_hash(spec),
                                     setting_name(setting, strategy=strategy.name),
                                     _asked(strategy, builder.build),
@@ -142,7 +138,8 @@ def _strategy_context(strategy: Strategy) -> dict[str, Any]:
 
 
 def _task_jobs(store: GraphStore, config: RunConfig, spec: TaskSpec, path: Path,
-               context: dict[str, Any], strategies: list[Strategy]) -> list[Job]:
+               context: dict[str, Any], strategies: list[Strategy],
+               knobs: PromptSettings) -> list[Job]:
     """Every (format, entity names, strategy) of a task spec. One generator serves them
     all, so instance i (subgraph, question, answers) is the same in every variant: only
     its rendering differs, which is what makes the variants paired."""
@@ -150,14 +147,14 @@ def _task_jobs(store: GraphStore, config: RunConfig, spec: TaskSpec, path: Path,
     jobs = []
     for form in config.formats:
         for names in config.entity_names:
-            builder = TaskPromptBuilder(store, path, seed=config.seed, textualization=form,
-                                        pseudonymize=names == "pseudonymized",
+            settings = knobs.with_(textualization=form, pseudonymize=names == "pseudonymized")
+            builder = TaskPromptBuilder(store, path, seed=config.seed, settings=settings,
                                         generator=generator)
             for strategy in strategies:
                 jobs.append(Job(spec.name, spec_hash(spec),
                                 setting_name(form, names, strategy.name),
                                 _asked(strategy, builder.build),
-                                {**context, "textualization": form, "entity_names": names,
+                                {**context, **settings.describe_task(),
                                  **_strategy_context(strategy)},
                                 scorer=strategy.scorer(builder.score),
                                 max_new_tokens=strategy.max_new_tokens(config.max_new_tokens)))

@@ -113,12 +113,50 @@ class SampleLog:
                 handle.truncate(len(raw) - len(tail))
         return records
 
+    @property
+    def failed_path(self) -> Path:
+        """Beside the sample file: the failed calls a rerun asked again, one JSON line each
+        (not ``*.jsonl``, so readers of sample files never take them for samples)."""
+        return self.path.with_name(self.path.name + ".failed")
+
+    def retry_failed(self, records: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """Set aside the samples whose model call failed, so this run asks them again: they
+        are appended to `failed_path` (their history), then dropped from the sample file.
+        Answered and skipped samples are kept and never asked again."""
+        failed = {i: r for i, r in records.items() if call_failed(r)}
+        if not failed:
+            return records
+        kept = {i: r for i, r in records.items() if i not in failed}
+        history = self.failed_path
+        with output_to(history):
+            # a run killed between the two writes sets the same records aside again: once
+            seen = set(history.read_text(encoding="utf-8").splitlines()) if history.exists() \
+                else set()
+            lines = [_line(r) for r in failed.values()]
+            with history.open("a", encoding="utf-8") as out:
+                out.writelines(line + "\n" for line in lines if line not in seen)
+                out.flush()
+                os.fsync(out.fileno())
+        write_text(self.path, "".join(_line(r) + "\n" for r in kept.values()))
+        return kept
+
     def append(self, records: list[dict[str, Any]]) -> None:
         """A write cut short (disk full) leaves at most a torn last line, which `read` drops."""
         with output_to(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as out:
                 for record in records:
-                    out.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+                    out.write(_line(record) + "\n")
                 out.flush()
                 os.fsync(out.fileno())
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, sort_keys=True, default=str)
+
+
+def call_failed(record: dict[str, Any]) -> bool:
+    """Whether the sample's model call failed (no answer arrived): the samples a rerun asks
+    again. Skipped prompts made no call; answered ones, right or wrong, stand."""
+    response = record.get("response")
+    return isinstance(response, dict) and response.get("error") is not None

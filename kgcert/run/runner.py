@@ -3,15 +3,17 @@ answer, append the record; then write one certificate per (spec, setting, model)
 
 Resumable by construction: prompt i depends only on (seed, spec, setting, i), each sample
 file is append-only and flushed per batch, and a restarted run asks only for the indices its
-files lack. Killed at any point, the same command finishes with the same certificates an
-uninterrupted run writes.
+files lack, and again for those whose model call failed (kept beside, in `.failed` files).
+Killed at any point, the same command finishes with the same certificates an uninterrupted
+run writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +36,7 @@ from kgcert.run.certificate import SKIPPED, certificate
 from kgcert.run.config import RunConfig
 from kgcert.run.records import (
     SampleLog,
+    call_failed,
     read_history,
     slug,
     write_history,
@@ -72,8 +75,10 @@ class Progress:
     before a certificate's first model call, `answered` (label, prompts, from a cache) as
     prompts get answers, `update` after every batch."""
 
-    update: Callable[[str, int, int, int, tuple[float, float] | None], None] = (
-        lambda label, done, total, correct, bounds: None)
+    #: (label, done, total, correct, bounds, answered, failed): `failed` counts the samples
+    #: whose call failed, `answered` those that got an answer (right, wrong or unparseable)
+    update: Callable[[str, int, int, int, tuple[float, float] | None, int, int], None] = (
+        lambda label, done, total, correct, bounds, answered, failed: None)
     begin: Callable[[str, int, int, str], None] = lambda label, recorded, total, cached: None
     answered: Callable[[str, int, bool], None] = lambda label, count, cached: None
 
@@ -98,9 +103,11 @@ def _request(prompt: Prompt, index: int) -> ModelRequest:
     return ModelRequest(**text, sample_index=index)
 
 
-def _batches(indices: Sequence[int], size: int) -> Iterator[list[int]]:
-    for start in range(0, len(indices), size):
-        yield list(indices[start:start + size])
+def _batches(indices: Iterable[int], size: int) -> Iterator[list[int]]:
+    """Consecutive batches of `size`, drawn lazily from `indices`."""
+    iterator = iter(indices)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
 
 
 @dataclass
@@ -165,15 +172,27 @@ class Runner:
                 raise InputError(f"{logs[name].path} holds samples of spec {job.spec} with hash "
                                  f"{stale.get('spec_hash')}, but the spec now hashes to "
                                  f"{job.spec_hash}; it changed since, so use another --out")
+        # samples whose call failed (an outage, a rate limit) are asked again on a rerun
+        done = {name: logs[name].retry_failed(existing) for name, existing in done.items()}
         sequential = job.setting != "baseline"  # the baseline is a fixed set, never stopped
         stopped = {name: sequential and self._cut(existing, total)[0] is not None
                    for name, existing in done.items()}
-        missing = sorted({i for slot in slots if not stopped[slot.spec_string]
-                          for i in range(total) if i not in done[slot.spec_string]})
-        for slot in slots:
+        for slot in slots:  # a line per certificate at once, before the first call
+            self._report(job, slot, done[slot.spec_string], total, None)
+
+        def missing() -> Iterator[int]:
+            """Indices some model still needs, made one at a time (n may be huge)."""
+            for i in range(total):
+                if all(stopped.values()):
+                    return
+                if any(not stopped[s.spec_string] and i not in done[s.spec_string]
+                       for s in slots):
+                    yield i
+
+        for slot in slots:  # then what spares model calls, until the first answer
             self.progress.begin(self._label(job, slot), len(done[slot.spec_string]), total,
                                 _cached_note(slot.model))
-        for batch in _batches(missing, self.config.batch_size):
+        for batch in _batches(missing(), self.config.batch_size):
             prompts = {i: job.prompts(i) for i in batch}
             as_dicts: dict[int, dict[str, Any]] = {}  # one per prompt, shared by the models
             for slot in slots:
@@ -260,7 +279,10 @@ class Runner:
     def _report(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
                 total: int, bounds: tuple[float, float] | None) -> None:
         correct = sum(1 for r in records.values() if r["outcome"] == "correct")
-        self.progress.update(self._label(job, slot), len(records), total, correct, bounds)
+        answered = sum(1 for r in records.values() if _counts(r))
+        failed = sum(1 for r in records.values() if call_failed(r))
+        self.progress.update(self._label(job, slot), len(records), total, correct, bounds,
+                             answered, failed)
 
     @staticmethod
     def _label(job: Job, slot: ModelSlot) -> str:

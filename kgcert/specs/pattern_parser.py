@@ -14,6 +14,7 @@ from antlr4.tree.Tree import TerminalNode
 from antlr4_cypher import CypherLexer, CypherParser
 
 from kgcert.errors import InputError
+from kgcert.paths import not_ascii
 from kgcert.specs.pattern import _RESERVED, _VARIABLE, PatternEdge, PatternGraph
 
 
@@ -59,8 +60,8 @@ def _node(ctx: Any, labels: dict[str, str | None], text: str) -> str:
         raise InputError(f"variable name {var!r} is reserved (query parameters use it); "
                          f"rename it in {text!r}")
     if not _VARIABLE.match(var):
-        raise InputError(f"variable {var!r} must be letters, digits and _ (templates name it "
-                         f"as {{{{variable}}}}) in {text!r}")
+        raise InputError(f"variable {var!r} must be ASCII letters, digits and _{not_ascii(var)} "
+                         f"(templates name it as {{{{variable}}}}) in {text!r}")
     if var in labels and label is not None and labels[var] not in (None, label):
         raise InputError(f"variable {var} has two labels ({labels[var]}, {label}) in {text!r}")
     if var not in labels or label is not None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from kgcert.config import (
     NEO4J_DATABASE_ENV,
@@ -23,6 +25,7 @@ from kgcert.store.bulk import BoltBulkWriter, BulkWriter
 from kgcert.store.cypher import kg_index_name, kg_label, named, statement
 from kgcert.store.driver import AuthError, ClientError, Neo4jError, ServiceUnavailable, neo4j
 from kgcert.store.graph import GraphStore, _one_line
+from kgcert.store.load_lock import load_lease
 from kgcert.store.server import GraphServer, check_kg_name
 
 _MIN_MAJOR = 5
@@ -133,6 +136,11 @@ class Neo4jServer(GraphServer):
         _delete_all(store, "delete_edge_batch", _DELETE_EDGE_BATCH)
         _delete_all(store, "delete_batch", _DELETE_BATCH)
         store.execute(named("schema", "drop_kg_id_index", index=kg_index_name(kg)))
+
+    @contextmanager
+    def loading(self, kg: str) -> Iterator[None]:
+        with load_lease(self._shared(), check_kg_name(kg), self.name):
+            yield
 
     def bulk_writer(self, store: GraphStore) -> BulkWriter:
         return BoltBulkWriter(store)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from kgcert.errors import InputError, StoreError
+from kgcert.paths import not_ascii
 from kgcert.store.bulk import BulkWriter
 from kgcert.store.driver import neo4j
 from kgcert.store.graph import GraphStore
@@ -16,7 +19,8 @@ _KG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,62}$")
 def check_kg_name(name: str) -> str:
     if not _KG_NAME.match(name):
         raise InputError(
-            f"invalid KG name {name!r}: use a letter, then letters, digits, '_' or '-' (max 63)"
+            f"invalid KG name {name!r}: use an ASCII letter, then ASCII letters, digits, '_' "
+            f"or '-' (max 63){not_ascii(name)}"
         )
     return name
 
@@ -49,6 +53,13 @@ class GraphServer(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    @contextmanager
+    def loading(self, kg: str) -> Iterator[None]:
+        """Held while a load writes `kg`, so a second load of it at the same time stops with
+        one line. The embedded server's data directory is one process's alone: nothing to
+        hold there."""
+        yield
 
     def damage(self, kg: str) -> str | None:
         """What is wrong with the stored files of `kg`, if the server found them damaged."""

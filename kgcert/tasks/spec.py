@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
+from kgcert.paths import not_ascii
 from kgcert.resources import data_folder
 from kgcert.yamlfile import read_yaml
 
@@ -158,8 +159,9 @@ class TaskSpec:
             raise InputError(f"{source}: 'options' must be a mapping")
         name = raw.get("name", task)
         if not isinstance(name, str) or not _NAME.match(name):
-            raise InputError(f"{source}: 'name' must be letters, digits, '_', '.' or '-', "
-                             f"got {name!r}")
+            shown = not_ascii(name) if isinstance(name, str) else ""
+            raise InputError(f"{source}: 'name' must be ASCII letters, digits, '_', '.' or '-', "
+                             f"got {name!r}{shown}")
         kg = raw.get("kg")
         if kg is not None and not isinstance(kg, str):
             raise InputError(f"{source}: 'kg' must be text")

@@ -3,7 +3,7 @@
 Every list of facts is in `fact_order` (type, source id, target id, display), so what a prompt
 sees never depends on the server's row order or on which prompts came before. Two kinds of
 adjacency give the same facts in the same order: `Adjacency`, built from Fact objects (the
-per-entity reads), and `kgcert.prompts.rows.RowAdjacency`, over the KG snapshot's arrays.
+per-entity reads), and `kgcert.graphview.rows.RowAdjacency`, over the KG snapshot's arrays.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import NamedTuple
 class Fact(NamedTuple):
     """One stored edge, in its stored direction. `sentences` are its own supporting sentences
     (Wikidata5m with texts); when there are none its relation's template is used. A named
-    tuple: a prompt makes thousands of them, which costs a third of a frozen dataclass."""
+    tuple: a prompt makes thousands of them, and a named tuple is cheaper to make than a frozen
+    dataclass."""
 
     source: str
     type: str
@@ -42,7 +43,6 @@ class Fact(NamedTuple):
 
     def as_triple(self) -> tuple[str, str, str]:
         return (self.source, self.type, self.target)
-
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,14 @@ class Adjacency:
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
         return [f for f in self.outgoing(rel_type) if f.target == target]
+
+    def outgoing_rows(self, rel_type: str) -> list[Fact]:
+        """`outgoing` (the name `RowAdjacency` gives its rows of them)."""
+        return self.outgoing(rel_type)
+
+    def incoming_rows(self, rel_type: str) -> list[Fact]:
+        """The facts of `rel_type` into the entity (a loop too), in order."""
+        return [f for f in self.by_type.get(rel_type, ()) if f.target == self.entity]
 
     def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
         """The facts whose type is not in `excluded`, in order."""

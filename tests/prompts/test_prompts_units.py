@@ -265,7 +265,7 @@ def test_whole_word_test_agrees_with_the_regex_it_replaced(text: str, words: str
 ])
 @pytest.mark.parametrize("relation", ["treats", "r{x}", "a}}b{"])
 def test_sentence_forms_write_what_str_format_writes(template: str, relation: str):
-    from kgcert.prompts.graph import GENERIC_TEMPLATE, sentence_form
+    from kgcert.graphview.sentences import GENERIC_TEMPLATE, sentence_form
 
     form = sentence_form(template, relation)
     for source, target in (("Aspirin", "pain"), ("", "q"), ("{a}", "}b{")):

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kgcert.prompts.layout import LINE_OVERHEAD
-from kgcert.prompts.rows import FactRows, RowIndex
+from kgcert.graphview.rows import FactRows, RowIndex
+from kgcert.graphview.sentences import GENERIC_TEMPLATE
 
 if TYPE_CHECKING:
-    from kgcert.prompts.graph import PromptGraph
+    from kgcert.graphview.view import PromptGraph
 
 Shape = tuple[int, int, int]  # base length, {source} fields, {target} fields
 UNKNOWN: Shape = (-1, 0, 0)
@@ -54,8 +54,9 @@ class SentenceLengths:
     """Per row of a FactRows: the length of the sentence `PromptGraph.sentences` writes for
     it, or -1 when that is not known without writing it. Kept per FactRows."""
 
-    def __init__(self, graph: PromptGraph, index: RowIndex) -> None:
+    def __init__(self, graph: PromptGraph, index: RowIndex, line_overhead: int) -> None:
         self.graph, self.index = graph, index
+        self.line_overhead = line_overhead  # a context line's characters beside its sentence
         snapshot = index.snapshot
         self.name_length = np.array(
             [len(name if name is not None else entity)
@@ -81,14 +82,14 @@ class SentenceLengths:
         return found
 
     def line_costs(self, rows: FactRows) -> np.ndarray:
-        """Per row: what its context line costs in characters (`- `, sentence, newline),
-        -1 when not known; kept."""
+        """Per row: what its context line costs in characters (the sentence and the layout's
+        `line_overhead`), -1 when not known; kept."""
         if rows.edges is not None and self.per_edge:
             return self.edge_costs(rows.edges)
         found = self._costs.get(rows)
         if found is None:
             lengths = self.of(rows)
-            found = self._costs[rows] = np.where(lengths < 0, -1, lengths + LINE_OVERHEAD)
+            found = self._costs[rows] = np.where(lengths < 0, -1, lengths + self.line_overhead)
         return found
 
     def edge_costs(self, edges: np.ndarray) -> np.ndarray:
@@ -107,7 +108,7 @@ class SentenceLengths:
         snapshot = self.index.snapshot
         lengths = self._lengths(FactRows(self.index, snapshot.source, snapshot.type,
                                          snapshot.target, snapshot.display))
-        return np.where(lengths < 0, -1, lengths + LINE_OVERHEAD)
+        return np.where(lengths < 0, -1, lengths + self.line_overhead)
 
     def _lengths(self, rows: FactRows) -> np.ndarray:
         index = self.index
@@ -150,7 +151,5 @@ class SentenceLengths:
             shape = template_shape(rel.template)
             if shape is not None:
                 return shape
-        from kgcert.prompts.graph import GENERIC_TEMPLATE
-
         relation = rel.name if rel is not None else rel_type
         return (len(GENERIC_TEMPLATE.format(source="", target="", relation=relation)), 1, 1)

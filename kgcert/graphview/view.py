@@ -1,16 +1,17 @@
-"""What the prompt builder reads from the KG: relations, entities and their edges, cached.
+"""What the prompt builder reads of one KG, behind one interface with two backends.
 
-The reads are the named statements of cypher/prompts.cypher, batched over id lists: one
-`entities` query, one `out_edges` and one `in_edges` query for all the entities of a prompt
-that are not cached yet. What a prompt needs beyond that (its DAG edges, Definition 2.3
-distractors, related entities, filler sentences) is picked from these edge lists in Python,
-because the embedded server answers each round trip in milliseconds and a prompt needs
-several of them, while the same entities (the hubs of a spec) recur from prompt to prompt.
+`PromptGraph` is the interface and what both backends share: the KG's relations (read once),
+sentences written from their templates, entity names, labels and aliases, and a bounded cache
+of per-entity edge lists. The backend is chosen once, when the graph is opened
+(`open_graph`):
 
-With a snapshot (kgcert/prompts/snapshot.py: the whole KG's edges and names, read once per
-run and cached on disk), the edge lists, names and aliases come from its arrays instead (edge
-lists as array rows, kgcert/prompts/rows.py), and answer sets from kgcert/prompts/answers.py:
-the same facts, so the same prompts, without a round trip per prompt.
+- `ReadGraph` (kgcert/graphview/reads.py) reads over Bolt with the named statements of
+  cypher/prompts.cypher, batched over id lists, only the entities a prompt needs. Right for a
+  KG whose edges carry their own sentences, and for a few prompts (`kgcert prompts`).
+- `SnapshotGraph` (kgcert/graphview/arrays.py) answers from the whole KG's arrays, read once
+  per run and cached on disk (kgcert/graphview/snapshot.py): edge lists as array rows
+  (rows.py), answer sets from the arrays (answers.py), sentence lengths without writing them
+  (lengths.py). The same facts, so the same prompts, without a round trip per prompt.
 
 Every list is sorted by ids when it arrives, so what a prompt sees does not depend on the
 server's row order, on the cache, or on which prompts came before. `max_cached_edges` bounds
@@ -20,30 +21,25 @@ edges are Fact objects, a snapshot's are views of its arrays: the two bounds dif
 
 from __future__ import annotations
 
-import string
-from collections.abc import Iterable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from kgcert.errors import InputError
-from kgcert.prompts.fact import Adjacency, Fact
-from kgcert.prompts.lengths import SentenceLengths
-from kgcert.prompts.rows import RowAdjacency, RowIndex
-from kgcert.prompts.snapshot import GraphSnapshot
+from kgcert.graphview.fact import Fact
+from kgcert.graphview.sentences import GENERIC_TEMPLATE, SentenceForm, sentence_form
 from kgcert.store.cypher import is_kgcert_label, named
 from kgcert.store.graph import GraphStore
 
+if TYPE_CHECKING:
+    from kgcert.graphview.lengths import SentenceLengths
+    from kgcert.graphview.rows import RowIndex
+    from kgcert.specs.compile import CompiledRelationSpec
+
 STATEMENTS = "prompts"
 ENTITY = "Entity"
-DEFAULT_CACHE_EDGES = 2_000_000  # read edges: Fact objects, a few hundred bytes each
-# A snapshot entity's edges are a view of its arrays until asked more (some 16 bytes an edge
-# over a full-size PrimeKG run): this bound holds all of PrimeKG's (16.2M, both ends), since
-# emptying the cache every hundred hub prompts cost gene_target/distractor a fifth.
-SNAPSHOT_CACHE_EDGES = 24_000_000
 _CHUNK = 2_000
-GENERIC_TEMPLATE = "{source} is related to {target} ({relation})."
 
 
 @dataclass(frozen=True)
@@ -65,36 +61,71 @@ class Relation:
     template: str
 
 
-def _label(labels: Sequence[str] | None) -> str:
+class EntityEdges(Protocol):
+    """One entity's edges, both directions, in fact order (kgcert/graphview/fact.py), and the
+    questions the prompt builder asks of them. `Adjacency` answers them over Fact objects,
+    `RowAdjacency` over snapshot rows: the same facts in the same order."""
+
+    @property
+    def entity(self) -> str: ...
+
+    @property
+    def facts(self) -> Sequence[Fact]: ...
+
+    def of_type(self, rel_type: str) -> Sequence[Fact]: ...
+
+    def outgoing(self, rel_type: str) -> list[Fact]: ...
+
+    def outgoing_to(self, rel_type: str, target: str) -> list[Fact]: ...
+
+    def outgoing_rows(self, rel_type: str) -> Sequence[Fact]:
+        """`outgoing(rel_type)`, as rows where the backend has them."""
+        ...
+
+    def incoming_rows(self, rel_type: str) -> Sequence[Fact]:
+        """The facts of `rel_type` into the entity (a loop too), in order."""
+        ...
+
+    def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]: ...
+
+    def neighbours(self, label: str, excluded: frozenset[str],
+                   label_of: Callable[[str], str]) -> Mapping[str, Sequence[Fact]]: ...
+
+
+class AnswerSets(Protocol):
+    """A relation spec's answer sets: every correct answer's id, sorted, for the question's
+    entities by variable."""
+
+    def answers(self, given: dict[str, str]) -> tuple[str, ...]: ...
+
+
+def entity_label(labels: Sequence[str] | None) -> str:
+    """The label prompts give an entity: its first type label, else Entity."""
     names = sorted(label for label in (labels or ())
                    if label != ENTITY and not is_kgcert_label(label))
     return names[0] if names else ENTITY
 
 
-def _chunks(items: Sequence[str], size: int = _CHUNK) -> Iterable[Sequence[str]]:
+def chunks(items: Sequence[str], size: int = _CHUNK) -> Iterable[Sequence[str]]:
     for start in range(0, len(items), size):
         yield items[start:start + size]
 
 
-class PromptGraph:
-    """Cached, batched reads of one KG for prompts. Share one between builders of one KG."""
+class PromptGraph(ABC):
+    """Cached reads of one KG for prompts. Share one between builders of one KG."""
 
-    def __init__(self, store: GraphStore, max_cached_edges: int | None = None,
-                 snapshot: GraphSnapshot | None = None) -> None:
+    default_cache_edges: ClassVar[int]
+
+    def __init__(self, store: GraphStore, max_cached_edges: int | None = None) -> None:
         self.store = store
-        self.snapshot = snapshot  # the whole KG in arrays: edges and names without reads
         self.max_cached_edges = (max_cached_edges if max_cached_edges is not None
-                                 else DEFAULT_CACHE_EDGES if snapshot is None
-                                 else SNAPSHOT_CACHE_EDGES)
-        self._adjacency: dict[str, Adjacency | RowAdjacency] = {}
+                                 else self.default_cache_edges)
+        self._adjacency: dict[str, EntityEdges] = {}
         self._entities: dict[str, EntityInfo] = {}
         self._cached_edges = 0
         self._label_members: dict[str, list[str]] = {}
-        self._set_labels: list[str] | None = None  # per snapshot label set
         # (type, source label, target label, display) -> how its sentence is written
         self._forms: dict[tuple[str, str, str, str | None], SentenceForm] = {}
-        self._rows: RowIndex | None = None
-        self._lengths: SentenceLengths | None = None
         self._shortest: int | None = None
         self.round_trips = 0
         self._relations = self._read_relations()
@@ -111,6 +142,40 @@ class PromptGraph:
         self._by_type_display = by_type_display
         self._by_labels = by_labels
         self._by_type = by_type
+
+    # -- what each backend does its own way -----------------------------------------------------
+
+    @abstractmethod
+    def _load(self, missing: list[str]) -> None:
+        """Cache the edges of `missing` (sorted, none cached yet)."""
+
+    @abstractmethod
+    def _local_info(self, entity_id: str) -> EntityInfo | None:
+        """The entity's info without a read (kept), or None."""
+
+    @abstractmethod
+    def label_members(self, label: str) -> list[str]:
+        """The ids of the entities with `label`, sorted."""
+
+    @abstractmethod
+    def answer_sets(self, compiled: CompiledRelationSpec) -> AnswerSets:
+        """The answer sets of a compiled relation spec over this KG."""
+
+    @abstractmethod
+    def option_pool(self, listing: Callable[[], list[str]]
+                    ) -> list[str] | Callable[[], list[str]]:
+        """Candidate options as the composer should take them: listed now (their names read
+        in one batch) or only when asked."""
+
+    @property
+    def row_index(self) -> RowIndex | None:
+        """The snapshot's row index (array tiers), None without a snapshot."""
+        return None
+
+    def sentence_lengths(self, line_overhead: int) -> SentenceLengths | None:
+        """Template sentence lengths of snapshot rows, each line costing `line_overhead`
+        characters more; None without a snapshot."""
+        return None
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -142,78 +207,14 @@ class PromptGraph:
     def load(self, ids: Iterable[str]) -> None:
         """Make sure the edges of `ids` (and names and labels of their neighbours) are cached."""
         missing = sorted({i for i in ids if i not in self._adjacency})
-        if not missing:
-            return
-        if self.snapshot is not None:
-            self._load_from_snapshot(missing, self.snapshot)
-            return
-        facts: dict[str, list[Fact]] = {i: [] for i in missing}
-        for chunk in _chunks(missing):
-            for statement, outgoing in (("out_edges", True), ("in_edges", False)):
-                self.round_trips += 1
-                for entity, edges in self.store.rows(named(STATEMENTS, statement),
-                                                     ids=list(chunk)):
-                    entity = str(entity)
-                    bucket = facts[entity]
-                    for rel_type, other, name, labels, display, sentences in edges:
-                        other = str(other)
-                        if other not in self._entities:
-                            self._entities[other] = EntityInfo(
-                                other, str(name if name is not None else other), _label(labels))
-                        source, target = (entity, other) if outgoing else (other, entity)
-                        bucket.append(Fact(source, str(rel_type), target,
-                                           None if display is None else str(display),
-                                           tuple(str(s) for s in sentences or ())))
-        for entity, found in facts.items():
-            adjacency = Adjacency.of(entity, found)
-            self._adjacency[entity] = adjacency
-            self._cached_edges += len(adjacency.facts)
-        self.entities([i for i in missing if i not in self._entities])
+        if missing:
+            self._load(missing)
 
-    def _load_from_snapshot(self, missing: list[str], snapshot: GraphSnapshot) -> None:
-        """The same facts the two edge reads give, as rows of the snapshot's arrays."""
-        if self._rows is None:
-            self._rows = RowIndex.of(snapshot, self._labels_of_sets(snapshot))
-        for entity in missing:
-            at = snapshot.position(entity)
-            if at is None:
-                raise InputError(f"entities not in the KG: {entity}")
-            adjacency = self._rows.adjacency(entity, at)
-            self._adjacency[entity] = adjacency
-            self._cached_edges += len(adjacency.facts)
+    def _keep(self, entity: str, adjacency: EntityEdges) -> None:
+        self._adjacency[entity] = adjacency
+        self._cached_edges += len(adjacency.facts)
 
-    def _info_from_snapshot(self, entity_id: str) -> EntityInfo | None:
-        snapshot = self.snapshot
-        at = snapshot.position(entity_id) if snapshot is not None else None
-        if snapshot is None or at is None:
-            return None
-        name = snapshot.names[at]
-        shown = name if name is not None else entity_id
-        info = EntityInfo(entity_id, shown,
-                          self._labels_of_sets(snapshot)[int(snapshot.label_set[at])],
-                          snapshot.aliases[at] or (shown,))
-        self._entities[entity_id] = info
-        return info
-
-    def _labels_of_sets(self, snapshot: GraphSnapshot) -> list[str]:
-        """The label prompts give each distinct label set of the snapshot, worked out once."""
-        if self._set_labels is None:
-            self._set_labels = [_label(labels) for labels in snapshot.labels]
-        return self._set_labels
-
-    @property
-    def row_index(self) -> RowIndex | None:
-        """The snapshot's row index once an entity was loaded from it, else None."""
-        return self._rows
-
-    @property
-    def sentence_lengths(self) -> SentenceLengths | None:
-        """Template sentence lengths of snapshot rows (None before any snapshot row)."""
-        if self._lengths is None and self._rows is not None:
-            self._lengths = SentenceLengths(self, self._rows)
-        return self._lengths
-
-    def adjacency(self, entity: str) -> Adjacency | RowAdjacency:
+    def adjacency(self, entity: str) -> EntityEdges:
         if entity not in self._adjacency:
             self.load([entity])
         return self._adjacency[entity]
@@ -221,18 +222,18 @@ class PromptGraph:
     def entities(self, ids: Iterable[str], *, aliases: bool = False) -> dict[str, EntityInfo]:
         """Info of `ids` (aliases read too when asked); unknown ids raise InputError."""
         wanted = sorted(set(ids))
-        if self.snapshot is not None:
-            for i in wanted:
-                if i not in self._entities:
-                    self._info_from_snapshot(i)
+        for i in wanted:
+            if i not in self._entities:
+                self._local_info(i)
         missing = [i for i in wanted if i not in self._entities
                    or (aliases and self._entities[i].aliases is None)]
-        for chunk in _chunks(missing):
+        for chunk in chunks(missing):
             for row in self._query("entities", ids=list(chunk)):
                 node_id = str(row["id"])
                 name = str(row["name"]) if row.get("name") is not None else node_id
                 found = tuple(str(a) for a in (row.get("aliases") or ()) if a)
-                self._entities[node_id] = EntityInfo(node_id, name, _label(row.get("labels")),
+                self._entities[node_id] = EntityInfo(node_id, name,
+                                                     entity_label(row.get("labels")),
                                                      found or (name,))
         absent = [i for i in wanted if i not in self._entities]
         if absent:
@@ -240,18 +241,15 @@ class PromptGraph:
         return {i: self._entities[i] for i in wanted}
 
     def preload(self, ids: Iterable[str]) -> None:
-        """Caches the names and labels of `ids` (one batched read without a snapshot); unknown
-        ids raise InputError. `entities` without building its answer."""
-        if self.snapshot is None:
-            self.entities(ids)
-            return
+        """Caches the names and labels of `ids` (one batched read of those the backend does
+        not hold); unknown ids raise InputError. `entities` without building its answer."""
         known = self._entities
-        unread = [i for i in ids if i not in known and self._info_from_snapshot(i) is None]
+        unread = [i for i in ids if i not in known and self._local_info(i) is None]
         if unread:
             self.entities(unread)
 
     def entity(self, entity_id: str) -> EntityInfo:
-        info = self._entities.get(entity_id) or self._info_from_snapshot(entity_id)
+        info = self._entities.get(entity_id) or self._local_info(entity_id)
         return info if info is not None else self.entities([entity_id])[entity_id]
 
     def name(self, entity_id: str) -> str:
@@ -266,18 +264,6 @@ class PromptGraph:
             info = self.entities([entity_id], aliases=True)[entity_id]
         assert info.aliases is not None
         return info.aliases
-
-    def label_members(self, label: str) -> list[str]:
-        if label not in self._label_members:
-            snapshot = self.snapshot
-            if snapshot is not None:  # its ids are sorted: the members come out sorted
-                sets = [i for i, labels in enumerate(snapshot.labels) if label in labels]
-                members = snapshot.ids[np.isin(snapshot.label_set, sets)].tolist()
-            else:
-                rows = self._query("label_members", {"label": label})
-                members = sorted(str(row["id"]) for row in rows)
-            self._label_members[label] = members
-        return self._label_members[label]
 
     # -- relations and sentences --------------------------------------------------------------
 
@@ -351,50 +337,3 @@ class PromptGraph:
                 return before + source.name + between + target.name + after
             return before + target.name + between + source.name + after
         return form.write(source.name, target.name)
-
-
-@dataclass(frozen=True)
-class _Formatted:
-    """A template with fields other than one plain `{source}` and one plain `{target}`."""
-
-    template: str
-    relation: str
-
-    def write(self, source: str, target: str) -> str:
-        if self.template:
-            try:
-                return self.template.format(source=source, target=target)
-            except (KeyError, IndexError, ValueError):
-                pass
-        return GENERIC_TEMPLATE.format(source=source, target=target, relation=self.relation)
-
-
-# How a kind of edge's sentence is written (see `sentence_form`).
-SentenceForm = tuple[str, str, str, bool] | _Formatted
-
-
-def sentence_form(template: str, relation: str) -> SentenceForm:
-    """How `PromptGraph.sentence` writes an edge with `template` (the generic sentence with
-    `relation` when it has none): as the text before, between and after the two names and
-    whether the source comes first, when it has one plain `{source}` and one plain `{target}`
-    field (joining costs a third of `str.format`); else as before, through `str.format`."""
-    if not template:
-        escaped = relation.replace("{", "{{").replace("}", "}}")
-        return _pieces(GENERIC_TEMPLATE.replace("{relation}", escaped)) or _Formatted("", relation)
-    return _pieces(template) or _Formatted(template, relation)
-
-
-def _pieces(template: str) -> tuple[str, str, str, bool] | None:
-    try:
-        parsed = list(string.Formatter().parse(template))
-    except ValueError:
-        return None
-    texts, fields = [""], []
-    for text, field, spec, conversion in parsed:  # an escaped brace splits a text in two
-        texts[-1] += text
-        if field is not None:
-            fields.append((field, spec, conversion))
-            texts.append("")
-    if sorted(fields) != [("source", "", None), ("target", "", None)]:
-        return None
-    return (texts[0], texts[1], texts[2], fields[0][0] == "source")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgcert.prompts.snapshot import _indexed, fact_order
+from kgcert.graphview.snapshot import _indexed, fact_order
 
 
 def _expected(source, target, type_, display, types, displays, size):

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from kg_helpers import load_kg
 
-from kgcert.prompts import TaskPromptBuilder, build_task_prompt, restore_response
 from kgcert.tasks import TaskGenerator, TaskInstance, make_view, names, score_exact
+from kgcert.tasks.prompt import TaskPromptBuilder, build_task_prompt, restore_response
 from kgcert.tasks.shortest_path import PREFIX
 from kgcert.textualize import get_textualizer
 from kgcert.textualize import names as formats

@@ -23,7 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
-from kgcert.prompts.snapshot import GraphSnapshot, in_sorted
+from kgcert.graphview.snapshot import GraphSnapshot, in_sorted
 from kgcert.specs.compile import CompiledRelationSpec
 from kgcert.specs.schema import ENTITY
 

@@ -18,8 +18,10 @@ import yaml
 from kg_helpers import load_kg
 
 from kgcert.checker import Outcome, check_answer
-from kgcert.prompts import Budget, Prompt, PromptBuilder, PromptGraph
+from kgcert.graphview import PromptGraph, open_graph
+from kgcert.prompts import Budget, Prompt, PromptBuilder
 from kgcert.prompts.distractors import path_candidates
+from kgcert.prompts.layout import LINE_OVERHEAD
 from kgcert.specs import (
     EntitySpec,
     RelationSampler,
@@ -31,7 +33,7 @@ from kgcert.specs.model import parse_spec
 from kgcert.store.cypher import escape_identifier, named
 from kgcert.store.graph import GraphStore
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs" / "primekg"
 RELATION_SPECS = ("dual_indication", "contraindication_indication", "exposure_drug")
 SEEDS = (0, 3)
@@ -69,7 +71,7 @@ def samplers(alz, tmp_path_factory) -> dict[str, RelationSampler]:
 
 @pytest.fixture(scope="module")
 def alz_graph(alz) -> PromptGraph:
-    return PromptGraph(alz)
+    return open_graph(alz)
 
 
 @pytest.fixture(scope="module")
@@ -254,18 +256,18 @@ def test_same_seed_same_text_byte_for_byte(alz, samplers):
     sampler = samplers["dual_indication"]
     spec = sampler.compiled.spec
     first = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
-                          graph=PromptGraph(alz))
+                          graph=open_graph(alz))
     in_order = [first.build(i) for i in range(6)]
     alone = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
-                          graph=PromptGraph(alz)).build(5)
+                          graph=open_graph(alz)).build(5)
     assert alone.text.encode() == in_order[5].text.encode()
     assert alone.as_dict() == in_order[5].as_dict()
     backwards = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
-                              graph=PromptGraph(alz))
+                              graph=open_graph(alz))
     assert [backwards.build(i).text for i in reversed(range(6))][::-1] == \
         [p.text for p in in_order]
     other = PromptBuilder(alz, spec, sampler, seed=12, setting="distractor",
-                          graph=PromptGraph(alz))
+                          graph=open_graph(alz))
     assert [other.build(i).text for i in range(6)] != [p.text for p in in_order]
 
 
@@ -366,7 +368,7 @@ def test_required_distractors_condition_the_draws(alz, samplers, alz_graph, tmp_
 @pytest.mark.parametrize("setting", ["vanilla", "distractor"])
 def test_entity_prompts_hold_the_path_and_one_correct_option(countries, entity_spec,
                                                              entity_sampler, setting):
-    graph = PromptGraph(countries)
+    graph = open_graph(countries)
     builder = PromptBuilder(countries, entity_spec, entity_sampler, seed=1, setting=setting,
                             graph=graph)
     for index in INDICES:
@@ -385,7 +387,7 @@ def test_entity_prompts_hold_the_path_and_one_correct_option(countries, entity_s
 
 def test_entity_distractors_follow_algorithm_6_and_vanilla_has_none(countries, entity_spec,
                                                                     entity_sampler):
-    graph = PromptGraph(countries)
+    graph = open_graph(countries)
     plain = PromptBuilder(countries, entity_spec, entity_sampler, setting="vanilla",
                           graph=graph)
     noisy = {w: PromptBuilder(countries, entity_spec, entity_sampler, setting="distractor",
@@ -415,7 +417,7 @@ def test_entity_distractor_weights_by_position(countries, entity_spec):
                        "name": "countries.test_pivots4", "lengths": {3: 1.0}}, "test")
     assert isinstance(spec, EntitySpec)
     sampler = prepare_sampler(spec, countries)
-    graph = PromptGraph(countries)
+    graph = open_graph(countries)
     for index in range(3):
         sample = sampler.sample(0, index)
         assert sample.hops == 3
@@ -507,7 +509,7 @@ def test_edge_sentences_aliases_and_alias_notes(texts_kg):
 
 @pytest.mark.parametrize("setting", ["vanilla", "distractor"])
 def test_snapshot_gives_the_same_prompts_as_per_entity_reads(alz, samplers, setting, tmp_path):
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.snapshot import pull
 
     snapshot = pull(alz, tmp_path)
     assert snapshot is not None
@@ -518,8 +520,8 @@ def test_snapshot_gives_the_same_prompts_as_per_entity_reads(alz, samplers, sett
     for name, sampler in samplers.items():
         spec = sampler.compiled.spec
         reads = PromptBuilder(alz, spec, sampler, seed=5, setting=setting,
-                              graph=PromptGraph(alz))
-        for graph in (PromptGraph(alz, snapshot=snapshot), PromptGraph(alz, snapshot=stored)):
+                              graph=open_graph(alz))
+        for graph in (open_graph(alz, snapshot), open_graph(alz, stored)):
             local = PromptBuilder(alz, spec, sampler, seed=5, setting=setting, graph=graph)
             for index in range(8):
                 assert local.build(index) == reads.build(index), (name, index)
@@ -527,10 +529,10 @@ def test_snapshot_gives_the_same_prompts_as_per_entity_reads(alz, samplers, sett
 
 
 def test_snapshot_answers_label_members_as_the_server_does(alz, tmp_path):
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.snapshot import pull
 
     snapshot = pull(alz, tmp_path)
-    local, reads = PromptGraph(alz, snapshot=snapshot), PromptGraph(alz)
+    local, reads = open_graph(alz, snapshot), open_graph(alz)
     labels = [row["label"] for row in alz.query(
         "MATCH (n:Entity{{:kg}}) UNWIND labels(n) AS label RETURN DISTINCT label")]
     assert len(labels) > 3
@@ -541,21 +543,21 @@ def test_snapshot_answers_label_members_as_the_server_does(alz, tmp_path):
     assert reads.label_members("drug") and reads.label_members("NoSuchLabel") == []
 
 def test_snapshot_gives_the_same_entity_prompts(countries, entity_spec):
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.snapshot import pull
 
     snapshot = pull(countries)
     assert snapshot is not None
     sampler = prepare_sampler(entity_spec, countries)
     for setting in ("vanilla", "distractor"):
         reads = PromptBuilder(countries, entity_spec, sampler, setting=setting,
-                              graph=PromptGraph(countries))
+                              graph=open_graph(countries))
         local = PromptBuilder(countries, entity_spec, sampler, setting=setting,
-                              graph=PromptGraph(countries, snapshot=snapshot))
+                              graph=open_graph(countries, snapshot))
         assert [local.build(i) for i in range(8)] == [reads.build(i) for i in range(8)]
 
 
 def test_no_snapshot_of_a_kg_whose_edges_have_sentences(texts_kg):
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.snapshot import pull
 
     assert pull(texts_kg) is None
 
@@ -563,8 +565,8 @@ def test_no_snapshot_of_a_kg_whose_edges_have_sentences(texts_kg):
 def test_snapshot_answer_sets_are_the_servers(alz, samplers, tmp_path):
     """The answer sets found in the snapshot's arrays are the compiled answer-set query's,
     for every shipped spec and for question entities that answer nothing."""
-    from kgcert.prompts.answers import AnswerFinder
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.answers import AnswerFinder
+    from kgcert.graphview.snapshot import pull
 
     snapshot = pull(alz, tmp_path)
     assert snapshot is not None
@@ -611,11 +613,11 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     prompts with dozens of distractors): the snapshot path (array rows, answer sets from
     the arrays) gives the per-entity reads' prompts byte for byte, and leaving unwritten the
     sentences the room left cannot take changes no prompt."""
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.snapshot import pull
 
     snapshot = pull(synthetic, tmp_path)
     assert snapshot is not None
-    reads_graph, rows_graph = PromptGraph(synthetic), PromptGraph(synthetic, snapshot=snapshot)
+    reads_graph, rows_graph = open_graph(synthetic), open_graph(synthetic, snapshot)
     built = trimmed = 0
     for path in sorted(SPECS.glob("*.yaml")):
         spec = load_spec_file(path)
@@ -643,16 +645,42 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     assert rows_graph.round_trips < reads_graph.round_trips
 
 
+@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
+def test_array_tier_engine_gives_the_reference_engines_prompts(synthetic, setting, tmp_path):
+    """Over one snapshot graph, tiers 2 and 3 as arrays in every prompt and as Fact objects
+    (the reference engine) give the same prompts, byte for byte."""
+    from kgcert.graphview.snapshot import pull
+    from kgcert.prompts.tiers import ArrayTiers, FactTiers
+
+    graph = open_graph(synthetic, pull(synthetic, tmp_path))
+    built = 0
+    for path in sorted(SPECS.glob("*.yaml")):
+        spec = load_spec_file(path)
+        assert isinstance(spec, RelationSpec)
+        sampler = prepare_sampler(spec, synthetic, tmp_path)
+        arrays = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting, graph=graph)
+        arrays.array_tiers_from = 0
+        reference = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting,
+                                  graph=graph)
+        reference.tier_engine = FactTiers
+        assert arrays.tier_engine is ArrayTiers
+        for index in range(4):
+            expected = reference.build(index)
+            assert arrays.build(index) == expected, (spec.name, index)
+            built += expected.skipped is None
+    assert built > 30
+
+
 @pytest.mark.parametrize("over_snapshot", [False, True])
 def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tmp_path):
     """A bound of one edge empties the cache before nearly every prompt: the prompts are
     those of a cache never emptied, over the reads and over a snapshot (whose bound is the
     larger, its cached edges being array views)."""
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.snapshot import pull
 
     snapshot = pull(synthetic, tmp_path) if over_snapshot else None
-    kept = PromptGraph(synthetic, snapshot=snapshot)
-    emptied = PromptGraph(synthetic, max_cached_edges=1, snapshot=snapshot)
+    kept = open_graph(synthetic, snapshot)
+    emptied = open_graph(synthetic, snapshot, max_cached_edges=1)
     for name in ("gene_target", "synergistic"):
         spec = load_spec_file(SPECS / f"{name}.yaml")
         assert isinstance(spec, RelationSpec)
@@ -668,18 +696,18 @@ def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tm
     emptied.begin_prompt()
     assert len(kept._adjacency) > 50  # still all there
     assert not emptied._adjacency
-    assert (kept.max_cached_edges > PromptGraph(synthetic).max_cached_edges) == over_snapshot
+    assert (kept.max_cached_edges > open_graph(synthetic).max_cached_edges) == over_snapshot
 
 
 def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
     """Neighbours over snapshot rows map the same ids, in the same order, to the same facts
     as the per-entity reads' dicts."""
-    from kgcert.prompts.rows import Neighbours
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.rows import Neighbours
+    from kgcert.graphview.snapshot import pull
 
     snapshot = pull(synthetic, tmp_path)
     assert snapshot is not None
-    reads, rows = PromptGraph(synthetic), PromptGraph(synthetic, snapshot=snapshot)
+    reads, rows = open_graph(synthetic), open_graph(synthetic, snapshot)
     entities = snapshot.id_list[::3]
     checked = 0
     for label in ("drug", "disease", "gene/protein"):
@@ -702,15 +730,15 @@ def test_offered_rows_are_each_parts_facts_in_order_with_each_key_once(synthetic
     and none of the used ones, each with the line cost of the rows it came from."""
     import numpy as np
 
+    from kgcert.graphview.snapshot import pull
     from kgcert.prompts.filler import offer_rows
-    from kgcert.prompts.snapshot import pull
 
     snapshot = pull(synthetic, tmp_path)
     assert snapshot is not None
-    graph = PromptGraph(synthetic, snapshot=snapshot)
+    graph = open_graph(synthetic, snapshot)
     entities = snapshot.id_list[::7][:30]
     graph.load(entities)
-    index, lengths = graph.row_index, graph.sentence_lengths
+    index, lengths = graph.row_index, graph.sentence_lengths(LINE_OVERHEAD)
     assert index is not None and lengths is not None
     edge_rows = [graph.adjacency(entity).facts for entity in entities]
     facts = [fact for rows in edge_rows for fact in list(rows)[:3]]
@@ -740,8 +768,8 @@ def test_snapshot_answer_sets_refuse_a_question_entity_as_the_answer(embedded_se
     """phenotype_contraindication asks for a disease X other than A. Where drug M is both
     approved and contraindicated for A, A has every edge that X needs, yet is no answer: the
     answer set from the arrays is the server's, with A refused."""
-    from kgcert.prompts.answers import AnswerFinder
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview.answers import AnswerFinder
+    from kgcert.graphview.snapshot import pull
 
     nodes = {"1": ("drug", "Mexolan"), "2": ("disease", "Arden fever"),
              "3": ("effect/phenotype", "Pallor"), "4": ("disease", "Xeric palsy"),
@@ -773,19 +801,19 @@ def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp
     """Every edge's sentence length worked out from the snapshot's arrays is the length of
     the sentence written for it (so trimming may skip a line without writing it); with the
     kinds of edge in a dense table, and without (a KG with too many kinds for one)."""
-    from kgcert.prompts import lengths as lengths_module
-    from kgcert.prompts.lengths import UNKNOWN, template_shape
-    from kgcert.prompts.snapshot import pull
+    from kgcert.graphview import lengths as lengths_module
+    from kgcert.graphview.lengths import UNKNOWN, template_shape
+    from kgcert.graphview.snapshot import pull
 
     if not dense:
         monkeypatch.setattr(lengths_module, "DENSE_KINDS", 0)
     snapshot = pull(synthetic, tmp_path)
     assert snapshot is not None
-    graph = PromptGraph(synthetic, snapshot=snapshot)
+    graph = open_graph(synthetic, snapshot)
     checked = 0
     for entity in snapshot.id_list[::7]:
         rows = graph.adjacency(entity).facts
-        lengths = graph.sentence_lengths
+        lengths = graph.sentence_lengths(LINE_OVERHEAD)
         assert lengths is not None and (lengths._table is not None) == dense
         for fact, length in zip(rows, lengths.of(rows).tolist(), strict=True):
             assert length == len(graph.sentences(fact)[0]), fact

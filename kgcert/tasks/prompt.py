@@ -1,6 +1,7 @@
 """KG-LLM-Bench task prompts: a task instance's subgraph in one textualization, its question.
 
     builder = TaskPromptBuilder(store, "shortest_path", seed=0, textualization="yaml")
+    builder = TaskPromptBuilder(store, spec, settings=PromptSettings(textualization="yaml"))
     prompt = builder.build(3)
 
 The text holds an instruction, the format's one-line description, the textualized subgraph,
@@ -9,7 +10,7 @@ the question and the task's own answer-format line (which the exact scorer relie
 
 Pseudonymization (KG-LLM-Bench's variant) renames the core entities (those of the task
 spec's `core_label` type, e.g. the countries) with fictional names, and with them every
-entity that shares a real name with one (see kgcert.pseudonym), in the subgraph, the question,
+entity that shares a real name with one (see kgcert.tasks.pseudonym), in the subgraph, the question,
 the answer-format line and the answers alike. The renaming is recorded in
 `Provenance.extra["pseudonyms"]`; `restore_response(prompt, reply)` maps a reply back to real
 names before the task's scorers (which read the real instance) see it.
@@ -21,12 +22,15 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Literal
 
-from kgcert import pseudonym
 from kgcert.errors import InputError
 from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
+from kgcert.prompts.settings import PromptSettings
 from kgcert.store.graph import GraphStore
-from kgcert.tasks import TaskGenerator, TaskInstance, TaskSpec, score_exact, score_flexible
+from kgcert.tasks import pseudonym, score_exact, score_flexible
+from kgcert.tasks.base import TaskGenerator
+from kgcert.tasks.instance import TaskInstance
+from kgcert.tasks.spec import TaskSpec
 from kgcert.textualize import get_textualizer
 
 INSTRUCTION = ("The knowledge graph below is the only source for your answer: answer the "
@@ -115,10 +119,11 @@ class TaskPromptBuilder:
     KEEP = 1_024  # recent instances kept for scoring; older ones are regenerated
 
     def __init__(self, store: GraphStore, spec: TaskSpec | str | Path, *, seed: int = 0,
-                 textualization: str = "list", pseudonymize: bool = False,
+                 settings: PromptSettings | None = None,
                  generator: TaskGenerator | None = None,
-                 headline: Literal["exact", "flexible"] = "exact") -> None:
-        get_textualizer(textualization)  # unknown names fail here
+                 headline: Literal["exact", "flexible"] = "exact", **knobs: Any) -> None:
+        settings = PromptSettings.of(settings, **knobs)  # knobs: PromptSettings fields
+        get_textualizer(settings.textualization)  # unknown names fail here
         if headline not in ("exact", "flexible"):
             raise InputError(f"headline scorer must be exact or flexible, got {headline!r}")
         self.headline = headline
@@ -128,8 +133,9 @@ class TaskPromptBuilder:
                                       seed=seed)
         self.generator = generator
         self.seed = generator.seed
-        self.textualization = textualization
-        self.pseudonymize = pseudonymize
+        self.settings = settings
+        self.textualization = settings.textualization
+        self.pseudonymize = settings.pseudonymize
 
     @property
     def spec(self) -> TaskSpec:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 CONTRA = str(REPO / "specs" / "primekg" / "contraindication_indication.yaml")
 SHORTEST = str(REPO / "specs" / "tasks" / "shortest_path.yaml")
 

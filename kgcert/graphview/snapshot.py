@@ -4,16 +4,15 @@ Prompt i touches the edges of its DAG's entities and of its options, and at full
 the options are mostly entities no earlier prompt touched: read one by one over Bolt, their
 edge lists cost about 0.1 s per prompt. A run builds thousands of prompts over one KG, so it
 reads the whole KG once instead: the entities (id, name, labels) in one query, then every
-edge in pages of source ids, grouped per (source, type) on the server (`collect` is several
-times cheaper to transfer than one row per edge). The arrays take about 12 bytes per edge,
+edge in pages of source ids, grouped per (source, type) on the server (`collect` is cheaper
+to transfer than one row per edge). The arrays take about 12 bytes per edge,
 and are kept on disk keyed by the KG's fingerprint (like the samplers' edge tables), so the
 next run reads no edge at all. Entities carry their aliases too, so a prompt's question needs no
 read either.
 
 Each entity's edges, both ways and in fact order (the order prompts list them in), are sorted
 once for the whole KG when it is read from the server and stored with it: at full PrimeKG size
-one sort of 16M rows (3 s) where each prompt sorted the edge lists of the entities it met, a
-third of a prompt's time.
+one sort of 16M rows where each prompt sorted the edge lists of the entities it met.
 
 Not for KGs whose edges carry their own sentences (Wikidata5m with texts): those stay with
 the per-entity reads, and `pull` returns None.
@@ -64,7 +63,7 @@ class GraphSnapshot:
 
     @cached_property
     def id_list(self) -> list[str]:
-        """`ids` as Python strings: indexing it is several times cheaper than the array."""
+        """`ids` as Python strings: indexing it is cheaper than the array."""
         return self.ids.tolist()
 
     @cached_property

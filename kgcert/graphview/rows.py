@@ -18,8 +18,8 @@ from typing import Any, cast, overload
 
 import numpy as np
 
-from kgcert.prompts.fact import Fact
-from kgcert.prompts.snapshot import GraphSnapshot
+from kgcert.graphview.fact import Fact
+from kgcert.graphview.snapshot import GraphSnapshot
 
 _new_tuple = tuple.__new__  # what a named tuple's own __new__ calls, minus its Python frame
 
@@ -220,7 +220,7 @@ class FactRows(Sequence[Fact]):
 
 
 class RowAdjacency:
-    """The same questions as `kgcert.prompts.fact.Adjacency`, over rows. Answers are kept:
+    """The same questions as `kgcert.graphview.fact.Adjacency`, over rows. Answers are kept:
     a hub's adjacency is asked the same questions by prompt after prompt."""
 
     def __init__(self, entity: str, at: int, facts: FactRows, index: RowIndex) -> None:
@@ -299,7 +299,7 @@ class RowAdjacency:
 
 
 def _none_of(values: np.ndarray, codes: list[int]) -> np.ndarray:
-    """`~np.isin(values, codes)` for a few codes, without isin's fixed cost (a tenth)."""
+    """`~np.isin(values, codes)` for a few codes, without isin's fixed cost."""
     mask = values != codes[0]
     for code in codes[1:]:
         mask &= values != code

@@ -1,0 +1,130 @@
+"""Tiers 2 and 3 of a prompt's context, by one of two engines with one interface.
+
+Tier 1 is the sample's own facts; tier 2 (`offer`) the options' and distractors' facts, in
+the order offered; tier 3 (`finish`) the filler: up to `per_entity` facts of each entity
+involved, drawn and shuffled with the prompt's generator. Each fact key is offered once, in
+its first place.
+
+- `FactTiers`, the reference engine: Fact objects, de-duplicated in Python.
+- `ArrayTiers`, over a KG snapshot's rows: parts are kept as rows, de-duplicated as arrays
+  (kgcert/prompts/filler.py) and become Facts only when the trim reaches them. It makes the
+  same random calls, so it gives the same prompts (a test checks it); below
+  `array_tiers_from` offered and filler facts it hands the prompt to the reference engine,
+  whose Python pass then costs less than the arrays' fixed costs.
+
+`engine_for(graph)` picks the engine once per builder: arrays where the graph has snapshot
+rows whose fact keys fit an integer, else the reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import cast
+
+import numpy as np
+
+from kgcert.graphview import Fact, PromptGraph
+from kgcert.graphview.lengths import SentenceLengths
+from kgcert.graphview.rows import FactRows, RowIndex
+from kgcert.prompts import context as ctx
+from kgcert.prompts.filler import draw_filler, offer_rows
+from kgcert.rng import sorted_subsets
+
+FactKey = tuple[str, str, str, str]
+Lengths = Callable[[], SentenceLengths | None]  # measured line costs, worked out if asked
+
+
+class FactTiers:
+    """The reference engine: tiers of Fact objects, each fact key once."""
+
+    def __init__(self, graph: PromptGraph, per_entity: int, lengths: Lengths,
+                 array_from: int) -> None:
+        self.graph, self.per_entity = graph, per_entity
+        self.tiers = ctx.Tiers()
+        self.used: set[FactKey] = set()
+        self._options: list[ctx.Line | Fact] = []
+        self.tiers.options = self._options
+
+    def essential(self, facts: Sequence[Fact]) -> None:
+        """Tier 1: the sample's own facts, every sentence of each."""
+        for fact in facts:
+            if fact.fact_key not in self.used:
+                self.used.add(fact.fact_key)
+                self.tiers.essential.extend(ctx.Line(text, ctx.ESSENTIAL, fact)
+                                            for text in self.graph.sentences(fact))
+
+    def offer(self, facts: Sequence[Fact]) -> None:
+        """Tier 2: `facts`, after those offered before."""
+        self._add(facts, ctx.OPTIONS, self._options)
+
+    def _add(self, facts: Sequence[Fact], tier: str, into: list[ctx.Line | Fact]) -> None:
+        used = self.used
+        for fact in facts:
+            key = fact.fact_key
+            if key in used:
+                continue
+            used.add(key)
+            if fact.sentences:
+                into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
+            else:  # written when the budget may still take it
+                into.append(fact)
+
+    def finish(self, sources: Sequence[Sequence[Fact]], rng: np.random.Generator) -> ctx.Tiers:
+        """Tier 3 from each entity's allowed facts (`sources`), and the three tiers."""
+        pool: list[Fact] = []
+        subsets = sorted_subsets(rng, [len(facts) for facts in sources], self.per_entity)
+        for facts, drawn in zip(sources, subsets, strict=True):
+            if drawn is None:  # no more than the filler takes: all of them
+                pool.extend(facts)
+            else:
+                pool.extend(facts.take(drawn) if isinstance(facts, FactRows)
+                            else [facts[i] for i in drawn.tolist()])
+        order = rng.permutation(len(pool))
+        rest: list[ctx.Line | Fact] = []
+        self._add([pool[i] for i in order.tolist()], ctx.REST, rest)
+        self.tiers.rest = rest
+        return self.tiers
+
+
+class ArrayTiers(FactTiers):
+    """The array engine over snapshot rows (see the module docstring)."""
+
+    def __init__(self, graph: PromptGraph, per_entity: int, lengths: Lengths,
+                 array_from: int) -> None:
+        super().__init__(graph, per_entity, lengths, array_from)
+        self.index = cast(RowIndex, graph.row_index)
+        self.lengths, self.array_from = lengths, array_from
+        # Each part offered: rows [start, end) of a FactRows, or of `loose` made rows (None).
+        self.parts: list[tuple[FactRows | None, int, int]] = []
+        self.loose: list[Fact] = []  # facts not in rows yet, made rows together at the end
+
+    def offer(self, facts: Sequence[Fact]) -> None:
+        if isinstance(facts, FactRows):
+            self.parts.append((facts, 0, len(facts)))
+        else:
+            self.parts.append((None, len(self.loose), len(self.loose) + len(facts)))
+            self.loose.extend(facts)
+
+    def finish(self, sources: Sequence[Sequence[Fact]], rng: np.random.Generator) -> ctx.Tiers:
+        offered = sum(end - start for _, start, end in self.parts)
+        if offered + sum(min(len(facts), self.per_entity) for facts in sources) < self.array_from:
+            for rows, start, end in self.parts:  # a small prompt: the Python pass costs less
+                super().offer(self.loose[start:end] if rows is None else rows[start:end])
+            return super().finish(sources, rng)
+        index = self.index
+        essential = np.array([index.key_of(key) for key in self.used], dtype=np.int64)
+        lengths = self.lengths()
+        joined = index.rows_of(self.loose)
+        parts = [(rows if rows is not None else joined, start, end)
+                 for rows, start, end in self.parts]
+        self.tiers.options, keys = offer_rows(parts, essential, lengths)
+        self.tiers.rest = draw_filler(cast(list[FactRows], sources), self.per_entity,
+                                      np.concatenate([essential, keys]), rng, lengths)
+        return self.tiers
+
+
+def engine_for(graph: PromptGraph) -> type[FactTiers]:
+    """The tier engine for prompts over `graph`: arrays over snapshot rows whose fact keys
+    fit an integer, else the reference."""
+    index = graph.row_index
+    return ArrayTiers if index is not None and index.keys_fit else FactTiers
