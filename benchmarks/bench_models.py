@@ -40,6 +40,19 @@ batch's GPU time. Their share at 3B, and what 5.23 gains, are not measured yet.
 With both wheels the carried folder nears the 64 MiB a call takes: gzip the prompt file
 (4.3 MB to 0.6 MB); ``--prompts`` reads ``.jsonl.gz`` as it is.
 
+Head reuse (``--reuse``, CPU): prompts/s of choice scoring and of generation with the shared
+head's key/value cache and without it (``reuse_head``), alternated ``--rounds`` times (the best
+of each), on the prompts of a real run: a run folder's sample file or a ``kgcert prompts
+--json`` file. Beside the ratio stands its ideal, 1 / (1 - the head's share of prompt tokens),
+the ratio over the ideal (the target: at least 0.8) and the share of the ideal's gain that
+was gained; the answers with and without the cache must be equal.
+``--demo-kg`` also times the README demo (SmolLM2, 20 prompts, choice mode) end to end, with
+and without the head's cache, with the response cache off.
+
+    python benchmarks/bench_models.py --reuse --models tiny smollm2 \
+        --prompts runs/demo/samples/primekg.dual_indication/vanilla/smollm2.jsonl --n 10 \
+        --demo-kg primekg --threads 1
+
 The tokenizer sets the prompt lengths and the vocabulary, so use a real one: with SmolLM2's
 (49,152 tokens) the full-size run's prompts average about 3,400 tokens; the tiny test
 tokenizer makes them 2.2 times as long. Random weights never finish the answer line, so every
@@ -128,6 +141,10 @@ def read_prompt_file(path: Path, n: int) -> list[Item]:
             if len(items) == n:
                 break
             record = json.loads(line)
+            if isinstance(record.get("prompt"), dict):  # a run's sample record
+                record = record["prompt"]
+            if not record.get("options"):  # a prompt that was skipped
+                continue
             text: dict[str, Any] = (
                 {"messages": (Message("system", record["system"]), Message("user", record["text"]))}
                 if record.get("system")
@@ -292,6 +309,92 @@ def bench(
     }
 
 
+def head_share(model: Any, items: Sequence[Item]) -> tuple[float, int, float]:
+    """The head's share of prompt tokens (head / mean prompt), its tokens, the mean prompt."""
+    from kgcert.models.headcache import shared_prefix
+
+    rows = model._encode_all([model.render(r) for r, _, _ in items])
+    mean = sum(len(r) for r in rows) / len(rows)
+    head = len(shared_prefix(rows))
+    return head / mean, head, mean
+
+
+def bench_reuse(model: Any, label: str, items: Sequence[Item], max_new_tokens: int,
+                rounds: int, modes: Sequence[str]) -> dict[str, Any]:
+    """Prompts/s with and without the head's cache, alternated, the best of each."""
+    from kgcert.models import GenerationConfig
+
+    requests = [r for r, _, _ in items]
+    share, head, mean = head_share(model, items)
+    ideal = 1 / (1 - share)
+    row: dict[str, Any] = {"model": label, "prompts": len(items), "head_tokens": head,
+                           "mean_prompt_tokens": round(mean, 1),
+                           "head_share": round(share, 3), "ideal_ratio": round(ideal, 2)}
+    configs = {"choice": GenerationConfig(mode="choice"),
+               "generate": GenerationConfig(max_new_tokens=max_new_tokens,
+                                            stop_at_answer=False)}
+    model.generate(requests[:2], configs["choice"])  # warm-up (and the weights loaded)
+    for mode in modes:
+        config = configs[mode]
+        best = {True: float("inf"), False: float("inf")}
+        answers: dict[bool, list[Any]] = {}
+        for _ in range(rounds):
+            for reuse in (False, True):
+                model.reuse_head = reuse
+                model.heads.clear()
+                answers[reuse], seconds = timed(
+                    lambda config=config: model.generate(requests, config))
+                best[reuse] = min(best[reuse], seconds)
+        ratio = best[False] / best[True]
+        pairs = list(zip(answers[True], answers[False], strict=True))
+        failed = sum(a.error is not None for a, _ in pairs)
+        if failed:
+            raise SystemExit(f"{label}: {failed} prompts failed ({pairs[0][0].error})")
+        same = all(a.text == b.text for a, b in pairs)
+        if mode == "choice":
+            same = same and all(
+                max(abs(x - y) for x, y in zip(a.choice_probs, b.choice_probs, strict=True))
+                <= 1e-4 for a, b in pairs)
+        row[mode] = {
+            "prompts_per_s_without": round(len(items) / best[False], 3),
+            "prompts_per_s_with": round(len(items) / best[True], 3),
+            "ratio": round(ratio, 2),
+            "ratio_over_ideal": round(ratio / ideal, 2),
+            "share_of_ideal_gain": round((ratio - 1) / (ideal - 1), 2) if ideal > 1 else None,
+            "answers_equal": same,
+        }
+    model.reuse_head = True
+    row["target"] = "ratio >= 80% of the ideal: ratio_over_ideal >= 0.8"
+    return row
+
+
+DEMO = {"kg": "primekg", "specs": ["primekg.dual_indication"], "models": ["smollm2"],
+        "mode": "choice", "few_shot": 1, "context_tokens": 700, "n": 20, "cache": False}
+
+
+def demo_wall_time(kg: str, threads: int) -> dict[str, Any]:
+    """The README demo run end to end (model load included), response cache off, with the
+    head's cache and without it."""
+    import yaml
+
+    row: dict[str, Any] = {"model": "README demo (smollm2, 20 prompts, choice)"}
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+    for reuse in (True, False):
+        with tempfile.TemporaryDirectory(prefix="kgcert-demo-") as folder:
+            config = {**DEMO, "kg": kg,
+                      "model_options": {"smollm2": {"reuse_head": reuse}}}
+            run_file = Path(folder) / "run.yaml"
+            run_file.write_text(yaml.safe_dump(config))
+            command = [sys.executable, "-m", "kgcert", "run", "--config", str(run_file),
+                       "--out", str(Path(folder) / "run")]
+            done, seconds = timed(lambda command=command: subprocess.run(
+                command, capture_output=True, text=True, env=env, check=False))
+            if done.returncode:
+                raise SystemExit(f"the demo run failed: {done.stderr.strip()[-400:]}")
+            row["wall_s_with_head_cache" if reuse else "wall_s_without"] = round(seconds, 1)
+    return row
+
+
 def oom_backoff(
     model: Any, items: Sequence[Item], max_new_tokens: int, start: int
 ) -> dict[str, Any]:
@@ -410,6 +513,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--export-tokenizer", type=Path, help="save SmolLM2's tokenizer and stop")
     parser.add_argument("--json", action="store_true", help="print JSON lines only")
+    parser.add_argument("--reuse", action="store_true",
+                        help="CPU mode: prompts/s with and without the head's cache")
+    parser.add_argument("--rounds", type=int, default=2, help="--reuse: alternations")
+    parser.add_argument("--reuse-modes", nargs="+", default=["choice", "generate"],
+                        choices=["choice", "generate"])
+    parser.add_argument("--demo-kg", help="--reuse: also time the README demo on this KG")
     args = parser.parse_args(argv)
     if args.prompts and not args.prompts.is_file():
         parser.error(f"--prompts: no such file: {args.prompts}")
@@ -452,20 +561,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     from kgcert.models import get_model
-    from kgcert.models.testing import build_tiny_llama
+    from kgcert.models.testing import build_llama, build_tiny_llama, build_tiny_tokenizer
 
     for name in args.models or ["tiny", "smollm2"]:
-        if name == "tiny":
+        if name == "tiny" and args.reuse:  # a run's prompts: a context window to hold them
+            folder = tempfile.mkdtemp(prefix="kgcert-tiny-")
+            built = build_llama(folder, build_tiny_tokenizer(), "tiny", logit_scale=8.0,
+                                max_positions=args.max_positions)
+            spec = f"hf:{built}"
+        elif name == "tiny":
             spec = f"hf:{build_tiny_llama(tempfile.mkdtemp(prefix='kgcert-tiny-'))}"
         else:
             spec = name
         model, t_load = timed(
             lambda spec=spec: get_model(spec, dtype="float32", device=args.device)
         )  # fmt: skip
+        if args.reuse:
+            row = bench_reuse(model, name, items, args.max_new_tokens, args.rounds,
+                              args.reuse_modes)
+            row["prompt_source"] = str(args.prompts) if args.prompts else "synthetic"
+            report(row)
+            model.close()
+            continue
         row = bench(model, name, items, args.max_new_tokens, args.batch_size, args.single)
         row["load_s"] = round(t_load, 1)
         report(row)
         model.close()
+    if args.reuse and args.demo_kg:
+        report(demo_wall_time(args.demo_kg, args.threads))
     return 0
 
 

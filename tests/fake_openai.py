@@ -26,6 +26,7 @@ class Script:
     raw_reply: str | None = None  # a body of our choosing with status 200
     echo_auth: Callable[[int], int | None] = lambda call: None  # call number -> error status
     trickle_s: float | None = None  # seconds between the bytes of a reply
+    die_after: int | None = None  # calls answered before the server dies (drops every call)
     chunked: bool = False  # send replies in 64 KiB chunks without a Content-Length
     seen: list[dict[str, Any]] = field(default_factory=list)
     auth: list[str | None] = field(default_factory=list)
@@ -56,6 +57,9 @@ class Handler(BaseHTTPRequestHandler):
             script.auth.append(auth)
             fault = script.faults.pop(0) if script.faults else None
         echo = script.echo_auth(call)
+        if script.die_after is not None and call >= script.die_after:
+            self.close_connection = True  # a dead replica: the connection drops unanswered
+            return
         if self.path != "/v1/chat/completions":
             self._send(404, {}, json.dumps({"error": {"message": "no such route"}}))
         elif fault is not None:

@@ -114,3 +114,30 @@ def test_size_mode_measures_a_model_built_from_a_config(tmp_path: Path) -> None:
     assert row["oom_backoff"] == {"skipped": "needs CUDA"}
     assert "needs a CUDA GPU" in row["4bit"]["skipped"]
     assert row["prompt_source"].endswith("p.jsonl")
+
+
+def test_reuse_mode_measures_the_head_cache_on_a_runs_sample_file(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    head = "Answer from the context. The format is: correct answer: <n>. <option>. " * 4
+    samples = tmp_path / "samples.jsonl"
+    with samples.open("w", encoding="utf-8") as out:
+        for i in range(4):
+            provenance = Provenance(spec="s", spec_hash="h", kind="relation", seed=0, index=i,
+                                    setting="vanilla")
+            prompt = Prompt(text=f"{head}Question {i}: which?\n1. a\n2. b\n3. c\n4. d\n",
+                            provenance=provenance, options=("a", "b", "c", "d"),
+                            option_ids=("a", "b", "c", "d"), correct_option=1)
+            out.write(json.dumps({"index": i, "prompt": prompt.as_dict()}) + "\n")
+    rows = tmp_path / "rows.json"
+    code = _bench_models().main([
+        "--reuse", "--models", "tiny", "--prompts", str(samples), "--n", "4", "--rounds", "1",
+        "--max-new-tokens", "3", "--threads", "1", "--out", str(rows), "--json",
+    ])  # fmt: skip
+    assert code == 0
+    (row,) = json.loads(rows.read_text())
+    assert row["prompts"] == 4 and 0.3 < row["head_share"] < 1
+    assert row["ideal_ratio"] == pytest.approx(1 / (1 - row["head_share"]), abs=0.01)
+    for mode in ("choice", "generate"):
+        assert row[mode]["answers_equal"] is True
+        assert row[mode]["prompts_per_s_with"] > 0 and row[mode]["prompts_per_s_without"] > 0

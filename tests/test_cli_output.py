@@ -100,6 +100,11 @@ def test_model_loading_prints_one_line(tiny_llama_dir: Path,
         hf_logging.get_logger("transformers").warning("a loading warning")
     model: Any = get_model(f"hf:{tiny_llama_dir}", GenerationConfig(max_new_tokens=4),
                            dtype="float32", device="cpu")
+    lines = capfd.readouterr().err.splitlines()
+    assert lines == ["loading something", f"loading tokenizer of model {tiny_llama_dir}"]
+    assert model.model is not None  # the weights load on first use, saying so with their size
     model.close()
     lines = capfd.readouterr().err.splitlines()
-    assert lines == ["loading something", f"loading model {tiny_llama_dir}"]
+    assert len(lines) == 2 and lines[0].startswith(f"loading model {tiny_llama_dir}, ")
+    assert lines[0].endswith(" MB on disk")
+    assert lines[1].startswith(f"loaded model {tiny_llama_dir}")

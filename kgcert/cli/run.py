@@ -81,27 +81,52 @@ def _remove_unused(run_dir: Path, created: Path) -> None:
 
 
 class _Display:
-    """Rich progress: one bar per certificate with samples/s, correct so far and bounds."""
+    """Rich progress: one bar per certificate with the model's pace, correct so far and
+    bounds; its first line comes before the first model call, then one after every answer."""
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.tasks: dict[str, TaskID] = {}
-        self.started: dict[str, tuple[float, int]] = {}
+        self.pace: dict[str, _Pace] = {}
+        self.info: dict[str, str] = {}  # the last batch's correct count and bounds
+        self.recorded: dict[str, int] = {}
+
+    def _task(self, label: str, total: int) -> TaskID:
+        if label not in self.tasks:
+            self.tasks[label] = self.progress.add_task(label, total=total, info="")
+            self.pace[label] = _Pace(time.monotonic())
+        return self.tasks[label]
+
+    def begin(self, label: str, recorded: int, total: int, cached: str) -> None:
+        task = self._task(label, total)
+        self.recorded[label] = recorded
+        self.info[label] = f"n = {total}, {recorded} recorded"
+        self.progress.update(task, completed=recorded, info=f"{self.info[label]}, {cached}")
+
+    def answered(self, label: str, count: int, cached: bool) -> None:
+        if label not in self.tasks:
+            return
+        pace = self.pace[label]
+        pace.add(count, cached, time.monotonic())
+        total = int(self.progress.tasks[self.tasks[label]].total or 0)
+        # the batch's update (with its answers checked) is the one that reaches the total
+        done = min(self.recorded.get(label, 0) + pace.batch, total - 1)
+        self.progress.update(self.tasks[label], completed=done,
+                             info=", ".join(p for p in (self.info.get(label), pace.text()) if p))
 
     def update(self, label: str, done: int, total: int, correct: int,
                bounds: tuple[float, float] | None, answered: int, failed: int) -> None:
-        now = time.monotonic()
-        if label not in self.tasks:
-            self.tasks[label] = self.progress.add_task(label, total=total, info="")
-            self.started[label] = (now, done)
-        start, first = self.started[label]
-        rate = (done - first) / max(now - start, 1e-9)
+        task = self._task(label, total)
+        pace = self.pace[label]
+        pace.batch = 0
+        self.recorded[label] = done
         # the tally rests on the answered samples; failed calls are no answer at all
         tally = f"{correct}/{answered} correct" if answered else "0 answered"
         if failed:
             tally += f", {failed} failed"
-        self.progress.update(self.tasks[label], completed=done,
-                             info=f"{tally}, {_interim(bounds, total)}, {rate:.1f}/s")
+        self.info[label] = f"{tally}, {_interim(bounds, total)}"
+        self.progress.update(task, completed=done,
+                             info=", ".join(p for p in (self.info[label], pace.text()) if p))
 
 
 def _interim(bounds: tuple[float, float] | None, total: int) -> str:
@@ -111,6 +136,41 @@ def _interim(bounds: tuple[float, float] | None, total: int) -> str:
     if bounds is None:
         return f"bounds at n = {total}"
     return f"anytime-valid [{bounds[0]:.3f}, {bounds[1]:.3f}]"
+
+
+class _Pace:
+    """The model's pace on one certificate: answers it computed (not those from the cache)
+    over the time since it started computing."""
+
+    def __init__(self, now: float) -> None:
+        self.start, self.computed, self.cached, self.batch = now, 0, 0, 0
+        self.last = now
+
+    def add(self, count: int, cached: bool, now: float) -> None:
+        if count == 0 and not cached:  # the model starts computing: its load is left out
+            if self.computed == 0:
+                self.start = now
+            return
+        self.batch += count
+        if cached:
+            self.cached += count
+        else:
+            self.computed += count
+            self.last = now
+
+    def text(self) -> str:
+        parts = [f"{self.cached} from cache"] if self.cached else []
+        if self.computed:
+            parts.append(pace_text(self.computed, self.last - self.start))
+        return ", ".join(parts)
+
+
+def pace_text(answered: int, seconds: float) -> str:
+    """`2.5 prompts/s`, or `31 s/prompt` for a model slower than one a second."""
+    if seconds <= 0:
+        return ""
+    rate = answered / seconds
+    return f"{rate:.1f} prompts/s" if rate >= 1 else f"{seconds / answered:.0f} s/prompt"
 
 
 @click.command("run")
@@ -227,7 +287,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
             TimeRemainingColumn()]
         with progress_display(*columns, console=errors if as_json else console) as progress:
             display = _Display(progress)
-            runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
+            runner = Runner(config, run_dir, jobs, models,
+                            RunProgress(display.update, display.begin, display.answered))
             record_start(run_dir, config, saved, runner.confidence)
             _warn_unreachable(config, runner.confidence)
             paths = runner.run()

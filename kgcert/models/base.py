@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -166,3 +166,28 @@ class Model(Protocol):
     def identity(self) -> Mapping[str, Any]: ...
 
     def close(self) -> None: ...
+
+
+#: Told as prompts get their answers, before the call returns: (how many, whether from a
+#: cache); (0, False) says the model starts computing (its weights are loaded), so a rate
+#: shown leaves out the load. A provider calls it through :func:`report_answers`; the run's
+#: progress sets it.
+AnswerHook = Callable[[int, bool], None]
+
+
+def report_answers(model: object, count: int, cached: bool = False) -> None:
+    """Tell ``model``'s answer hook (its ``on_answer`` attribute, when set) of ``count``
+    answers."""
+    hook = getattr(model, "on_answer", None)
+    if hook is not None and (count or not cached):
+        hook(count, cached)
+
+
+def set_answer_hook(model: object, hook: AnswerHook | None) -> None:
+    """Set (or clear) the answer hook of ``model`` and of the models it wraps."""
+    while model is not None:
+        try:
+            model.on_answer = hook  # type: ignore[attr-defined]
+        except AttributeError:  # a provider with fixed attributes: no per-prompt progress
+            return
+        model = getattr(model, "inner", None)

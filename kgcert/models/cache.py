@@ -16,7 +16,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kgcert.models.base import GenerationConfig, Model, ModelRequest, ModelResponse
+from kgcert.models.base import (
+    GenerationConfig,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    report_answers,
+)
 
 SCHEMA_VERSION = 1
 
@@ -119,6 +125,7 @@ class CachedModel:
             if key not in hits and key not in first:
                 first[key] = i
         todo = list(first.values())
+        report_answers(self, len(keys) - len(todo), cached=True)
         fresh = self.inner.generate([requests[i] for i in todo], config) if todo else []
         self.cache.put_many([(keys[i], self.name, r) for i, r in zip(todo, fresh, strict=True)])
         made = {keys[i]: r for i, r in zip(todo, fresh, strict=True)}

@@ -10,6 +10,10 @@ are error outcomes, never truncated (the reference code cut the options off the 
 Sampled generations (temperature > 0) are seeded from the config seed and the batch's sample
 indices and prompts: reproducible for the same batch, not across batch sizes; the response
 cache keeps each sample index's first result.
+Prompts that share a head (a cell's instructions and worked examples) start from its key/value
+cache, computed once (see :mod:`kgcert.models.headcache`); ``reuse_head=false`` turns it off.
+The weights load on the first prompt that needs them: a rerun answered from the response cache
+never loads them.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import hashlib
 import inspect
 import logging
 import re
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,8 +40,18 @@ from transformers import (
 )
 
 from kgcert.errors import InputError, MissingDependencyError
-from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
+from kgcert.models.base import (
+    GenerationConfig,
+    ModelRequest,
+    ModelResponse,
+    report_answers,
+)
+from kgcert.models.headattention import NAME as HEAD_ATTENTION
+from kgcert.models.headattention import register as register_head_attention
+from kgcert.models.headattention import split_head
+from kgcert.models.headcache import Head, HeadCache, KeyValues
 from kgcert.models.quiet import quiet_loading
+from kgcert.models.weights import context_length, describe_weights
 from kgcert.strategy import CLOSE, OPEN
 
 log = logging.getLogger(__name__)
@@ -74,10 +89,12 @@ def answer_line_complete(text: str) -> bool:
 class AnswerLineStop(StoppingCriteria):
     """Stops each sequence of a batch on its own once its answer line is complete."""
 
-    def __init__(self, tokenizer: Any, prompt_len: int) -> None:
+    def __init__(self, tokenizer: Any, prompt_len: int,
+                 on_stop: Callable[[], None] = lambda: None) -> None:
         self.tokenizer = tokenizer
         self.prompt_len = prompt_len
         self.stopped_at: dict[int, int] = {}
+        self.on_stop = on_stop  # a row's answer is complete (progress, before the batch ends)
 
     def __call__(self, input_ids: torch.Tensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
         done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
@@ -93,6 +110,7 @@ class AnswerLineStop(StoppingCriteria):
                 if answer_line_complete(text):
                     self.stopped_at[row] = generated.shape[1]
                     done[row] = True
+                    self.on_stop()
         return done  # type: ignore[return-value]
 
 
@@ -163,6 +181,10 @@ def _generation_attention(device: torch.device) -> contextlib.AbstractContextMan
     return sdpa_kernel(without_cudnn)
 
 
+class _NoReuse(Exception):
+    """This model's cache cannot be cut at a head (e.g. sliding-window layers)."""
+
+
 def _is_oom(exc: BaseException) -> bool:
     oom_type = getattr(torch.cuda, "OutOfMemoryError", None)
     if oom_type is not None and isinstance(exc, oom_type):
@@ -177,17 +199,23 @@ class HFModel:
 
     def __init__(
         self,
-        model: PreTrainedModel,
+        model: PreTrainedModel | None,
         tokenizer: Any,
         *,
         name: str,
         config: GenerationConfig,
         max_batch_size: int = 16,
         identity: dict[str, Any] | None = None,
+        loader: Callable[[], PreTrainedModel] | None = None,
+        context_limit: int | None = None,
+        reuse_head: bool = True,
     ) -> None:
         if max_batch_size < 1:
             raise InputError(f"max_batch_size must be >= 1, got {max_batch_size}")
-        self.model = model.eval()
+        if model is None and loader is None:
+            raise InputError("an hf model needs its weights or a loader for them")
+        self._model = model.eval() if model is not None else None
+        self._loader = loader
         self.tokenizer = tokenizer
         self.name = name
         self.config = config
@@ -198,9 +226,34 @@ class HFModel:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.pad_id = int(self.tokenizer.pad_token_id)
-        self.eos_ids = self._eos_ids()
-        self.context_limit = self._context_limit()
-        self.last_logits_only = self._last_logits_only()
+        self.context_limit = (context_limit if model is None
+                              else self._context_limit(model))
+        self.reuse_head = reuse_head
+        self.heads = HeadCache(self._head_key_values)
+
+    @property
+    def model(self) -> Any:
+        """The weights, loaded on first use."""
+        if self._model is None:
+            if self._loader is None:
+                raise InputError(f"model {self.name} is closed")
+            self._model = self._loader().eval()
+            self._loader = None
+        return self._model
+
+    @model.setter
+    def model(self, value: Any) -> None:
+        self._model = value
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def _starting(self) -> None:
+        """Load the weights if they are not yet, then tell the progress that computing
+        starts (its rate leaves the load out)."""
+        assert self.model is not None
+        report_answers(self, 0)
 
     @classmethod
     def from_objects(
@@ -225,7 +278,9 @@ class HFModel:
         return dict(self._identity)
 
     def close(self) -> None:
-        self.model = None
+        self._model = None
+        self._loader = None
+        self.heads.clear()
         gc.collect()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
@@ -234,7 +289,8 @@ class HFModel:
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
 
-    def _eos_ids(self) -> list[int]:
+    @property
+    def eos_ids(self) -> list[int]:
         ids: set[int] = set()
         gen_eos = getattr(self.model.generation_config, "eos_token_id", None)
         if isinstance(gen_eos, int):
@@ -245,14 +301,16 @@ class HFModel:
             ids.add(int(self.tokenizer.eos_token_id))
         return sorted(ids)
 
-    def _last_logits_only(self) -> dict[str, int]:
+    @property
+    def last_logits_only(self) -> dict[str, int]:
         """Choice scoring reads the last position's logits alone; models that can skip the
         others save a (batch x length x vocabulary) tensor, gigabytes at real prompt lengths."""
         accepted = inspect.signature(self.model.forward).parameters
         return {"logits_to_keep": 1} if "logits_to_keep" in accepted else {}
 
-    def _context_limit(self) -> int | None:
-        limit = getattr(self.model.config, "max_position_embeddings", None)
+    @staticmethod
+    def _context_limit(model: PreTrainedModel) -> int | None:
+        limit = getattr(model.config, "max_position_embeddings", None)
         return int(limit) if limit else None
 
     # -- prompts ------------------------------------------------------------------------------
@@ -303,6 +361,62 @@ class HFModel:
             ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
             mask[i, width - len(row) :] = 1
         return ids.to(self.device), mask.to(self.device)
+
+    def _inputs(
+        self, batch: Sequence[list[int]], head: Head | None
+    ) -> tuple[torch.Tensor, torch.Tensor, dict[str, Any]]:
+        """Token ids and attention mask of a batch, and the keyword that hands the model the
+        head's cache. With a head, rows are [head][padding][suffix]: the mask hides the
+        padding and positions follow the mask, so each row is computed as it would be alone."""
+        if head is None:
+            input_ids, mask = self._pad(batch)
+            return input_ids, mask, {}
+        suffixes, suffix_mask = self._pad([row[len(head):] for row in batch])
+        n, device = len(batch), suffixes.device
+        head_ids = torch.tensor([head.ids], dtype=torch.long, device=device).expand(n, -1)
+        head_mask = torch.ones((n, len(head)), dtype=torch.long, device=device)
+        return (torch.cat([head_ids, suffixes], 1), torch.cat([head_mask, suffix_mask], 1),
+                {self._cache_keyword(): head.cache(self.model, n)})
+
+    def _cache_keyword(self) -> str:
+        accepted = inspect.signature(self.model.forward).parameters
+        return "cache" if "cache" in accepted else "past_key_values"
+
+    def _can_split_head(self) -> bool:
+        """Whether a suffix's attention over the head can skip the explicit mask (CPU SDPA;
+        see :mod:`kgcert.models.headattention`)."""
+        if self.device.type != "cpu":
+            return False
+        config = self.model.config
+        if config._attn_implementation == "sdpa":
+            self.model.set_attn_implementation(register_head_attention())
+        return bool(config._attn_implementation == HEAD_ATTENTION)
+
+    def _head_for(self, rows: Sequence[list[int]]) -> Head | None:
+        """The shared head of these prompts' ids, when reuse is on and pays."""
+        if not self.reuse_head:
+            return None
+        try:
+            return self.heads.for_rows(rows)
+        except _NoReuse as reason:
+            log.info("head reuse off for %s: %s", self.name, reason)
+            self.reuse_head = False
+        except Exception as exc:
+            if not _is_oom(exc):
+                raise
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+        return None
+
+    def _head_key_values(self, ids: list[int]) -> KeyValues:
+        with torch.inference_mode():
+            out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True)
+        fields = getattr(out, "keys", lambda: ())()
+        cache = out["cache"] if "cache" in fields else out.past_key_values
+        layers = getattr(cache, "layers", None)
+        if not layers or any(getattr(layer, "is_sliding", False) for layer in layers):
+            raise _NoReuse("its cache is not one plain key/value tensor per layer")
+        return [(layer.keys, layer.values) for layer in layers]
 
     def _run_batches(
         self,
@@ -364,9 +478,14 @@ class HFModel:
             else:
                 rows[i] = ids
 
+        if rows:
+            self._starting()
+        report_answers(self, len(results))  # prompts too long: error outcomes, answered now
+        head = self._head_for(list(rows.values()))
+
         def step(chunk: list[int]) -> list[ModelResponse]:
             sample_keys = [(requests[i].sample_index, rows[i]) for i in chunk]
-            return self._generate_batch([rows[i] for i in chunk], config, sample_keys)
+            return self._generate_batch([rows[i] for i in chunk], config, sample_keys, head)
 
         self._run_batches(rows, step, results)
         return [results[i] for i in range(len(requests))]
@@ -376,15 +495,17 @@ class HFModel:
         batch: list[list[int]],
         config: GenerationConfig,
         sample_keys: list[tuple[int, list[int]]],
+        head: Head | None = None,
     ) -> list[ModelResponse]:
         start = time.perf_counter()
-        input_ids, mask = self._pad(batch)
+        input_ids, mask, cached = self._inputs(batch, head)
         width = input_ids.shape[1]
-        stopper = AnswerLineStop(self.tokenizer, width)
+        eos_ids = self.eos_ids
+        stopper = AnswerLineStop(self.tokenizer, width, lambda: report_answers(self, 1))
         kwargs: dict[str, Any] = {
             "max_new_tokens": config.max_new_tokens,
             "pad_token_id": self.pad_id,
-            "eos_token_id": self.eos_ids or None,
+            "eos_token_id": eos_ids or None,
             "do_sample": not config.greedy,
         }
         if config.greedy:
@@ -396,7 +517,9 @@ class HFModel:
         if config.stop_at_answer:
             kwargs["stopping_criteria"] = StoppingCriteriaList([stopper])
         with torch.inference_mode(), _generation_attention(input_ids.device):
-            out = self.model.generate(input_ids=input_ids, attention_mask=mask, **kwargs)
+            out = self.model.generate(input_ids=input_ids, attention_mask=mask, **kwargs,
+                                      **cached)
+        report_answers(self, len(batch) - len(stopper.stopped_at))
         elapsed = (time.perf_counter() - start) / len(batch)
         responses = []
         for row, prompt in enumerate(batch):
@@ -405,7 +528,7 @@ class HFModel:
             if row in stopper.stopped_at:
                 length = min(length, stopper.stopped_at[row])
             for j, tok in enumerate(generated[:length]):
-                if tok in self.eos_ids:
+                if tok in eos_ids:
                     length = j + 1
                     break
             text = self.tokenizer.decode(generated[:length], skip_special_tokens=True)
@@ -482,16 +605,26 @@ class HFModel:
             rows[i] = context
             option_ids[i] = ids
 
+        if rows:
+            self._starting()
+        report_answers(self, len(results))
+        head = self._head_for(list(rows.values()))
+
         def step(chunk: list[int]) -> list[ModelResponse]:
             start = time.perf_counter()
             batch = [rows[i] for i in chunk]
-            input_ids, mask = self._pad(batch)
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)
-            with torch.inference_mode():
+            input_ids, mask, cached = self._inputs(batch, head)
+            if head is not None:  # the cache holds the head: run the suffixes alone
+                input_ids = input_ids[:, len(head):]
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -input_ids.shape[1]:]
+            split = head is not None and len(batch) == 1 and self._can_split_head()
+            with torch.inference_mode(), split_head() if split else contextlib.nullcontext():
                 logits = self.model(
                     input_ids=input_ids,
-                    attention_mask=mask,
+                    # no padding: the model's own causal mask (built without a padding term)
+                    attention_mask=None if bool(mask.all()) else mask,
                     position_ids=positions,
+                    **cached,
                     **self.last_logits_only,
                 ).logits[:, -1, :]
             logprobs = torch.log_softmax(logits.float(), dim=-1)
@@ -510,6 +643,7 @@ class HFModel:
                         choice_probs=tuple(float(p) for p in probs),
                     )
                 )
+            report_answers(self, len(out))
             return out
 
         # On a CPU a forward pass gains nothing from batching: one prompt of hundreds of tokens
@@ -536,8 +670,14 @@ def create(
     gguf_file: str | None = None,
     revision: str | None = None,
     trust_remote_code: bool = False,
+    reuse_head: bool = True,
 ) -> HFModel:
-    """``hf:<local path or hub id>``; 4/8-bit loading needs CUDA and ``kgcert[quant]``."""
+    """``hf:<local path or hub id>``; 4/8-bit loading needs CUDA and ``kgcert[quant]``.
+
+    The tokenizer loads now (prompts are measured with it); the weights on the first prompt
+    that the response cache does not answer. ``reuse_head=false`` computes every prompt
+    whole (results equal; for measuring what the head's cache saves).
+    """
     if load_in_4bit and load_in_8bit:
         raise InputError("choose one of load_in_4bit and load_in_8bit")
     source = _resolve_source(name)
@@ -556,18 +696,29 @@ def create(
     if quant is not None:
         model_kwargs["quantization_config"] = quant
         model_kwargs["device_map"] = {"": device if ":" in device else f"{device}:0"}
+    what = f"model {source}" + (f" ({gguf_file})" if gguf_file else "")
     try:
-        with quiet_loading(f"model {source}" + (f" ({gguf_file})" if gguf_file else "")):
+        with quiet_loading(f"tokenizer of {what}"):
             tokenizer = AutoTokenizer.from_pretrained(source, **common)
-            model = AutoModelForCausalLM.from_pretrained(source, **model_kwargs)
+            limit = context_length(source, gguf_file, common)
     except OSError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(
-            f"cannot load model {name!r}: not a local model directory and not loadable from the "
-            f"Hugging Face Hub ({first})"
-        ) from exc
-    if quant is None:
-        model = model.to(device)  # type: ignore[arg-type]
+        raise _not_loadable(name, exc) from exc
+
+    def load() -> PreTrainedModel:
+        """Called on the first prompt that no cache answers."""
+        started = time.perf_counter()
+        try:
+            with quiet_loading(f"{what}, {describe_weights(source, gguf_file)}"):
+                model = AutoModelForCausalLM.from_pretrained(source, **model_kwargs)
+        except OSError as exc:
+            raise _not_loadable(name, exc) from exc
+        if quant is None:
+            model = model.to(device)  # type: ignore[arg-type]
+        parameters = sum(p.numel() for p in model.parameters())
+        print(f"loaded {what} ({parameters / 1e6:,.0f}M parameters) in "
+              f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+        return model
+
     identity = {
         "provider": "hf",
         "model": source,
@@ -577,10 +728,21 @@ def create(
         "quantization": f"{bits}bit" if bits else None,
     }
     return HFModel(
-        model,
+        None,
         tokenizer,
         name=f"hf:{name}",
         config=config,
         max_batch_size=max_batch_size,
         identity=identity,
+        loader=load,
+        context_limit=limit,
+        reuse_head=reuse_head,
+    )
+
+
+def _not_loadable(name: str, exc: OSError) -> InputError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return InputError(
+        f"cannot load model {name!r}: not a local model directory and not loadable from the "
+        f"Hugging Face Hub ({first})"
     )

@@ -4,12 +4,15 @@ Async over ``httpx`` with a concurrency limit, a deadline on every attempt (conn
 byte, so a server trickling bytes cannot hold a call open) and capped exponential retries that
 honour ``Retry-After``. The API key comes from an environment variable only; it and any
 ``user:password@`` in the base URL are masked in every text a call returns and never appear
-in the model's identity.
+in the model's identity. Several base URLs (replicas serving the same model) share the
+concurrency limit; a call that fails on one is retried at once on the others
+(:mod:`kgcert.models.replicas`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -23,7 +26,8 @@ import httpx
 
 from kgcert.errors import InputError
 from kgcert.models._async import gather_limited, run_sync
-from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
+from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse, report_answers
+from kgcert.models.replicas import Replica, ReplicaPool, parse_urls
 from kgcert.models.reply_cap import check_text, reply_bytes, too_long
 from kgcert.models.retry import (
     CallFailed,
@@ -43,6 +47,7 @@ from kgcert.models.secrets import (
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+URLS_ENV = "OPENAI_BASE_URLS"  # several replicas, separated by commas
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 
 
@@ -77,6 +82,7 @@ class OpenAICompatModel:
         concurrency: int = 8,
         timeout_s: float = 120.0,
         retry: RetryPolicy | None = None,
+        replicas: Sequence[str] = (),
     ) -> None:
         if concurrency < 1:
             raise InputError(f"concurrency must be >= 1, got {concurrency}")
@@ -86,9 +92,12 @@ class OpenAICompatModel:
         # credentials in the URL authenticate the requests but are never recorded
         self._credentials = split_credentials(base_url)
         self.base_url = self._credentials.public_url.rstrip("/")
+        # replicas besides base_url; the identity names base_url alone, since replicas serve
+        # the same model and a run's answers do not depend on which one served them
+        self.pool = ReplicaPool([base_url, *replicas])
         self._api_key = api_key
-        self._redact = Redactor([api_key, self._credentials.password,
-                                 self._credentials.basic_token()])
+        self._redact = Redactor([api_key, *(secret for r in self.pool.replicas for secret in (
+            r.credentials.password, r.credentials.basic_token()))])
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.timeout_s = timeout_s
@@ -116,26 +125,32 @@ class OpenAICompatModel:
         config = config or self.config
         if config.mode == "choice":
             raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
+        try:
+            made = [(replica, self._client(replica)) for replica in self.pool.replicas]
+        except (UnicodeEncodeError, httpx.LocalProtocolError):  # a header it cannot send
+            report_answers(self, len(requests))
+            return [ModelResponse.failure(header_refusal(self.api_key_env)) for _ in requests]
+        async with contextlib.AsyncExitStack() as stack:
+            clients = {id(replica): await stack.enter_async_context(client)
+                       for replica, client in made}
+            return await gather_limited(requests, self.concurrency,
+                                        lambda request: self._complete(clients, request, config))
+
+    def _client(self, replica: Replica) -> httpx.AsyncClient:
         headers = {"Content-Type": "application/json"}
         auth = None
-        if self._credentials.basic_token() is not None:  # URL credentials: HTTP Basic, as curl
-            auth = httpx.BasicAuth(self._credentials.username or "",
-                                   self._credentials.password or "")
+        credentials = replica.credentials
+        if credentials.basic_token() is not None:  # URL credentials: HTTP Basic, as curl
+            auth = httpx.BasicAuth(credentials.username or "", credentials.password or "")
         elif self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        try:
-            client = httpx.AsyncClient(
-                base_url=self.base_url,
-                headers=headers,
-                auth=auth,
-                timeout=httpx.Timeout(self.timeout_s),
-                limits=httpx.Limits(max_connections=self.concurrency),
-            )
-        except (UnicodeEncodeError, httpx.LocalProtocolError):  # a header it cannot send
-            return [ModelResponse.failure(header_refusal(self.api_key_env)) for _ in requests]
-        async with client:
-            return await gather_limited(requests, self.concurrency,
-                                        lambda request: self._complete(client, request, config))
+        return httpx.AsyncClient(
+            base_url=replica.url,
+            headers=headers,
+            auth=auth,
+            timeout=httpx.Timeout(self.timeout_s),
+            limits=httpx.Limits(max_connections=self.concurrency),
+        )
 
     def _body(self, request: ModelRequest, config: GenerationConfig) -> dict[str, Any]:
         seed = config.seed if config.greedy else sample_seed(config.seed, request.sample_index)
@@ -150,7 +165,8 @@ class OpenAICompatModel:
         }
 
     async def _complete(
-        self, client: httpx.AsyncClient, request: ModelRequest, config: GenerationConfig
+        self, clients: dict[int, httpx.AsyncClient], request: ModelRequest,
+        config: GenerationConfig,
     ) -> ModelResponse:
         body = self._body(request, config)
         start = time.perf_counter()
@@ -158,6 +174,25 @@ class OpenAICompatModel:
         limit = reply_bytes(config.max_new_tokens)
 
         async def attempt() -> dict[str, Any]:
+            """One try on each replica in turn until one answers (one replica: one try)."""
+            failure: RetryableError | None = None
+            for replica in self.pool.order():
+                replica.busy += 1
+                try:
+                    payload = await on(replica, clients[id(replica)])
+                except RetryableError as exc:
+                    failure = exc
+                    if len(self.pool) > 1:
+                        self.pool.set_aside(replica)
+                    continue
+                finally:
+                    replica.busy -= 1
+                self.pool.answered(replica)
+                return payload
+            assert failure is not None
+            raise failure
+
+        async def on(replica: Replica, client: httpx.AsyncClient) -> dict[str, Any]:
             try:
                 # httpx's timeout bounds each read; this bounds the whole attempt
                 async with asyncio.timeout(self.timeout_s):
@@ -169,7 +204,7 @@ class OpenAICompatModel:
                 raise CallFailed(header_refusal(self.api_key_env)) from exc
             except httpx.TransportError as exc:
                 reason = " ".join(self._redact(str(exc)).split())[:120] or type(exc).__name__
-                raise RetryableError(f"cannot reach {self.base_url} ({reason})") from exc
+                raise RetryableError(f"cannot reach {replica.url} ({reason})") from exc
             status = response.status_code
             if raw is None:
                 raise CallFailed(too_long(limit, "bytes", config.max_new_tokens))
@@ -200,8 +235,10 @@ class OpenAICompatModel:
             if overlong is not None:
                 raise CallFailed(overlong)
         except CallFailed as exc:
+            report_answers(self, 1)
             return self._redact.response(
                 ModelResponse.from_exception(exc, time.perf_counter() - start))
+        report_answers(self, 1)
         usage = payload.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         return self._redact.response(ModelResponse(
@@ -267,6 +304,7 @@ def create(
     config: GenerationConfig,
     *,
     base_url: str | None = None,
+    base_urls: str | Sequence[str] | None = None,
     api_key_env: str | None = None,
     concurrency: int = 8,
     timeout_s: float = 120.0,
@@ -274,16 +312,23 @@ def create(
     max_retry_delay_s: float = 60.0,
     base_retry_delay_s: float = 1.0,
 ) -> OpenAICompatModel:
-    """``openai:<model>``; ``base_url`` (or ``OPENAI_BASE_URL``) points at any compatible server.
+    """``openai:<model>``; ``base_url`` (or ``OPENAI_BASE_URL``) points at any compatible server,
+    ``base_urls`` (or ``OPENAI_BASE_URLS``, comma-separated) at several replicas of one model.
 
     The key is read from ``api_key_env`` (default ``OPENAI_API_KEY``). Local servers need none,
     unless ``api_key_env`` is given explicitly.
     """
-    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-    parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        shown = split_credentials(url).public_url
-        raise InputError(f"base_url must be an http(s) URL, got {shown!r}")
+    if base_url and base_urls:
+        raise InputError("give base_url or base_urls, not both")
+    listed = base_urls or ([] if base_url else os.environ.get(URLS_ENV))
+    urls = (parse_urls(listed) if listed else []) or [
+        base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL]
+    for url in urls:
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            shown = split_credentials(url).public_url
+            raise InputError(f"base_url must be an http(s) URL, got {shown!r}")
+    url, parsed = urls[0], urlparse(urls[0])
     key_env = api_key_env or DEFAULT_KEY_ENV
     key = key_from_env(key_env)
     needs_key = api_key_env is not None or parsed.netloc.endswith("api.openai.com")
@@ -303,4 +348,5 @@ def create(
         concurrency=concurrency,
         timeout_s=timeout_s,
         retry=retry,
+        replicas=urls[1:],
     )

@@ -105,11 +105,14 @@ class RunConfig(BaseModel):
         # run.yaml keeps these settings; a secret belongs in the environment
         for model, values in options.items():
             for name, value in values.items():
-                if isinstance(value, str) and split_credentials(value).password is not None:
+                texts = (list(value) if isinstance(value, list | tuple)  # base_urls
+                         else value.split(",") if isinstance(value, str) else [])
+                if any(isinstance(text, str) and split_credentials(text.strip()).password
+                       is not None for text in texts):
                     raise ValueError(
                         f"{model} option {name} holds a URL with a password, which would be "
                         "written to run.yaml; give that URL through the environment instead "
-                        "(OPENAI_BASE_URL or GOOGLE_GEMINI_BASE_URL)")
+                        "(OPENAI_BASE_URL, OPENAI_BASE_URLS or GOOGLE_GEMINI_BASE_URL)")
         return options
 
     @field_validator("n", "baseline")

@@ -23,7 +23,14 @@ import yaml
 
 from kgcert.checker import check_answer
 from kgcert.errors import InputError
-from kgcert.models.base import GenerationConfig, Message, Model, ModelRequest, ModelResponse
+from kgcert.models.base import (
+    GenerationConfig,
+    Message,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    set_answer_hook,
+)
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import ANSWERED, REFUSED, SKIPPED, certificate
 from kgcert.run.config import RunConfig
@@ -66,12 +73,16 @@ class Job:
 
 @dataclass
 class Progress:
-    """What the progress display shows; the runner calls `update` after every batch."""
+    """What the progress display shows: `begin` (label, samples recorded, n, what is cached)
+    before a certificate's first model call, `answered` (label, prompts, from a cache) as
+    prompts get answers, `update` after every batch."""
 
     #: (label, done, total, correct, bounds, answered, failed): `failed` counts the samples
     #: whose call failed, `answered` those that got an answer (right, wrong or unparseable)
     update: Callable[[str, int, int, int, tuple[float, float] | None, int, int], None] = (
         lambda label, done, total, correct, bounds, answered, failed: None)
+    begin: Callable[[str, int, int, str], None] = lambda label, recorded, total, cached: None
+    answered: Callable[[str, int, bool], None] = lambda label, count, cached: None
 
 
 def score_choice(prompt: Prompt, response: ModelResponse) -> dict[str, Any]:
@@ -181,6 +192,9 @@ class Runner:
                        for s in slots):
                     yield i
 
+        for slot in slots:  # then what spares model calls, until the first answer
+            self.progress.begin(self._label(job, slot), len(done[slot.spec_string]), total,
+                                _cached_note(slot.model))
         for batch in _batches(missing(), self.config.batch_size):
             prompts = {i: job.prompts(i) for i in batch}
             as_dicts: dict[int, dict[str, Any]] = {}  # one per prompt, shared by the models
@@ -231,8 +245,14 @@ class Runner:
              indices: list[int], as_dicts: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
         ready = [i for i in indices if prompts[i].skipped is None]
         started = time.monotonic()
-        responses = (slot.model.generate([_request(prompts[i], i) for i in ready],
-                                         generation(job, slot)) if ready else [])
+        label = self._label(job, slot)
+        set_answer_hook(slot.model, lambda count, cached: self.progress.answered(label, count,
+                                                                                 cached))
+        try:
+            responses = (slot.model.generate([_request(prompts[i], i) for i in ready],
+                                             generation(job, slot)) if ready else [])
+        finally:
+            set_answer_hook(slot.model, None)
         if len(responses) != len(ready):
             raise InputError(f"model {slot.spec_string} returned {len(responses)} responses for "
                              f"{len(ready)} prompts")
@@ -267,8 +287,12 @@ class Runner:
         correct = sum(1 for r in records.values() if r["outcome"] == "correct")
         answered = sum(1 for r in records.values() if _counts(r))
         failed = sum(1 for r in records.values() if call_failed(r))
-        self.progress.update(f"{job.spec} / {job.setting} / {slot.spec_string}", len(records),
-                             total, correct, bounds, answered, failed)
+        self.progress.update(self._label(job, slot), len(records), total, correct, bounds,
+                             answered, failed)
+
+    @staticmethod
+    def _label(job: Job, slot: ModelSlot) -> str:
+        return f"{job.spec} / {job.setting} / {slot.spec_string}"
 
     def _certify(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
                  total: int) -> Path:
@@ -309,6 +333,15 @@ class Runner:
         self.history[path.name] = written_at
         write_history(self.run_dir, self.history)
         return path
+
+
+def _cached_note(model: Model) -> str:
+    """What spares model calls: the response cache, and whether the weights are loaded."""
+    parts = ["response cache on" if hasattr(model, "cache") else "no response cache"]
+    inner = getattr(model, "inner", model)
+    if getattr(inner, "loaded", True) is False:
+        parts.append("weights load on the first prompt the cache lacks")
+    return ", ".join(parts)
 
 
 def _counts(record: dict[str, Any]) -> bool:

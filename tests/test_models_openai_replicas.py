@@ -1,0 +1,94 @@
+"""`openai:` over several serving replicas (two local fake servers, 127.0.0.1 only): calls
+spread under one concurrency limit, a replica that dies mid-run has its calls retried on the
+other, and the answers equal those of one endpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fake_openai import Script, serve
+
+pytest.importorskip("httpx")
+
+from kgcert.errors import InputError
+from kgcert.models import GenerationConfig, ModelRequest, get_model
+from kgcert.models.openai_compat import OpenAICompatModel
+from kgcert.models.replicas import ReplicaPool
+from kgcert.run.config import RunConfig
+
+REQUESTS = [ModelRequest(prompt=f"question {i} pick {i % 4 + 1}") for i in range(40)]
+
+
+def _model(**options: Any) -> OpenAICompatModel:
+    model = get_model("openai:test-model", GenerationConfig(max_new_tokens=20), **options)
+    assert isinstance(model, OpenAICompatModel)
+
+    async def no_wait(seconds: float) -> None:
+        pass
+
+    model.sleep = no_wait
+    return model
+
+
+def test_a_replica_dying_mid_run_changes_no_answer() -> None:
+    with serve() as (url_a, script_a), serve(Script(die_after=6)) as (url_b, script_b):
+        single = _model(base_url=url_a).generate(REQUESTS)
+        script_a.seen.clear()
+        spread = _model(base_urls=[url_a, url_b], concurrency=4)
+        answers = spread.generate(REQUESTS)
+    assert [r.text for r in answers] == [r.text for r in single]
+    assert all(r.error is None for r in answers)
+    # both served; b's calls after its death went to a
+    assert len(script_b.seen) >= 6 and len(script_a.seen) >= len(REQUESTS) - 6
+    served = {r.url: r.served for r in spread.pool.replicas}
+    assert served[url_b] == 6 and served[url_a] == len(REQUESTS) - 6
+    assert spread.identity() == _model(base_url=url_a).identity()  # the same model, the same key
+
+
+def test_calls_spread_over_healthy_replicas() -> None:
+    with serve() as (url_a, script_a), serve() as (url_b, script_b):
+        model = _model(base_urls=f"{url_a}, {url_b}", concurrency=4)
+        model.generate(REQUESTS)
+    assert abs(len(script_a.seen) - len(script_b.seen)) <= 4
+    assert len(script_a.seen) + len(script_b.seen) == len(REQUESTS)
+
+
+def test_every_replica_down_is_an_error_outcome() -> None:
+    with serve(Script(die_after=0)) as (url_a, _), serve(Script(die_after=0)) as (url_b, _):
+        model = _model(base_urls=[url_a, url_b], max_attempts=2)
+        [response] = model.generate(REQUESTS[:1])
+    assert response.error is not None and "gave up after 2 attempts" in response.error
+
+
+def test_urls_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URLS", "http://127.0.0.1:9/v1,http://127.0.0.1:10/v1")
+    model = _model()
+    assert [r.url for r in model.pool.replicas] == ["http://127.0.0.1:9/v1",
+                                                    "http://127.0.0.1:10/v1"]
+    assert model.identity()["base_url"] == "http://127.0.0.1:9/v1"
+    monkeypatch.setenv("OPENAI_BASE_URLS", "http://u:secret-pw@127.0.0.1:9/v1,http://x:10")
+    assert "secret-pw" not in repr(_model().identity())
+
+
+def test_bad_replica_lists_are_one_line_errors() -> None:
+    with pytest.raises(InputError, match="not both"):
+        _model(base_url="http://127.0.0.1:9/v1", base_urls=["http://127.0.0.1:10/v1"])
+    with pytest.raises(InputError, match="given twice"):
+        _model(base_urls=["http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1/"])
+    with pytest.raises(InputError, match="must be an http"):
+        _model(base_urls="http://127.0.0.1:9/v1,ftp://x")
+    with pytest.raises(ValueError, match="password"):
+        RunConfig(kg="k", specs=("s",), models=("openai:m",), model_options={
+            "openai:m": {"base_urls": ["http://127.0.0.1:9/v1", "http://u:pw@127.0.0.1:10"]}})
+
+
+def test_a_failed_replica_is_tried_last_until_its_cooldown_ends() -> None:
+    now = [0.0]
+    pool = ReplicaPool(["http://a", "http://b"], cooldown_s=30, clock=lambda: now[0])
+    a, b = pool.replicas
+    pool.set_aside(a)
+    assert pool.order() == [b, a]
+    now[0] = 31.0
+    b.busy = 1
+    assert pool.order() == [a, b]
