@@ -14,7 +14,7 @@ from kgcert.cli.common import Context, console
 
 @click.command("info")
 @click.option("--kg", "kg_names", multiple=True, help="Only these KGs (default: all).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per KG instead of tables.")
 @click.pass_obj
 def info_command(ctx: Context, kg_names: tuple[str, ...], as_json: bool) -> None:
     """Node and relationship counts per loaded KG, per label and type, with the manifest."""
@@ -23,8 +23,9 @@ def info_command(ctx: Context, kg_names: tuple[str, ...], as_json: bool) -> None
     server = ctx.server()
     names = list(kg_names) or server.list_kgs()
     reports = [kg_info(server.open(name)) for name in names]
-    if as_json:
-        click.echo(json.dumps(reports, indent=2))
+    if as_json:  # one object per line, like every --json output
+        for report in reports:
+            click.echo(json.dumps(report, ensure_ascii=False))
         return
     if not reports:
         console.print(f"no KG loaded on {server.name}; try `kgcert load`")
@@ -46,6 +47,8 @@ def _print(report: dict[str, Any]) -> None:
         table.add_row(Text(f":{label}"), f"{count:,}")
     for rel_type, count in report["relationship_types"].items():
         table.add_row(Text(f"[:{rel_type}]"), f"{count:,}")
+    for rel_type, count in sorted(report.get("writeback_links", {}).items()):
+        table.add_row(Text(f"[:{rel_type}] (kgcert writeback)"), f"{count:,}")
     console.print(table)
     if manifest:
         files = ", ".join(f"{f['name']} ({f['bytes']:,} B)" for f in manifest.get("files", []))
