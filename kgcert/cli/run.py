@@ -169,7 +169,9 @@ class _Display:
               help="Sequential mode: stop once the bounds clear this accuracy.")
 @click.option("--simultaneous", is_flag=True, default=None,
               help="Bonferroni: all certificates of the run hold together.")
-@click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path))
+@click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path),
+              help="A folder of your spec files (repeatable); recorded in run.yaml, and the "
+                   "spec files a run uses are copied into its specs/ folder.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Run directory (default runs/<kg>-<config hash>); rerun to resume.")
 @click.option("--quant", type=click.Choice(["4bit", "8bit"]), default=None,
@@ -186,10 +188,13 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
+    from kgcert.run.spec_files import save_run_specs, use_copies_of
 
     pace_for_prompts()
     if half_width is not None or threshold is not None:
         flags["sequential"] = {"half_width": half_width, "threshold": threshold}
+    if specs_dirs:  # recorded in run.yaml, so the run file finds the same specs
+        flags["specs_dirs"] = tuple(str(folder.resolve()) for folder in specs_dirs)
     config = load_run_config(config_file, flags)
     if quant is not None:
         config = with_quantization(config, quant)
@@ -200,8 +205,15 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         store = ctx.server().open(config.kg)
         cache = data_dir(ctx.data_dir) / "cache"
         models = build_models(config, cache / "responses")
-        jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
+        # Folders named now must exist; those a run file recorded may be gone (the copies
+        # in the run folder stand in for their files).
+        spec_dirs = list(specs_dirs) or [Path(f) for f in config.specs_dirs if Path(f).is_dir()]
+        for folder in (config_file.parent if config_file else None, run_dir):
+            if folder is not None:
+                use_copies_of(folder)  # a run folder's own copies, when the originals are gone
+        jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
+        save_run_specs(run_dir, store, config.specs, spec_dirs)
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
             TimeRemainingColumn()]

@@ -76,12 +76,16 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
                        f"from {entry.path}", style="bold"))
     console.print(Text(entry.path.read_text(encoding="utf-8")))
     if kg_name and isinstance(entry.spec, RelationSpec):
-        compiled = compile_relation_spec(entry.spec, KGSchema.read(ctx.server().open(kg_name)))
-        for title, cypher in (("count", compiled.count_cypher()),
+        store = ctx.server().open(kg_name)
+        compiled = compile_relation_spec(entry.spec, KGSchema.read(store))
+        # As they run on this server (the KG's scope label filled in), so each can be pasted
+        # into `kgcert query` or Neo4j Browser.
+        for title, cypher in (("matches", compiled.matches_cypher()),
+                              ("count", compiled.count_cypher()),
                               ("correct answers", compiled.answers_cypher()),
                               ("distractors", compiled.distractors_cypher())):
             console.print(f"[bold]{title}[/]", highlight=False)
-            console.print(Text(cypher or "(none)"))
+            console.print(Text(store.scoped(cypher) if cypher else "(none)"))
 
 
 @specs_group.command("validate")

@@ -55,8 +55,29 @@ def _shipped_by_name(name: str) -> SpecEntry | None:
     return None
 
 
+# Spec files a run copied into its folder, by the name or path the run gave (see
+# kgcert.run.spec_files): used when that name or path no longer finds a spec, so a run
+# folder reproduces elsewhere.
+_run_copies: dict[str, Path] = {}
+
+
+def use_run_copies(copies: dict[str, Path]) -> None:
+    """Fall back to these copied spec files for names and paths found nowhere else."""
+    _run_copies.update(copies)
+
+
 def find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:
-    """A spec by name, or a YAML file by path."""
+    """A spec by name, or a YAML file by path (else the run's copy of it)."""
+    try:
+        return _find_spec(name_or_path, extra_dirs)
+    except InputError:
+        copy = _run_copies.get(name_or_path)
+        if copy is None or not copy.is_file():
+            raise
+        return SpecEntry(load_spec_file(copy), copy)
+
+
+def _find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.is_file():
         return SpecEntry(load_spec_file(path), path)

@@ -1,0 +1,103 @@
+"""A run reproduces from its own folder (issue 32 item 10): run.yaml records --specs-dir, the
+spec files the run used are copied into its folder with their hashes and the runnable Cypher
+of their matches, and `kgcert run --config <run>/run.yaml` works after the user's spec folder
+is gone and the run folder has moved. On a synthetic PrimeKG in the session's embedded server,
+commands run in this process through the CLI's own error handling."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from kg_helpers import load_kg
+
+from kgcert.synth import SyntheticPrimeKG
+
+KG = "specfiles_synth"
+SPEC = (Path(__file__).resolve().parent.parent / "specs" / "primekg" / "dual_indication.yaml")
+
+
+@pytest.fixture(scope="module")
+def synth_kg(embedded_server, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("specfiles")
+    SyntheticPrimeKG(scale=0.003, seed=3).write_kg_csv(folder / "kg.csv")
+    store, _ = load_kg(embedded_server, "primekg", [folder / "kg.csv"], KG)
+    return store
+
+
+@pytest.fixture
+def kgcert_here(synth_kg, embedded_data_dir, monkeypatch, capsys):
+    """`kgcert ARGS` in this process on the session's server: (exit code, stdout, stderr)."""
+    from kgcert.cli import _run
+    from kgcert.cli import run as run_module
+
+    catalog = importlib.import_module("kgcert.specs.catalog")
+    monkeypatch.setenv("KGCERT_DATA_DIR", str(embedded_data_dir))
+    monkeypatch.setattr(catalog, "_run_copies", {})  # as in a fresh process
+
+    def call(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["kgcert", *args])
+        capsys.readouterr()
+        code = _run()
+        for lock in run_module._locks:
+            lock.close()
+        run_module._locks.clear()
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return call
+
+
+def _certificates(run: Path) -> dict[str, tuple[int, int]]:
+    return {p.name: (json.loads(p.read_text())["k"], json.loads(p.read_text())["n"])
+            for p in (run / "certificates").glob("*.json")}
+
+
+def test_a_run_keeps_its_specs_and_reruns_from_its_folder(kgcert_here, synth_kg, tmp_path):
+    mine = tmp_path / "myspecs"
+    mine.mkdir()
+    text = SPEC.read_text().replace("primekg.dual_indication", "my.dual")
+    (mine / "dual.yaml").write_text(text)
+    run = tmp_path / "runs" / "a"
+    code, _, err = kgcert_here("run", "--kg", KG, "--spec", "my.dual", "--spec",
+                               "primekg.dual_indication", "--specs-dir", str(mine),
+                               "--model", "bernoulli:0.7", "--n", "6", "--out", str(run))
+    assert code == 0, err
+    assert yaml.safe_load((run / "run.yaml").read_text())["specs_dirs"] == [str(mine.resolve())]
+    index = json.loads((run / "specs" / "index.json").read_text())
+    assert set(index) == {"my.dual", "primekg.dual_indication"}
+    mine_entry = index["my.dual"]
+    assert (run / mine_entry["file"]).read_text() == text
+    assert mine_entry["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+    assert mine_entry["source"] == str((mine / "dual.yaml").resolve())
+    bodies = [json.loads(p.read_text()) for p in (run / "certificates").glob("*.json")]
+    assert {b["spec_hash"] for b in bodies} == {e["spec_hash"] for e in index.values()}
+    cypher = mine_entry["cypher"]
+    assert "{{" not in cypher and "MATCH" in cypher
+    rows = synth_kg.query(cypher)  # runnable as shown
+    assert 0 < len(rows) <= 25 and {"a", "d", "b", "d_id"} <= set(rows[0])
+    before = _certificates(run)
+
+    shutil.rmtree(mine)  # the user's folder is gone, the run folder moves
+    moved = tmp_path / "elsewhere" / "a"
+    moved.parent.mkdir()
+    shutil.move(run, moved)
+    code, _, err = kgcert_here("run", "--config", str(moved / "run.yaml"), "--out", str(moved))
+    assert code == 0, err
+    assert _certificates(moved) == before  # resumed: nothing new to ask
+    again = tmp_path / "again"
+    code, _, err = kgcert_here("run", "--config", str(moved / "run.yaml"), "--out", str(again))
+    assert code == 0, err
+    assert _certificates(again) == before  # the same prompts and answers, from the copies
+
+
+def test_specs_show_prints_runnable_cypher(kgcert_here):
+    code, out, err = kgcert_here("specs", "show", "primekg.dual_indication", "--kg", KG)
+    assert code == 0, err
+    assert "MATCH" in out and "{{" not in out
