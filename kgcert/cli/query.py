@@ -86,7 +86,8 @@ def cell(value: Any) -> str:
               help="Print the Cypher that would run, instead of running it.")
 @click.pass_obj
 def query_command(ctx: Context, cypher: str | None, kg: str | None, params: tuple[str, ...],
-                  run_dir: Path | None, as_json: bool, as_csv: bool, list_named: bool, show_text: bool) -> None:
+                  run_dir: Path | None, as_json: bool, as_csv: bool, list_named: bool,
+                  show_text: bool) -> None:
     """Run Cypher, or a named query of explore_failures.cypher, on a loaded KG."""
     named = guide_queries()
     if list_named:
