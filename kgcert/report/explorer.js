@@ -8,7 +8,7 @@
   const FIELD = {};
   meta.fields.forEach(function (name, i) { FIELD[name] = i; });
   const TEXT = new Set(["run", "spec", "setting", "model", "outcome", "chosen_name",
-    "correct_name", "role", "task", "format"]);
+    "correct_name", "role", "task", "format", "question", "names"]);
   const ROWS = meta.rows;
   const PAGE = 50;
   const NONE = "\u0000none";
@@ -16,8 +16,9 @@
   const FILTERS = [["run", "run"], ["spec", "spec"], ["setting", "setting"],
     ["model", "model"], ["outcome", "outcome"], ["role", "chosen role"],
     ["path_length", "path length"], ["task", "task"], ["format", "format"]];
+  // filters: name -> Set of wanted keys (empty: all); sort: [column, 1 | -1] or null
   const state = { filters: {}, terms: [], deep: false, view: "samples", page: 0,
-    open: new Set() };
+    open: new Set(), sort: null, current: null };
   const chunks = new Map();
   const deepText = new Map(); // row -> lower-case prompt, reply and parse note
   let matched = [];
@@ -87,7 +88,7 @@
   function passes(r) {
     for (const name in state.filters) {
       const wanted = state.filters[name];
-      if (wanted !== "" && column(name)[r] !== wanted) return false;
+      if (wanted.size && !wanted.has(column(name)[r])) return false;
     }
     if (!state.terms.length) return true;
     let hay = haystack(r);
@@ -99,7 +100,7 @@
     if (hays[r] === undefined) {
       const row = ROWS[r];
       hays[r] = ["run", "spec", "setting", "model", "index", "outcome", "chosen_name",
-        "correct_name", "role", "task", "format"].map(function (n) {
+        "correct_name", "role", "task", "format", "question", "names"].map(function (n) {
         const v = val(row, n);
         return v === null ? "" : String(v);
       }).join(" ").toLowerCase();
@@ -152,8 +153,30 @@
       if (disagreements === null) disagreements = groups();
       matched = disagreements.filter(function (members) { return members.some(passes); });
     }
+    if (state.sort) sortMatched();
     if (!keepPage) state.page = 0;
     render();
+  }
+
+  // Sorting: by any column, numbers as numbers, missing values last; ties keep file order.
+  function sortValue(item, name) {
+    const row = ROWS[Array.isArray(item) ? item[0] : item];
+    if (name === "chosen" || name === "correct") return row[FIELD[name]];
+    if (name === "path") return row[FIELD.path_length];
+    return FIELD[name] === undefined ? null : val(row, name);
+  }
+  function sortMatched() {
+    const name = state.sort[0], dir = state.sort[1];
+    const keyed = matched.map(function (item, i) { return [sortValue(item, name), i, item]; });
+    keyed.sort(function (a, b) {
+      const x = a[0], y = b[0];
+      const xm = x === null || x === undefined, ym = y === null || y === undefined;
+      if (xm || ym) return xm === ym ? a[1] - b[1] : (xm ? 1 : -1);
+      const c = typeof x === "number" && typeof y === "number" ? x - y
+        : String(x).localeCompare(String(y));
+      return c ? c * dir : a[1] - b[1];
+    });
+    matched = keyed.map(function (k) { return k[2]; });
   }
 
   // Controls.
@@ -175,19 +198,27 @@
         if (typeof x === "number" && typeof y === "number") return x - y;
         return a < b ? -1 : a > b ? 1 : 0;
       });
-      const select = el("select", { id: "kgx-filter-" + name, "data-filter": name,
-        onchange: function (event) {
-          state.filters[name] = event.target.value;
-          refresh(false);
-        } }, el("option", { value: "" }, "all"));
+      // several values at once (wrong or unparseable): a dropdown of checkboxes
+      const wanted = state.filters[name] = new Set();
+      const counts = new Map();
+      keys.forEach(function (k) { counts.set(k, (counts.get(k) || 0) + 1); });
+      const summary = el("summary", {}, pair[1] + ": all");
+      const menu = el("div", { class: "kgx-menu" });
       sorted.forEach(function (k) {
-        append(select, el("option", { value: k }, k === NONE ? "(none)" : k));
+        append(menu, el("label", {}, el("input", { type: "checkbox", value: k,
+          onchange: function (event) {
+            if (event.target.checked) wanted.add(k); else wanted.delete(k);
+            summary.textContent = pair[1] + ": " + (wanted.size ? Array.from(wanted).map(
+              function (w) { return w === NONE ? "(none)" : w; }).join(", ") : "all");
+            refresh(false);
+          } }), " " + (k === NONE ? "(none)" : k) + " (" + counts.get(k) + ")"));
       });
-      append(box, el("label", {}, pair[1] + " ", select));
+      append(box, el("details", { id: "kgx-filter-" + name, class: "kgx-filter",
+        "data-filter": name }, summary, menu));
     });
     let timer = null;
     const search = el("input", { id: "kgx-search", type: "search",
-      placeholder: "search (all words)", oninput: function (event) {
+      placeholder: "search: names, question, model... (all words)", oninput: function (event) {
         clearTimeout(timer);
         timer = setTimeout(function () {
           state.terms = event.target.value.toLowerCase().split(/\s+/).filter(Boolean);
@@ -237,11 +268,19 @@
     count.setAttribute("data-count", String(matched.length));
     table.replaceChildren();
     const head = state.view === "samples"
-      ? ["run", "spec", "setting", "model", "index", "outcome", "chosen", "correct", "role",
-        "path", "task", "format"]
-      : ["run", "spec", "setting", "index", "correct"].concat(models);
+      ? ["run", "spec", "setting", "model", "index", "outcome", "chosen", "correct"]
+        .concat(OPTIONAL.filter(shown), ["question"])
+      : ["run", "spec", "setting", "index", "correct"].concat(models, ["question"]);
     append(table, el("thead", {}, el("tr", {}, head.map(function (h) {
-      return el("th", {}, h);
+      const sortable = models.indexOf(h) < 0 || state.view === "samples";
+      const mark = state.sort && state.sort[0] === h ? (state.sort[1] > 0 ? " \u25b2" : " \u25bc")
+        : "";
+      return el("th", { class: "kgx-c-" + (models.indexOf(h) < 0 ? h : "model"),
+        title: sortable ? "sort by " + h : "",
+        onclick: sortable ? function () {
+          state.sort = state.sort && state.sort[0] === h ? [h, -state.sort[1]] : [h, 1];
+          refresh(false);
+        } : null }, h + mark);
     }))));
     const body = el("tbody", { id: "kgx-rows" });
     const start = state.page * PAGE;
@@ -260,6 +299,19 @@
       } }, "next \u203a"));
     pager.firstChild.disabled = state.page === 0;
     pager.lastChild.disabled = state.page >= pages - 1;
+  }
+
+  // Columns shown only when some row has a value (a run of relation specs has no task).
+  const OPTIONAL = ["role", "path", "task", "format"];
+  const shownColumns = {};
+  function shown(name) {
+    if (!(name in shownColumns)) {
+      const field = FIELD[name === "path" ? "path_length" : name];
+      shownColumns[name] = ROWS.some(function (row) {
+        return row[field] !== null && row[field] !== undefined;
+      });
+    }
+    return shownColumns[name];
   }
 
   function toggle(body, tr, id, width, fill) {
@@ -281,15 +333,19 @@
 
   function sampleRow(body, r, width) {
     const row = ROWS[r];
+    const optional = { role: val(row, "role") || "-", path: val(row, "path_length") ?? "-",
+      task: val(row, "task") || "-", format: val(row, "format") || "-" };
     const tr = el("tr", { class: "kgx-row", "data-row": String(r), tabindex: "0" },
-      el("td", {}, val(row, "run")), el("td", {}, val(row, "spec")),
-      el("td", {}, val(row, "setting")), el("td", {}, val(row, "model")),
+      cellOf(val(row, "run")), cellOf(val(row, "spec")),
+      cellOf(val(row, "setting")), cellOf(val(row, "model")),
       el("td", { class: "num" }, val(row, "index")), el("td", {}, outcomeMark(val(row, "outcome"))),
-      el("td", {}, option(val(row, "chosen"), val(row, "chosen_name"))),
-      el("td", {}, option(val(row, "correct"), val(row, "correct_name"))),
-      el("td", {}, val(row, "role") || "-"), el("td", { class: "num" }, val(row, "path_length") ?? "-"),
-      el("td", {}, val(row, "task") || "-"), el("td", {}, val(row, "format") || "-"));
+      cellOf(option(val(row, "chosen"), val(row, "chosen_name"))),
+      cellOf(option(val(row, "correct"), val(row, "correct_name"))),
+      OPTIONAL.filter(shown).map(function (name) {
+        return el("td", name === "path" ? { class: "num" } : {}, optional[name]);
+      }), cellOf(val(row, "question") || "-"));
     const open = function () {
+      if (!state.open.has(r)) { state.current = r; setLink(r); }
       toggle(body, tr, r, width, function (cell) {
         details(r).then(function (d) {
           const chosen = {};
@@ -297,8 +353,11 @@
           cell.replaceChildren(el("div", { class: "kgx-panel" },
             el("div", { class: "kgx-side" }, graphView(d.prompt.graph, chosen, d.prompt),
               provenanceView(d.prompt, d.sample)),
-            el("div", { class: "kgx-main" }, answerView(row, d.prompt, d.sample),
-              promptView(d.prompt))));
+            el("div", { class: "kgx-main" }, questionView(row, d.prompt),
+              answerView(row, d.prompt, d.sample), promptView(d.prompt),
+              el("p", { class: "kgx-note" }, el("a", { href: "#" + linkOf(r),
+                class: "kgx-link" }, "link to this sample"),
+              " \u00b7 keys: j next, k previous sample"))));
         }).catch(function (error) { cell.textContent = "could not read the sample: " + error; });
       });
     };
@@ -323,7 +382,8 @@
     const tr = el("tr", { class: "kgx-row", tabindex: "0" },
       el("td", {}, val(first, "run")), el("td", {}, val(first, "spec")),
       el("td", {}, val(first, "setting")), el("td", { class: "num" }, val(first, "index")),
-      el("td", {}, option(val(first, "correct"), val(first, "correct_name"))), cells);
+      el("td", {}, option(val(first, "correct"), val(first, "correct_name"))), cells,
+      cellOf(val(first, "question") || "-"));
     const open = function () {
       toggle(body, tr, id, width, function (cell) {
         Promise.all(members.map(details)).then(function (all) {
@@ -341,7 +401,8 @@
           cell.replaceChildren(el("div", { class: "kgx-panel" },
             el("div", { class: "kgx-side" }, graphView(all[0].prompt.graph, chosen, all[0].prompt),
               provenanceView(all[0].prompt, null)),
-            el("div", { class: "kgx-main" }, el("div", { class: "kgx-models" }, columns),
+            el("div", { class: "kgx-main" }, questionView(first, all[0].prompt),
+              el("div", { class: "kgx-models" }, columns),
               same ? promptView(all[0].prompt) : el("p", { class: "kgx-note" },
                 "The models were asked different prompts for this draw (their prompt budgets " +
                 "differ); each column shows its own."))));
@@ -356,6 +417,8 @@
 
   function answerView(row, prompt, sample) {
     const list = el("ol", { class: "kgx-options" });
+    const probs = sample.choice_probs && sample.choice_probs.length === prompt.options.length
+      ? sample.choice_probs : null; // choice mode: the probability the model gave each option
     prompt.options.forEach(function (name, i) {
       const number = i + 1;
       const marks = [];
@@ -364,10 +427,13 @@
       append(list, el("li", { class: marks.map(function (m) { return "kgx-" + m; }).join(" ") },
         name, " ", el("span", { class: "kgx-id" }, "[" + (prompt.option_ids[i] || "") + "]"),
         prompt.roles[i] ? " " + prompt.roles[i] : "",
+        probs ? el("span", { class: "kgx-prob" }, " p = " + Number(probs[i]).toFixed(3)) : "",
         marks.length ? el("b", {}, " \u2190 " + marks.join(", ")) : ""));
     });
     const parts = [el("p", {}, "outcome: ", outcomeMark(val(row, "outcome")))];
     if (prompt.options.length) parts.push(list);
+    if (probs) parts.push(el("p", { class: "kgx-note" }, "choice mode: p is the model's " +
+      "probability of each option number; it answered the most probable"));
     if (prompt.answers.length) {
       parts.push(el("p", {}, "accepted answers: " + prompt.answers.join(" | ") +
         (prompt.more_answers ? " (+" + prompt.more_answers + " more)" : "")));
@@ -398,10 +464,91 @@
     return el("div", { class: "kgx-answer" }, parts);
   }
 
-  function promptView(prompt) {
-    return el("details", { class: "kgx-prompt-box", open: "" }, el("summary", {}, "prompt"),
-      el("pre", { class: "kgx-prompt" }, prompt.text || "(no text: the prompt was skipped)"));
+  function questionView(row, prompt) {
+    const q = val(row, "question");
+    return q ? el("p", { class: "kgx-question" }, "Question: " + q) : null;
   }
+
+  function promptView(prompt) {
+    const at = prompt.question_at || 0;
+    const head = prompt.text.slice(0, at);
+    return el("div", { class: "kgx-prompt-box" },
+      el("details", { open: "" }, el("summary", {}, "prompt: the question's part"),
+        el("pre", { class: "kgx-prompt" },
+          prompt.text.slice(at) || "(no text: the prompt was skipped)")),
+      head ? el("details", { class: "kgx-head" }, el("summary", {},
+        "instructions and worked examples (" + head.length.toLocaleString("en") +
+        " characters before the question)"), el("pre", { class: "kgx-prompt-head" }, head))
+        : null);
+  }
+
+  function cellOf(text) {
+    return el("td", { title: String(text) }, text);
+  }
+
+  // Permalinks (#sample=run/spec/setting/model/index) and keyboard next / previous.
+  function linkOf(r) {
+    const row = ROWS[r];
+    return "sample=" + ["run", "spec", "setting", "model", "index"].map(function (n) {
+      return encodeURIComponent(String(val(row, n)));
+    }).join("/");
+  }
+  function setLink(r) {
+    if (history.replaceState) history.replaceState(null, "", "#" + linkOf(r));
+  }
+  function rowOfLink(hash) {
+    const text = hash.replace(/^#/, "");
+    if (text.indexOf("sample=") !== 0) return null;
+    const wanted = text.slice(7);
+    for (let r = 0; r < ROWS.length; r++) if (linkOf(r).slice(7) === wanted) return r;
+    return null;
+  }
+  function show(r) {
+    // the row's page in the current list, or the whole list when a filter hides it
+    if (state.view !== "samples") { state.view = "samples"; state.open.clear(); refresh(false); }
+    let at = matched.indexOf(r);
+    if (at < 0) {
+      clearFilters();
+      at = matched.indexOf(r);
+    }
+    state.page = Math.floor(at / PAGE);
+    state.open.clear();
+    state.open.add(r);
+    state.current = r;
+    render();
+    const tr = table.querySelector('tr.kgx-row[data-row="' + r + '"]');
+    if (tr) { tr.scrollIntoView({ block: "start" }); tr.focus({ preventScroll: true }); }
+  }
+  function clearFilters() {
+    for (const name in state.filters) state.filters[name].clear();
+    root.querySelectorAll(".kgx-filter input").forEach(function (box) { box.checked = false; });
+    root.querySelectorAll(".kgx-filter summary").forEach(function (summary) {
+      summary.textContent = summary.textContent.replace(/: .*$/, ": all");
+    });
+    state.terms = [];
+    const search = document.getElementById("kgx-search");
+    if (search) search.value = "";
+    refresh(false);
+  }
+  function step(by) {
+    if (state.view !== "samples" || !matched.length) return;
+    const at = state.current === null ? -1 : matched.indexOf(state.current);
+    const next = Math.min(Math.max(at + by, 0), matched.length - 1);
+    if (at === next) return;
+    show(matched[next]);
+    setLink(matched[next]);
+  }
+  document.addEventListener("keydown", function (event) {
+    const tag = (event.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "select" || tag === "textarea" || event.ctrlKey ||
+        event.metaKey || event.altKey) return;
+    if (event.key === "j") step(1);
+    else if (event.key === "k") step(-1);
+  });
+  window.addEventListener("hashchange", function () {
+    const r = rowOfLink(location.hash);
+    if (r !== null) show(r);
+  });
 
   function provenanceView(prompt, sample) {
     const p = prompt.provenance;
@@ -502,4 +649,6 @@
   }
   root.replaceChildren(controls(), count, pager, el("div", { class: "kgx-scroll" }, table));
   refresh(false);
+  const linked = rowOfLink(location.hash);
+  if (linked !== null) show(linked);
 })();

@@ -24,15 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.report.load import RunSet, chosen_role, entity_path_length, run_records
+from kgcert.report.prompt_parts import question_line, question_start
 from kgcert.report.sample_graph import GRAPH_FIELDS, sample_graphs
 
 CHUNK = 100  # prompts per compressed detail chunk
 ASSETS = Path(__file__).resolve().parent
 ROW_FIELDS = ("run", "spec", "setting", "model", "index", "outcome", "chosen", "chosen_name",
               "correct", "correct_name", "role", "path_length", "task", "format", "prompt",
-              "draw")
+              "draw", "question", "names")
 TEXT_FIELDS = {"run", "spec", "setting", "model", "outcome", "chosen_name", "correct_name",
-               "role", "task", "format"}  # interned into the string table
+               "role", "task", "format", "question", "names"}  # interned into the string table
 MAX_ANSWERS = 20  # accepted answers of a task shown per prompt
 
 
@@ -93,8 +94,10 @@ def prompt_details(prompt: Mapping[str, Any]) -> dict[str, Any]:
     shown["sample_seed"] = extra.get("sample_seed")
     shown["context_edges"] = len(extra.get("context_edges") or [])
     shown["other_correct_answers"] = max(len(extra.get("correct_answers") or []) - 1, 0)
+    text = str(prompt.get("text") or "")
     return {
-        "text": str(prompt.get("text") or ""), "skipped": prompt.get("skipped"),
+        "text": text, "skipped": prompt.get("skipped"),
+        "question_at": question_start(text),  # the worked examples before it are folded
         "options": [str(o) for o in prompt.get("options") or []],
         "option_ids": [str(i) for i in prompt.get("option_ids") or []],
         "roles": [str(r) for r in extra.get("option_roles") or []],
@@ -114,7 +117,7 @@ def sample_details(record: Mapping[str, Any]) -> dict[str, Any]:
         "flexible": record.get("flexible_correct"), "latency_s": response.get("latency_s"),
         "prompt_tokens": response.get("prompt_tokens"),
         "completion_tokens": response.get("completion_tokens"),
-        "cached": response.get("cached"),
+        "cached": response.get("cached"), "choice_probs": response.get("choice_probs"),
     }
 
 
@@ -176,6 +179,8 @@ def explorer_data(runs: RunSet) -> ExplorerData:
             "role": chosen_role(prompt, record), "path_length": entity_path_length(provenance),
             "task": prompt.get("task"), "format": provenance.get("textualization"),
             "prompt": pid,
+            "question": question_line(str(prompt.get("text") or "")),
+            "names": " | ".join(str(o) for o in prompt.get("options") or []) or None,
             "draw": draws.setdefault((record.get("spec"), record.get("spec_hash"),
                                       record.get("setting"), provenance.get("seed"),
                                       record["index"]), len(draws)),
