@@ -4,6 +4,7 @@ script and data are inline too, so the file works offline."""
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,8 @@ figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 .note { color: #555; font-size: 0.9em; }
 code { background: #f5f5f5; padding: 0 0.2em; }
+nav.toc { font-size: 0.9em; border: 1px solid #ddd; padding: 0.4em 1em; display: inline-block; }
+nav.toc ul { margin: 0.2em 0; padding-left: 1.2em; }
 .wide { max-width: 100%; overflow-x: auto; }
 pre.cypher, pre.spec-file { white-space: pre-wrap; background: #f7f7f7; padding: 0.5em;
   font-size: 0.85em; overflow-wrap: anywhere; }
@@ -85,6 +88,10 @@ HOW_TO_READ = (
     "first read (`written_at_n`). Simultaneous runs (Bonferroni) hold jointly for every "
     "headline bound of the run.",
     "Chance: 1/options. An interval containing it (5/20 with four options) is at chance.",
+    "Positions: how often the model chose each option position against how often the "
+    "correct answer sat there. Options are shuffled, so a model that answers one position "
+    "far above its share (exact binomial test) is flagged: its correct answers may be where "
+    "the answer happened to sit, not reading.",
     "Seed: every run with the same seed certifies the same prompts. That is right for a "
     "model fixed in advance; if prompts or models were tuned on a seed's results, certify "
     "with a fresh --seed.",
@@ -272,4 +279,24 @@ def render(report: Report) -> str:
     title = "kgcert report: " + ", ".join(run.label for run in runs.runs)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1>\n" + "\n".join(sections) + "\n</body></html>\n")
+            f"<h1>{html.escape(title)}</h1>\n{contents(sections)}\n" + "\n".join(sections)
+            + "\n</body></html>\n")
+
+
+_HEADING = re.compile(r'<h([23]) id="([^"]+)">(.*?)</h\1>')
+
+
+def contents(sections: Sequence[str]) -> str:
+    """A table of contents: every section, and under "Certificates per spec" each spec."""
+    top: list[tuple[str, str, list[tuple[str, str]]]] = []
+    for level, anchor, title in _HEADING.findall("\n".join(sections)):
+        if level == "2":
+            top.append((anchor, title, []))
+        elif top:
+            top[-1][2].append((anchor, title))
+    items = []
+    for anchor, title, subs in top:  # anchors and titles are escaped already
+        inner = "".join(f'<li><a href="#{a}">{t}</a></li>' for a, t in subs)
+        items.append(f'<li><a href="#{anchor}">{title}</a>'
+                     + (f"<ul>{inner}</ul>" if inner else "") + "</li>")
+    return f'<nav class="toc" id="contents"><b>Contents</b><ul>{"".join(items)}</ul></nav>'
