@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
@@ -173,7 +175,9 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
 @click.option("--family", type=click.Choice(["spec", "run"]), default="spec", show_default=True,
               help="Holm family: each (spec, setting) apart, or all pairs of the runs at once.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Folder for compare.json (default: <first run>/report).")
+              help="Where to write the comparison: a .json file, or a folder for compare.json "
+                   "(default: <run>/report/compare.json for one run; for several, "
+                   "compare-<run>+<run>.json beside the first).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print each comparison as one JSON line instead of tables.")
 def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | None,
@@ -193,9 +197,9 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
                                         setting=setting, family=family)
     body = compare_json(comparisons, alpha=alpha, family=family, variants=variants,
                         runs=[str(run.path) for run in loaded.runs])
-    folder = out if out is not None else loaded.runs[0].path / "report"
-    target = folder / "compare.json"
+    target = compare_target(loaded.runs, out)
     write_json(target, body)
+    _like_report_files(target)
     if as_json:  # the same records as compare.json, one line each
         for record in [*body["comparisons"], *body["variants"]]:
             click.echo(json.dumps(record, ensure_ascii=False, default=str))
@@ -209,6 +213,31 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
         _print_variants(variant)
     console.print(Text("multiplicity: " + family_statement(family, [*comparisons, *variants])))
     console.print(Text(f"comparisons written to {target}"))
+
+
+def compare_target(runs: Sequence[Any], out: Path | None) -> Path:
+    """Where a comparison goes: where the user says, else into the run's report folder for
+    one run, else beside the runs under a name of them all (so comparing other runs never
+    overwrites it)."""
+    from kgcert.run.records import slug
+
+    if out is not None:
+        return out if out.suffix == ".json" else out / "compare.json"
+    if len(runs) == 1:
+        return runs[0].path / "report" / "compare.json"
+    name = "+".join(slug(run.path.resolve().name) for run in runs)
+    if len(name) > 150:  # many runs: a stable short name
+        import hashlib
+
+        name = name[:100] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
+    return runs[0].path.resolve().parent / f"compare-{name}.json"
+
+
+def _like_report_files(path: Path) -> None:
+    """Readable as the report's other files are (the atomic write makes it owner-only)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    path.chmod(0o666 & ~mask)
 
 
 COMMANDS = [report_command, compare_command]
