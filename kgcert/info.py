@@ -16,6 +16,13 @@ def kg_info(store: GraphStore) -> dict[str, Any]:
     manifest = read_manifest(store)
     by_type = {str(row["rel_type"]): int(row["count"])
                for row in store.query(named("info", "count_by_rel_type"))}
+    directions: dict[str, list[str]] = {}
+    for row in store.query(named("info", "relations")):
+        relation = row["relation"] or {}
+        if relation.get("type") and relation.get("source_type") and relation.get("target_type"):
+            way = f"{relation['source_type']} -> {relation['target_type']}"
+            if way not in directions.setdefault(str(relation["type"]), []):
+                directions[str(relation["type"])].append(way)
     links = {str(row["rel_type"]): int(row["count"])
              for row in store.query(named("info", "count_writeback_links"))}
     return {
@@ -27,5 +34,6 @@ def kg_info(store: GraphStore) -> dict[str, Any]:
         "relationship_types": {rel: by_type[rel] for rel in store.relationship_types()
                                if rel in by_type or rel not in links},
         "writeback_links": links,
+        "directions": directions,  # relationship type -> "source type -> target type"
         "manifest": {**asdict(manifest), "fingerprint": manifest.fingerprint} if manifest else None,
     }

@@ -101,3 +101,30 @@ def test_specs_show_prints_runnable_cypher(kgcert_here):
     code, out, err = kgcert_here("specs", "show", "primekg.dual_indication", "--kg", KG)
     assert code == 0, err
     assert "MATCH" in out and "{{" not in out
+
+
+def test_specs_list_and_validate_with_kg_keep_to_its_family(kgcert_here):
+    """Issue 32 item 9: `--kg` lists and validates the specs written for the KG's family and
+    says how many others were left out, and why."""
+    code, out, err = kgcert_here("specs", "list", "--kg", KG, "--json")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows and {row["kg"] for row in rows} == {"primekg"}
+    code, out, err = kgcert_here("specs", "list", "--kg", KG)
+    assert code == 0 and "specs for other KG families left out" in out
+    code, out, err = kgcert_here("specs", "validate", "--kg", KG)
+    checked = [line for line in out.splitlines() if line.startswith("ok  ")]
+    failed = [line for line in err.splitlines() if line.startswith("error: spec ")]
+    assert len(checked) + len(failed) == len(rows)  # only this family's specs were checked
+    assert all(".primekg." in f" .{line.split()[1]}" or "primekg." in line
+               for line in checked)
+    assert f"specs for other KG families left out (KG {KG} was loaded from primekg" in out
+
+
+def test_info_shows_which_way_each_relation_points(kgcert_here):
+    code, out, err = kgcert_here("info", "--kg", KG, "--json")
+    assert code == 0, err
+    [report] = [json.loads(line) for line in out.splitlines()]  # one object per line
+    assert "drug -> disease" in report["directions"]["indication"]
+    code, out, err = kgcert_here("info", "--kg", KG)
+    assert "points from -> to" in out and "drug -> disease" in out

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import Context, console
+from kgcert.cli.console import keep_names, print_table
 
 
 @click.command("info")
@@ -43,13 +44,18 @@ def _print(report: dict[str, Any]) -> None:
     table = Table(show_header=True, header_style="bold")
     table.add_column("label / relationship type")
     table.add_column("count", justify="right")
+    table.add_column("points from -> to")
+    directions = report.get("directions", {})
     for label, count in report["labels"].items():
-        table.add_row(Text(f":{label}"), f"{count:,}")
+        table.add_row(Text(f":{label}"), f"{count:,}", "")
     for rel_type, count in report["relationship_types"].items():
-        table.add_row(Text(f"[:{rel_type}]"), f"{count:,}")
+        table.add_row(Text(f"[:{rel_type}]"), f"{count:,}",
+                      Text(", ".join(directions.get(rel_type, [])) or "-"))
     for rel_type, count in sorted(report.get("writeback_links", {}).items()):
-        table.add_row(Text(f"[:{rel_type}] (kgcert writeback)"), f"{count:,}")
-    console.print(table)
+        table.add_row(Text(f"[:{rel_type}] (kgcert writeback)"), f"{count:,}",
+                      "KgcertSample -> Entity" if rel_type not in ("IN_RUN", "OF_CERTIFICATE")
+                      else "")
+    print_table(console, keep_names(table, "label / relationship type"))
     if manifest:
         files = ", ".join(f"{f['name']} ({f['bytes']:,} B)" for f in manifest.get("files", []))
         console.print(f"  files: {files}", highlight=False)

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import Context, console, fail
+from kgcert.cli.console import keep_names, print_table
 
 GUIDE = "explore_failures"
 _PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -149,7 +150,7 @@ def _list(named: dict[str, str]) -> None:
         needs = sorted(set(_PARAMETER.findall(_without_comments(text))))
         table.add_row(Text(name), Text(" ".join(f"${p}" for p in needs)),
                       Text(description(text)))
-    console.print(table)
+    print_table(console, keep_names(table, "name", "parameters"))
 
 
 def _print(rows: list[dict[str, Any]], *, as_json: bool, as_csv: bool) -> None:

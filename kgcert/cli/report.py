@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import console
+from kgcert.cli.console import keep_names, print_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 # Text columns shown like numbers (right-aligned, never wrapped).
 FIGURES = {"k/n", "bounds", "unp/err/skip", "list", "json", "yaml", "turtle", "jsonld"}
+# Columns of names a reader needs whole (never cut, never folded mid-name).
+NAME_COLUMNS = {"spec", "model", "setting", "run", "kg", "task", "textualization", "A", "B"}
 RUNS = click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 
 
@@ -38,7 +41,8 @@ def _table(frame: pd.DataFrame, title: str, digits: int = 3) -> Table:
                          no_wrap=numeric, overflow="ellipsis" if numeric else "fold")
     for row in frame.itertuples(index=False):
         table.add_row(*(Text(fmt(value, digits)) for value in row))
-    return table
+    names = [str(c) for c in frame.columns if str(c) in NAME_COLUMNS]
+    return keep_names(table, *names)
 
 
 def _summary_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -82,14 +86,14 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
     report = write_report(list(runs), out, confidence=confidence, alpha=alpha,
                           figures=not no_figures)
     if not report.summary.empty:
-        console.print(_table(_summary_columns(report.summary),
+        print_table(console, _table(_summary_columns(report.summary),
                              "Mean bounds over specs (per model and setting)"))
     several_runs = report.specs["run"].nunique() > 1
     for spec, rows in report.specs.groupby("spec", sort=True):
         shown = _bounds_columns(rows)
         if not several_runs:
             shown = shown.drop(columns=["run"], errors="ignore")
-        console.print(_table(shown, f"Certificates: {spec}"))
+        print_table(console, _table(shown, f"Certificates: {spec}"))
     if not report.tasks.empty:
         for model in sorted(report.tasks["model"].unique()):
             exact = heatmap_matrix(report.tasks, str(model), "exact")
@@ -97,7 +101,7 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
             cells = pd.DataFrame({form: [f"{fmt(e, 2)} / {fmt(f, 2)}" for e, f in zip(
                 exact[form], flexible[form], strict=True)] for form in exact.columns},
                 index=exact.index)
-            console.print(_table(cells.reset_index(),
+            print_table(console, _table(cells.reset_index(),
                                  f"{model}: accuracy (exact / flexible), task x format"))
     for spec, rows in (report.path_lengths.groupby("spec", sort=True)
                        if not report.path_lengths.empty else []):
@@ -107,7 +111,7 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
             "accuracy": rows["accuracy"],
             "bounds": [f"[{fmt(lo)}, {fmt(up)}]"
                        for lo, up in zip(rows["lower"], rows["upper"], strict=True)]})
-        console.print(_table(shown, f"Accuracy by path length: {spec} ({confidence:.0%} "
+        print_table(console, _table(shown, f"Accuracy by path length: {spec} ({confidence:.0%} "
                                     "Clopper-Pearson per length)"))
     for note in report.notes:
         console.print(Text(f"note: {note}"), style="yellow")
@@ -157,7 +161,7 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
         table.add_row(Text(test.model_a), Text(test.model_b), str(test.b), str(test.c),
                       f"{test.p_value:.2g}", _which(test.better, test.model_a),
                       f"{pair.adjusted_p:.2g}", _which(pair.better, test.model_a))
-    console.print(table)
+    print_table(console, keep_names(table, "A", "B"))
     accuracy = {m.name: f"{m.correct}/{m.n}" for m in ranked.models}
     groups = " > ".join("{" + ", ".join(f"{name} {accuracy[name]}" for name in group) + "}"
                         for group in ranked.groups)

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from kgcert import defaults
 from kgcert.cli.common import Context, console, errors
+from kgcert.cli.console import keep_names, print_table
 from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
 from kgcert.errors import InputError
@@ -32,7 +33,7 @@ _locks: list[Any] = []  # run-directory locks, held until the process ends
 def _run_dir(config: RunConfig, out: Path | None) -> Iterator[Path]:
     """The run directory, locked for this process; refuses a file or a folder that holds
     another run. A run that fails before writing anything leaves no empty folder behind."""
-    run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
+    run_dir = out or default_run_dir(config)
     if run_dir.exists() and not run_dir.is_dir():
         raise InputError(f"--out {run_dir} is a file; name a folder for the run")
     saved = run_dir / "run.yaml"
@@ -59,6 +60,24 @@ def _run_dir(config: RunConfig, out: Path | None) -> Iterator[Path]:
         if created is not None:
             _remove_unused(run_dir, created)
         raise
+
+
+def default_run_dir(config: RunConfig, root: Path = Path("runs")) -> Path:
+    """runs/<kg>-<first spec>[+N]-<date>-<config hash>: readable, and the same command run
+    again (another day too) finds the folder of its hash and resumes there."""
+    import re
+    from datetime import date
+
+    fingerprint = config.fingerprint()
+    for found in sorted(root.glob(f"*-{fingerprint[:8]}")) if root.is_dir() else []:
+        if (found / "run.yaml").is_file() and load_run_config(
+                found / "run.yaml", {}).fingerprint() == fingerprint:
+            return found
+    first = config.specs[0] if config.specs else "run"
+    spec = Path(first).stem if first.endswith((".yaml", ".yml")) else first.split(".")[-1]
+    more = f"+{len(config.specs) - 1}" if len(config.specs) > 1 else ""
+    parts = [re.sub(r"[^A-Za-z0-9_-]+", "_", part) for part in (config.kg, spec)]
+    return root / f"{parts[0]}-{parts[1]}{more}-{date.today():%Y%m%d}-{fingerprint[:8]}"
 
 
 def _topmost_missing(path: Path) -> Path | None:
@@ -118,9 +137,12 @@ class _Display:
               help="Provider string, e.g. smollm2, hf:./model, openai:gpt-4o-mini, bernoulli:0.8 "
                    "(repeatable).")
 @click.option("--setting", "settings", multiple=True,
-              type=click.Choice(["vanilla", "distractor"]), help="Repeatable.")
+              type=click.Choice(["vanilla", "distractor"]),
+              help="Relation and entity specs: vanilla, or distractor (Definition 2.3 "
+                   "distractors in the context); repeatable, default vanilla.")
 @click.option("--format", "formats", multiple=True,
-              help="Textualization for task specs: list, json, yaml, turtle, jsonld.")
+              help="Textualization for task specs: list, json, yaml, turtle, jsonld "
+                   "(repeatable: each a setting).")
 @click.option("--entity-names", "entity_names", multiple=True,
               type=click.Choice(["real", "pseudonymized"]),
               help="Task specs: real and/or pseudonymized entity names, each a setting "
@@ -142,10 +164,14 @@ class _Display:
               help="Entity specs, distractor setting: how distractor paths are weighted "
                    "(default tail).")
 @click.option("--n", type=int, default=None, help="Samples per certificate (default 250).")
-@click.option("--confidence", type=float, default=None, help="Default 0.95.")
+@click.option("--confidence", type=float, default=None,
+              help="Confidence of each certificate's bounds (default 0.95; with --simultaneous "
+                   "the whole run's).")
 @click.option("--seed", type=int, default=None, help="Run seed (default 0).")
-@click.option("--batch-size", type=int, default=None)
-@click.option("--max-new-tokens", type=int, default=None)
+@click.option("--batch-size", type=int, default=None,
+              help="Prompts sent to a model at once (default 16); a resume may change it.")
+@click.option("--max-new-tokens", type=int, default=None,
+              help="Longest reply, in tokens (default 128; cot and tot add reasoning tokens).")
 @click.option("--mode", type=click.Choice(["generate", "choice"]), default=None,
               help="choice: local models score the option numbers (never unparseable).")
 @click.option("--options", type=int, default=None,
@@ -173,7 +199,8 @@ class _Display:
               help="A folder of your spec files (repeatable); recorded in run.yaml, and the "
                    "spec files a run uses are copied into its specs/ folder.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Run directory (default runs/<kg>-<config hash>); rerun to resume.")
+              help="Run directory (default runs/<kg>-<spec>-<date>-<config hash>); rerun the "
+                   "same command to resume.")
 @click.option("--quant", type=click.Choice(["4bit", "8bit"]), default=None,
               help="Load hf: models with 4- or 8-bit weights (bitsandbytes, CUDA only); "
                    "recorded in the certificates' model identity.")
@@ -250,7 +277,7 @@ def _print_certificates(paths: list[Path]) -> None:
     table = Table(show_header=True, header_style="bold")
     for column in ("spec", "setting", "model", "seed", "k / n", "lower", "upper", "chance",
                    "unparseable", "errors", "skipped"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column in ("k / n", "lower", "upper"))
     warnings = []
     for path in paths:
         body = json.loads(path.read_text(encoding="utf-8"))
@@ -263,7 +290,7 @@ def _print_certificates(paths: list[Path]) -> None:
                       if chance else "-", str(outcomes["unparseable"]),
                       str(outcomes["error"]), str(outcomes["skipped"]))
         warnings += body.get("warnings", [])
-    console.print(table)
+    print_table(console, keep_names(table, "spec", "setting", "model"))
     for warning in warnings:
         console.print(Text(f"warning: {warning}"), style="yellow")
     console.print(Text("Each certificate's `guarantee` field says what it certifies; the "

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
+from kgcert.cli.console import keep_names, print_table
 from kgcert.config import data_dir
 from kgcert.errors import InputError
 
@@ -47,17 +48,41 @@ def specs_group() -> None:
 
 @specs_group.command("list")
 @dirs_option
-def list_command(specs_dirs: tuple[Path, ...]) -> None:
+@click.option("--kg", "kg_name", default=None,
+              help="Only the specs written for this loaded KG's family (its format).")
+@json_option
+@click.pass_obj
+def list_command(ctx: Context, specs_dirs: tuple[Path, ...], kg_name: str | None,
+                 as_json: bool) -> None:
     """Every spec kgcert can see, shipped and yours."""
-    from kgcert.spec_listing import listed_specs
+    from kgcert.spec_listing import applies, family_of, kg_format, listing
 
+    specs, unusable = listing(specs_dirs)
+    left_out = 0
+    if kg_name:
+        fmt = kg_format(ctx.server().open(kg_name))
+        families = {f for f in (family_of(spec.kg) for spec in specs) if f}
+        kept = [spec for spec in specs if applies(spec.kg, fmt, families)]
+        left_out, specs = len(specs) - len(kept), kept
+    for problem in unusable:  # reported, and every other spec still listed
+        errors.print(Text(f"error: {problem.error}"), soft_wrap=True)
+    if as_json:
+        for spec in specs:
+            click.echo(json.dumps({"name": spec.name, "kind": spec.kind, "kg": spec.kg,
+                                   "description": " ".join(spec.description.split()),
+                                   "file": spec.path}, ensure_ascii=False))
+        return
     table = Table(show_header=True, header_style="bold")
-    for column in ("name", "kind", "description", "file"):
+    for column in ("name", "kind", "kg", "description", "file"):
         table.add_column(column)
-    for spec in listed_specs(specs_dirs):
+    for spec in specs:
         first = spec.description.strip().split(". ")[0]
-        table.add_row(spec.name, spec.kind, Text(first), Text(Path(spec.path).name))
-    console.print(table)
+        table.add_row(Text(spec.name), spec.kind, Text(spec.kg or "-"), Text(first),
+                      Text(Path(spec.path).name))
+    print_table(console, keep_names(table, "name", "kind", "kg", "file"))
+    if left_out:
+        console.print(Text(f"{left_out} specs for other KG families left out (--kg {kg_name} "
+                           f"was loaded from {fmt})"))
 
 
 @specs_group.command("show")
@@ -102,6 +127,18 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
     from kgcert.specs.validate import check_specs
 
     store = ctx.server().open(kg_name) if kg_name else None
+    left_out = ""
+    if store is not None and not specs:  # every spec: those written for this KG's family
+        from kgcert.spec_listing import applies, family_of, kg_format, listing
+
+        listed, unusable = listing(specs_dirs)
+        fmt = kg_format(store)
+        families = {f for f in (family_of(spec.kg) for spec in listed) if f}
+        kept = [spec.name for spec in listed if applies(spec.kg, fmt, families)]
+        if len(kept) < len(listed):
+            left_out = (f"{len(listed) - len(kept)} specs for other KG families left out "
+                        f"(KG {kg_name} was loaded from {fmt}; name a spec to check it anyway)")
+        specs = (*kept, *(problem.path for problem in unusable))
     results = check_specs(specs, specs_dirs, store, _cache_dir(ctx))
     for result in results:
         if as_json:
@@ -111,6 +148,8 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
                                                        if result.detail else "")))
         else:
             errors.print(Text(f"error: {result.error}"), soft_wrap=True)
+    if left_out and not as_json:
+        console.print(Text(left_out))
     failed = sum(not result.ok for result in results)
     if failed:
         if len(results) > 1 and not as_json:
