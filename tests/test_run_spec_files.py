@@ -128,3 +128,31 @@ def test_info_shows_which_way_each_relation_points(kgcert_here):
     assert "drug -> disease" in report["directions"]["indication"]
     code, out, err = kgcert_here("info", "--kg", KG)
     assert "points from -> to" in out and "drug -> disease" in out
+
+
+def test_count_describes_questions_and_run_warns_before_asking(kgcert_here, tmp_path):
+    """Issue 32 item 9: `specs count` says how many answers a question accepts and how many
+    questions have distractors; `run` warns before any model call when --n exceeds the
+    matches or the distractor setting would hold none."""
+    code, out, err = kgcert_here("specs", "count", "primekg.dual_indication", "--kg", KG,
+                                 "--json", "--draws", "30")
+    assert code == 0, err
+    [counted] = [json.loads(line) for line in out.splitlines()]
+    assert counted["draws"] == 30 and 1 <= counted["answers_median"] <= counted["answers_max"]
+    assert counted["with_distractors"] == 0  # both of its edges end at the answer
+    matches = counted["matches"]
+    assert matches is not None and matches < 400, counted
+    code, out, err = kgcert_here("run", "--kg", KG, "--spec", "primekg.dual_indication",
+                                 "--model", "bernoulli:0.7", "--setting", "distractor",
+                                 "--n", str(matches + 1), "--limit", "3",
+                                 "--out", str(tmp_path / "run"))
+    assert code == 0, err
+    assert "exceeds" not in err  # --limit 3 is below the matches: no warning for it
+    assert "distractor setting would hold none" in err
+    code, out, err = kgcert_here("run", "--kg", KG, "--spec", "primekg.dual_indication",
+                                 "--model", "bernoulli:0.7", "--n", str(matches + 1),
+                                 "--out", str(tmp_path / "big"))
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if "exceeds" in line]
+    assert warned and warned[0].startswith(f"warning: primekg.dual_indication: --n "
+                                           f"{matches + 1} exceeds its {matches:,} matches")

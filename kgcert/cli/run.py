@@ -215,6 +215,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
+    from kgcert.run.preflight import preflight_warnings
     from kgcert.run.spec_files import save_run_specs, use_copies_of
 
     pace_for_prompts()
@@ -241,6 +242,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         save_run_specs(run_dir, store, config.specs, spec_dirs)
+        for warning in preflight_warnings(store, config, spec_dirs, cache / "specs"):
+            errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
             TimeRemainingColumn()]

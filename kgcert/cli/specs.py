@@ -163,10 +163,13 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
 @kg_option
 @click.option("--cypher", "with_cypher", is_flag=True,
               help="Also count on the server with the compiled Cypher (slow on big KGs).")
+@click.option("--draws", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Questions drawn to tell how many answers each accepts and how many have "
+                   "distractors.")
 @json_option
 @click.pass_obj
 def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
-                  with_cypher: bool, as_json: bool) -> None:
+                  with_cypher: bool, draws: int, as_json: bool) -> None:
     """How many DAGs (or paths) the spec's distribution ranges over in a KG."""
     from kgcert.specs import RelationSampler, find_spec, prepare_sampler
 
@@ -184,12 +187,16 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
             # Paged by answer ids: one DISTINCT over millions of matches exceeds the embedded
             # server's in-heap limit.
             server_count = count_on_server(store, sampler)
+        from kgcert.specs.answer_stats import answer_stats
+
+        stats = answer_stats(sampler, store, draws)
         if as_json:
             click.echo(json.dumps({
                 "spec": entry.spec.name, "kind": entry.spec.kind, "matches": count.matches,
                 "estimated_matches": count.estimated_matches, "method": count.method,
                 "tree_candidates": count.tree_homomorphisms, "acceptance": count.acceptance,
-                "cypher_count": server_count, "prepared_s": round(prepared, 3)}))
+                "cypher_count": server_count, "prepared_s": round(prepared, 3),
+                **stats.as_dict()}))
             return
         exact = f"{count.matches:,}" if count.matches is not None else (
             f"about {count.estimated_matches:,.0f}")
@@ -198,6 +205,10 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
                       f"{count.acceptance:.3f}; prepared in {prepared:.1f} s", highlight=False)
         if server_count is not None:
             console.print(f"server-side Cypher count: {server_count:,}", highlight=False)
+        console.print(f"over {stats.draws} drawn questions: each accepts a median of "
+                      f"{stats.answers_median:g} answers (max {stats.answers_max:,}); "
+                      f"{stats.with_distractors:.0%} have Definition 2.3 distractor "
+                      "candidates (the distractor setting needs them)", highlight=False)
     else:
         _count_paths(sampler, entry, as_json)
 
