@@ -213,9 +213,9 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 as_json: bool, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
+    from kgcert.run.preflight import preflight_warnings
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
-    from kgcert.run.preflight import preflight_warnings
     from kgcert.run.spec_files import save_run_specs, use_copies_of
 
     pace_for_prompts()
