@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -156,3 +157,20 @@ def test_count_describes_questions_and_run_warns_before_asking(kgcert_here, tmp_
     warned = [line for line in err.splitlines() if "exceeds" in line]
     assert warned and warned[0].startswith(f"warning: primekg.dual_indication: --n "
                                            f"{matches + 1} exceeds its {matches:,} matches")
+
+
+def test_the_readme_example_spec_runs_on_the_demo_kg(kgcert_here, embedded_server,
+                                                      shared_data, tmp_path):
+    """The relation spec shown in README.md validates, with matches, on the demo extract."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+                 if b.startswith("kind: relation"))
+    spec = tmp_path / "off_label.yaml"
+    spec.write_text(block)
+    load_kg(embedded_server, "primekg",
+            [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "readme_demo")
+    code, out, err = kgcert_here("specs", "validate", str(spec), "--kg", "readme_demo",
+                                 "--json")
+    assert code == 0, err
+    [checked] = [json.loads(line) for line in out.splitlines()]
+    assert checked["ok"] and checked["matches"] > 0
