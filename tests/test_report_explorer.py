@@ -211,6 +211,32 @@ def _prompt_text(detail: Any) -> str:
         "textContent")
 
 
+DRAWING = """
+const cy = arguments[0].querySelector('.kgx-cy').kgxCy;
+if (!cy) return null;
+const boxes = cy.nodes().map(n => n.boundingBox({includeLabels: true, includeOverlays: false}));
+let overlaps = 0;
+for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+  const a = boxes[i], b = boxes[j];
+  if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) overlaps++;
+}
+return {nodes: cy.nodes().length, edges: cy.edges().length,
+  question_edges: cy.edges('.question').length, answers: cy.nodes('.answer').length,
+  chosen: cy.nodes('.chosen').length, overlaps: overlaps,
+  captions: cy.nodes().map(n => n.data('caption')), ids: cy.nodes().map(n => n.id()),
+  expandable: cy.nodes('.expandable').map(n => n.id()),
+  zoom: cy.userZoomingEnabled(), pan: cy.userPanningEnabled(), grab: cy.autoungrabify() === false};
+"""
+
+
+def _drawing(browser: Any, detail: Any) -> dict[str, Any]:
+    """What the opened sample's Cytoscape drawing holds, once it is drawn."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script(DRAWING, detail) is not None)
+    return browser.execute_script(DRAWING, detail)
+
+
 def _expand_first(browser: Any) -> Any:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -249,12 +275,10 @@ def test_wrong_filter_counts_the_wrong_samples_and_a_row_opens(browser, run_dir:
         "textContent")
     assert response == record["response"]["text"]
     assert record["prompt"]["provenance"]["spec_hash"] in detail.text
-    graph = detail.find_element(By.CSS_SELECTOR, "svg.kgx-graph")
-    assert len(graph.find_elements(By.CSS_SELECTOR, "line.kgx-e-question")) == len(
-        record["prompt"]["provenance"]["edges"])
-    assert len(graph.find_elements(By.CSS_SELECTOR, "circle.kgx-n-answer")) == 1
-    assert len(graph.find_elements(By.CSS_SELECTOR, "circle.kgx-chosen")) == (
-        record.get("chosen_id") is not None)
+    drawn = _drawing(browser, detail)
+    assert drawn["question_edges"] == len(record["prompt"]["provenance"]["edges"])
+    assert drawn["answers"] == 1
+    assert drawn["chosen"] == (record.get("chosen_id") is not None)
 
 
 def test_search_and_disagreement_view(browser, run_dir: Path):
@@ -332,15 +356,14 @@ def test_text_from_the_kg_or_a_model_stays_text(browser, tmp_path: Path):
     probabilities = [p.text for p in detail.find_elements(By.CSS_SELECTOR, ".kgx-prob")]
     assert probabilities == ["p = 0.750", "p = 0.250"]  # choice mode's, beside each option
     assert not browser.find_elements(By.CSS_SELECTOR, "img")
-    labels = [t.get_attribute("textContent")
-              for t in detail.find_elements(By.CSS_SELECTOR, "svg text")]
-    assert any(label.startswith("1. </script>") for label in labels)
+    captions = _drawing(browser, detail)["captions"]
+    assert any(caption.startswith("1. </script>") for caption in captions)
+    assert browser.execute_script("return window.kgxPwned") is None
 
 
 def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
     """Toy runs with entity paths, KG-LLM-Bench tasks in two formats, failed calls and
     skipped prompts (tests/test_report_tables.py): each filter counts what the files hold."""
-    from selenium.webdriver.common.by import By
     from test_report_tables import make_runs, path_length
 
     from kgcert.report import write_report
@@ -357,7 +380,7 @@ def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
     entity = [r for r in found if r["prompt"]["provenance"]["kind"] == "entity"]
     assert choose("path_length", "2") == sum(path_length(r["index"]) == 2 for r in entity) > 0
     detail = _expand_first(browser)
-    assert len(detail.find_elements(By.CSS_SELECTOR, "line.kgx-e-question")) == 2
+    assert _drawing(browser, detail)["question_edges"] == 2
     choose("path_length", "")
     assert choose("task", "shortest_path") == sum(
         r["prompt"]["task"] == "shortest_path" for r in found)
@@ -494,3 +517,43 @@ def test_spec_section_says_what_was_certified(browser, run_dir: Path):
     first_pre = example.find_element(By.TAG_NAME, "pre")
     assert question.location["y"] < first_pre.location["y"]  # the question first
     assert "Your question:" in first_pre.get_attribute("textContent")[:40]
+
+
+def test_subgraph_captions_names_without_overlaps_and_expands_on_click(browser, run_dir: Path):
+    """Issue 32 item 4: entities captioned by name (the run keeps every drawn entity's name),
+    no two captioned entities overlap, pan, zoom and drag, and a click adds left-out edges."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    names = json.loads((run_dir / "entity_names.json").read_text())
+    found = records(run_dir)
+    context_ids = {part for r in found for e in r["prompt"]["provenance"]["extra"].get(
+        "context_edges", []) for part in e.split("|")[::2]}
+    assert context_ids <= set(names)  # every context entity's name was kept
+    _open(browser, run_dir / "report" / "report.html")
+    expanded = False
+    for number in range(3):
+        row = _rows(browser)[number]
+        browser.execute_script("arguments[0].scrollIntoView()", row)
+        row.click()
+        detail = WebDriverWait(browser, 20).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "tr.kgx-detail"))
+        drawn = _drawing(browser, detail)
+        assert drawn["overlaps"] == 0, drawn
+        assert drawn["zoom"] and drawn["pan"] and drawn["grab"]
+        for node_id, caption in zip(drawn["ids"], drawn["captions"], strict=True):
+            assert caption != node_id or node_id not in names  # a name, never a bare id
+            if node_id in names and not caption[:1].isdigit():
+                assert caption == names[node_id] or caption.endswith(names[node_id])
+        if drawn["expandable"] and not expanded:
+            target = drawn["expandable"][0]
+            browser.execute_script(
+                "arguments[0].querySelector('.kgx-cy').kgxCy.getElementById(arguments[1])"
+                ".emit('tap')", detail, target)
+            after = _drawing(browser, detail)
+            assert after["edges"] > drawn["edges"] and after["nodes"] >= drawn["nodes"]
+            assert "context edge" in detail.find_element(
+                By.CSS_SELECTOR, ".kgx-cy-info").text
+            expanded = True
+        row.click()  # close it again
+    assert expanded  # some sample had context edges left out to add

@@ -212,6 +212,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
                 as_json: bool, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
+    from kgcert.run.entity_names import write_entity_names
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.preflight import preflight_warnings
     from kgcert.run.runner import Progress as RunProgress
@@ -252,6 +253,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
             runner = Runner(config, run_dir, jobs, models, RunProgress(display.update))
             _warn_unreachable(config, runner.confidence)
             paths = runner.run()
+        write_entity_names(store, run_dir)  # the report captions subgraphs by name
     if as_json:
         for path in paths:
             body = json.loads(path.read_text(encoding="utf-8"))

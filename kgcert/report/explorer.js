@@ -582,64 +582,140 @@
     return "context";
   }
 
+  // The subgraph, drawn by Cytoscape.js (inlined): entities captioned by name, a force
+  // layout (cose) that counts each caption in its node's size so captions do not overlap,
+  // pan, zoom and drag, and a click on an entity adds the context edges left out at first.
+  const COLORS = { answer: "#2a9d3a", distractor: "#f08c00", path: "#8e44ad",
+    related: "#2f7fd1", random: "#8a8a8a", question: "#1d2b53", context: "#d9d9d9" };
+  const STYLE = [
+    { selector: "node", style: { "background-color": "data(color)", label: "data(caption)",
+      "font-size": 10, "text-wrap": "wrap", "text-max-width": 120, "text-valign": "bottom",
+      "text-margin-y": 3, width: 14, height: 14, "border-width": 1, "border-color": "#777",
+      "text-background-color": "#fff", "text-background-opacity": 0.8,
+      "text-background-padding": 1 } },
+    { selector: "node.strong", style: { "font-weight": "bold", width: 18, height: 18 } },
+    { selector: "node.chosen", style: { "border-width": 3, "border-color": "#d11",
+      "border-style": "dashed" } },
+    { selector: "node.expandable", style: { "border-color": "#2f7fd1", "border-width": 2 } },
+    { selector: "edge", style: { width: 1, "line-color": "#bbb", "curve-style": "bezier",
+      "target-arrow-shape": "triangle", "target-arrow-color": "#bbb", "arrow-scale": 0.8 } },
+    { selector: "edge.question", style: { width: 2.5, "line-color": "#223",
+      "target-arrow-color": "#223", label: "data(relation)", "font-size": 9,
+      "text-rotation": "autorotate", "text-background-color": "#fff",
+      "text-background-opacity": 0.8 } },
+    { selector: "edge.added", style: { "line-style": "dashed" } }];
+
   function graphView(graph, chosen, prompt) {
     if (!graph) return null; // built without networkx: the page says so above the list
-    const W = 560, H = 400, M = 46, R = 8;
-    const where = {};
-    graph.nodes.forEach(function (n) {
-      where[n.id] = [M + n.x / 1000 * (W - 2 * M), M + n.y / 1000 * (H - 2 * M)];
-    });
-    const canvas = svg("svg", { class: "kgx-graph", viewBox: "0 0 " + W + " " + H,
-      width: String(W), height: String(H), role: "img" },
-    svg("title", {}, "the sample's subgraph"));
-    const defs = svg("defs");
-    ["question", "context"].forEach(function (kind) {
-      append(defs, svg("marker", { id: "kgx-arrow-" + kind, viewBox: "0 0 10 10", refX: "10",
-        refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
-      svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "kgx-arrow-" + kind })));
-    });
-    canvas.append(defs);
-    graph.edges.forEach(function (e) {
-      const a = where[e.source], b = where[e.target];
-      if (!a || !b) return;
-      const dx = b[0] - a[0], dy = b[1] - a[1], length = Math.hypot(dx, dy) || 1;
-      const line = svg("line", { x1: a[0] + dx / length * R, y1: a[1] + dy / length * R,
-        x2: b[0] - dx / length * (R + 2), y2: b[1] - dy / length * (R + 2),
-        class: "kgx-e-" + e.kind, "marker-end": "url(#kgx-arrow-" + e.kind + ")" },
-      svg("title", {}, e.source + " \u2014" + e.relation + "\u2192 " + e.target + " (" + e.kind + ")"));
-      canvas.append(line);
-      if (e.kind === "question") {
-        canvas.append(svg("text", { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 - 3,
-          class: "kgx-rel" }, e.relation.length > 24 ? e.relation.slice(0, 23) + "\u2026" : e.relation));
-      }
-    });
-    graph.nodes.forEach(function (n) {
-      const p = where[n.id];
-      const kind = nodeKind(n, prompt);
-      const group = svg("g", { class: "kgx-node" });
-      const picked = chosen[n.id];
-      if (picked) {
-        group.append(svg("circle", { cx: p[0], cy: p[1], r: R + 5, class: "kgx-chosen" }));
-      }
-      const label = n.label.length > 26 ? n.label.slice(0, 25) + "\u2026" : n.label;
-      const about = [n.label + " [" + n.id + "]", kind];
-      if (n.option) about.push("option " + n.option);
-      if (typeof n.question === "string") about.push("pattern variable " + n.question);
-      if (picked) about.push("chosen by " + picked.join(", "));
-      group.append(svg("circle", { cx: p[0], cy: p[1], r: R, class: "kgx-n-" + kind },
-        svg("title", {}, about.join("; "))));
-      group.append(svg("text", { x: p[0] + R + 3, y: p[1] + 4,
-        class: "kgx-label" + (n.option || n.question ? " kgx-strong" : "") },
-      (n.option ? n.option + ". " : "") + label));
-      canvas.append(group);
-    });
+    const box = el("div", { class: "kgx-cy", role: "img",
+      "aria-label": "the sample's subgraph: " + graph.nodes.length + " entities" });
+    const info = el("p", { class: "kgx-note kgx-cy-info" },
+      "Drag to pan, scroll to zoom, drag an entity to move it; click an entity for its " +
+      "details" + (graph.more && graph.more.length ? " and the context edges left out " +
+      "(entities with a blue ring have some)" : "") + ".");
     const legend = el("div", { class: "kgx-legend" }, KINDS.map(function (pair) {
       return el("span", {}, el("i", { class: "kgx-sw kgx-sw-" + pair[0] }), pair[1]);
     }), el("span", {}, el("i", { class: "kgx-sw kgx-sw-chosen" }), "chosen"),
     el("span", {}, el("i", { class: "kgx-sw kgx-sw-qedge" }), "question edge"));
     const note = graph.omitted ? el("p", { class: "kgx-note" }, graph.omitted +
       " more context edges not drawn (the graph keeps " + graph.nodes.length + " entities)") : null;
-    return el("figure", { class: "kgx-figure" }, canvas, legend, note);
+    const figure = el("figure", { class: "kgx-figure" }, box, info, legend, note);
+    setTimeout(function () { drawGraph(box, info, graph, chosen, prompt); }, 0);
+    return figure;
+  }
+
+  // cose, stronger each time while two captioned entities still overlap (a force layout
+  // settles most graphs at once; dense ones need longer edges and more repulsion).
+  const LAYOUTS = [[2000000, 160, 1000, 0.25], [4000000, 220, 4000, 0.25],
+    [8000000, 300, 10000, 0.1]];
+  function overlaps(cy) {
+    const boxes = cy.nodes().map(function (n) {
+      return n.boundingBox({ includeLabels: true, includeOverlays: false });
+    });
+    let found = 0;
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) found++;
+      }
+    }
+    return found;
+  }
+  function settle(cy, fit) {
+    for (let i = 0; i < LAYOUTS.length; i++) {
+      const p = LAYOUTS[i];
+      cy.layout({ name: "cose", nodeDimensionsIncludeLabels: true, randomize: false,
+        animate: false, nodeRepulsion: function () { return p[0]; },
+        idealEdgeLength: function () { return p[1]; }, nodeOverlap: p[2], gravity: p[3],
+        numIter: 5000, componentSpacing: 120, padding: 16, fit: fit }).run();
+      if (!overlaps(cy)) break;
+    }
+  }
+
+  function drawGraph(box, info, graph, chosen, prompt) {
+    if (typeof cytoscape === "undefined") { box.textContent = "(drawing unavailable)"; return; }
+    const more = graph.more || [];
+    const names = graph.names || {};
+    const elements = [];
+    const about = {};
+    graph.nodes.forEach(function (n) {
+      const kind = nodeKind(n, prompt);
+      const picked = chosen[n.id];
+      const classes = [kind];
+      if (n.option || n.question) classes.push("strong");
+      if (picked) classes.push("chosen");
+      const text = [n.label + " [" + n.id + "]", kind];
+      if (n.option) text.push("option " + n.option);
+      if (typeof n.question === "string") text.push("pattern variable " + n.question);
+      if (picked) text.push("chosen by " + picked.join(", "));
+      about[n.id] = text.join("; ");
+      elements.push({ group: "nodes", classes: classes.join(" "),
+        data: { id: n.id, caption: (n.option ? n.option + ". " : "") + n.label, kind: kind,
+          color: COLORS[kind] || COLORS.context },
+        position: { x: n.x * 0.6, y: n.y * 0.45 } });
+    });
+    graph.edges.forEach(function (e, i) {
+      elements.push({ group: "edges", classes: e.kind,
+        data: { id: "e" + i, source: e.source, target: e.target, relation: e.relation } });
+    });
+    const cy = cytoscape({ container: box, elements: elements, style: STYLE,
+      minZoom: 0.2, maxZoom: 4 });
+    box.kgxCy = cy; // for tests and the console
+    settle(cy, true);
+    const hidden = {};
+    more.forEach(function (e) {
+      [e.source, e.target].forEach(function (id) { (hidden[id] = hidden[id] || []).push(e); });
+    });
+    cy.nodes().forEach(function (node) {
+      if (hidden[node.id()]) node.addClass("expandable");
+    });
+    let added = 0;
+    cy.on("tap", "node", function (event) {
+      const node = event.target;
+      const id = node.id();
+      const edges = (hidden[id] || []).filter(function (e) { return !e.shown; });
+      info.textContent = (about[id] || names[id] || id) + (edges.length ? " \u2014 added " +
+        edges.length + " context edge" + (edges.length > 1 ? "s" : "") + " left out" : "");
+      if (!edges.length) return;
+      const at = node.position();
+      edges.forEach(function (e, i) {
+        e.shown = true;
+        [e.source, e.target].forEach(function (end) {
+          if (cy.getElementById(end).empty()) {
+            const angle = 2 * Math.PI * (i + 0.5) / edges.length;
+            about[end] = (names[end] || end) + " [" + end + "]; context (added)";
+            cy.add({ group: "nodes", classes: "context" + (hidden[end] ? " expandable" : ""),
+              data: { id: end, caption: names[end] || end, kind: "context",
+                color: COLORS.context },
+              position: { x: at.x + 90 * Math.cos(angle), y: at.y + 90 * Math.sin(angle) } });
+          }
+        });
+        cy.add({ group: "edges", classes: "context added", data: { id: "m" + (added++),
+          source: e.source, target: e.target, relation: e.relation } });
+      });
+      node.removeClass("expandable");
+      settle(cy, false);
+    });
   }
 
   if (typeof DecompressionStream === "undefined") {

@@ -26,8 +26,11 @@ from typing import Any
 from kgcert.report.load import RunSet, chosen_role, entity_path_length, run_records
 from kgcert.report.prompt_parts import question_line, question_start
 from kgcert.report.sample_graph import GRAPH_FIELDS, sample_graphs
+from kgcert.run.entity_names import read_entity_names
 
 CHUNK = 100  # prompts per compressed detail chunk
+# Draws the subgraphs (vendored, MIT; see vendor/README.md): inlined, the page stays offline.
+CYTOSCAPE = "vendor/cytoscape.min.js"
 ASSETS = Path(__file__).resolve().parent
 ROW_FIELDS = ("run", "spec", "setting", "model", "index", "outcome", "chosen", "chosen_name",
               "correct", "correct_name", "role", "path_length", "task", "format", "prompt",
@@ -154,12 +157,15 @@ def explorer_data(runs: RunSet) -> ExplorerData:
     drawn: list[dict[str, Any]] = []  # what the subgraph layout needs of each prompt
     chunk_bodies: list[dict[str, dict[str, Any]]] = []
     rows: list[list[Any]] = []
+    prompt_runs: list[str] = []  # the run each prompt was first read from
+    names_of = {run.label: read_entity_names(run.path) for run in runs.runs}
     for label, record in _records(runs):
         prompt = record.get("prompt") or {}
         provenance = prompt.get("provenance") or {}
         key = _prompt_key(record)
         if key not in prompt_ids:
             prompt_ids[key] = len(prompt_ids)
+            prompt_runs.append(label)
             if prompt_ids[key] % CHUNK == 0:
                 chunk_bodies.append({"prompts": {}, "samples": {}})
             chunk_bodies[-1]["prompts"][str(prompt_ids[key])] = prompt_details(prompt)
@@ -189,9 +195,21 @@ def explorer_data(runs: RunSet) -> ExplorerData:
                      for name in ROW_FIELDS])
     if graphs:
         for pid, graph in enumerate(sample_graphs(drawn)):
-            chunk_bodies[pid // CHUNK]["prompts"][str(pid)]["graph"] = graph
+            chunk_bodies[pid // CHUNK]["prompts"][str(pid)]["graph"] = _named(
+                graph, names_of[prompt_runs[pid]])
     return ExplorerData(intern.strings, rows, [_compress(body) for body in chunk_bodies],
                         graphs)
+
+
+def _named(graph: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """Entities captioned by name: options and question entities carry the names the prompt
+    used; context entities get theirs from the run's entity_names.json (their id without)."""
+    for node in graph["nodes"]:
+        if node.get("label") == node["id"] and node["id"] in names:
+            node["label"] = names[node["id"]]
+    more = {end for edge in graph.get("more", ()) for end in (edge["source"], edge["target"])}
+    graph["names"] = {i: names[i] for i in sorted(more) if i in names}
+    return graph
 
 
 def _asset(name: str) -> str:
@@ -215,4 +233,5 @@ def explorer_section(runs: RunSet) -> str:
             f"<style>{_asset('explorer.css')}</style>\n"
             '<div id="kgx"><noscript>The sample explorer needs JavaScript.</noscript></div>\n'
             f'<script type="application/json" id="kgx-data">{script_json(meta)}</script>\n'
-            f"{chunks}\n<script>{_asset('explorer.js')}</script>\n")
+            f"{chunks}\n" + (f"<script>{_asset(CYTOSCAPE)}</script>\n" if data.graphs else "")
+            + f"<script>{_asset('explorer.js')}</script>\n")
