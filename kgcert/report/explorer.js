@@ -594,9 +594,9 @@
       "text-background-color": "#fff", "text-background-opacity": 0.8,
       "text-background-padding": 1 } },
     { selector: "node.strong", style: { "font-weight": "bold", width: 18, height: 18 } },
-    { selector: "node.chosen", style: { "border-width": 3, "border-color": "#d11",
-      "border-style": "dashed" } },
     { selector: "node.expandable", style: { "border-color": "#2f7fd1", "border-width": 2 } },
+    { selector: "node.chosen", style: { "border-width": 3, "border-color": "#d11",
+      "border-style": "dashed" } }, // after expandable: the chosen ring wins
     { selector: "edge", style: { width: 1, "line-color": "#bbb", "curve-style": "bezier",
       "target-arrow-shape": "triangle", "target-arrow-color": "#bbb", "arrow-scale": 0.8 } },
     { selector: "edge.question", style: { width: 2.5, "line-color": "#223",
@@ -626,8 +626,9 @@
 
   // cose, stronger each time while two captioned entities still overlap (a force layout
   // settles most graphs at once; dense ones need longer edges and more repulsion).
-  const LAYOUTS = [[2000000, 160, 1000, 0.25], [4000000, 220, 4000, 0.25],
-    [8000000, 300, 10000, 0.1]];
+  const LAYOUTS = [[12000, 70, 40, 1], [400000, 120, 200, 0.25],
+    [2000000, 160, 1000, 0.25], [4000000, 220, 4000, 0.25], [8000000, 300, 10000, 0.1]];
+  const READABLE = 0.75; // the least zoom a drawing opens at: captions stay legible
   function overlaps(cy) {
     const boxes = cy.nodes().map(function (n) {
       return n.boundingBox({ includeLabels: true, includeOverlays: false });
@@ -649,6 +650,10 @@
         idealEdgeLength: function () { return p[1]; }, nodeOverlap: p[2], gravity: p[3],
         numIter: 5000, componentSpacing: 120, padding: 16, fit: fit }).run();
       if (!overlaps(cy)) break;
+    }
+    if (fit && cy.zoom() < READABLE) { // a big drawing opens on its question, legible
+      cy.zoom(READABLE);
+      cy.center(cy.nodes(".question, .answer"));
     }
   }
 
