@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 MAX_NODES = 30
-MAX_MORE = 300  # context edges left out of the drawing, kept for expand-on-click
+MAX_MORE = 60  # context edges left out of the drawing, kept for expand-on-click
 GRAPH_FIELDS = ("provenance", "option_ids", "options")  # what a drawing reads of a prompt
 PARALLEL_FROM = 400  # prompts from which layouts are spread over worker processes
 LAYOUT_ITERATIONS = 30  # enough for graphs this small to settle
