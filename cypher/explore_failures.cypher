@@ -1,4 +1,6 @@
-// Exploring a certified run's failures in Neo4j Browser.
+// Exploring a certified run's failures in Neo4j Browser, or from the shell on either server
+// (the embedded one included) with `kgcert query <name> --run runs/<run directory>`
+// (`kgcert query --list` names the queries below and the parameters each needs).
 //
 // First write the run into its KG's database:
 //     kgcert writeback runs/<run directory>

@@ -10,6 +10,13 @@ RETURN count(n) AS count
 MATCH (:Entity{{:kg}})-[r]->(:Entity{{:kg}})
 RETURN type(r) AS rel_type, count(r) AS count
 
+// name: count_writeback_links
+// The links `kgcert writeback` adds: from its samples to entities and certificates, and from
+// certificates to runs (never between two entities, so count_by_rel_type leaves them out).
+MATCH (s{{:kg}})-[r]->()
+WHERE s:KgcertSample OR s:KgcertCertificate
+RETURN type(r) AS rel_type, count(r) AS count
+
 // name: count_label
 MATCH (n:{{label}}{{:kg}})
 RETURN count(n) AS count

@@ -31,6 +31,15 @@ class Listed:
     kind: str
     description: str
     path: str
+    kg: str | None = None  # the KG family the spec is written for
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """A spec file `specs list` could not read, and why."""
+
+    path: str
+    error: str
 
 
 def spec_folders(extra_dirs: Iterable[Path]) -> list[Path]:
@@ -59,7 +68,13 @@ def _key(files: list[Path]) -> str:
 
 
 def listed_specs(extra_dirs: Iterable[Path] = ()) -> list[Listed]:
-    """Every spec `catalog` sees, as name, kind, description and file (InputError as there)."""
+    """Every usable spec `catalog` sees, as name, kind, description, file and KG family."""
+    return listing(extra_dirs)[0]
+
+
+def listing(extra_dirs: Iterable[Path] = ()) -> tuple[list[Listed], list[Unusable]]:
+    """The usable specs and the files that could not be read (InputError for a missing
+    folder); cached while no spec file changes."""
     from kgcert.config import cache_dir
 
     extra_dirs = list(extra_dirs)
@@ -73,13 +88,40 @@ def listed_specs(extra_dirs: Iterable[Path] = ()) -> list[Listed]:
         try:
             body = json.loads(cache.read_text(encoding="utf-8"))
             if body["key"] == key:
-                return [Listed(**entry) for entry in body["specs"]]
+                return ([Listed(**entry) for entry in body["specs"]],
+                        [Unusable(**entry) for entry in body["problems"]])
         except (OSError, ValueError, KeyError, TypeError):
             pass  # absent or not as written: list afresh
-    from kgcert.specs.catalog import catalog
+    from kgcert.specs.catalog import catalog_with_problems
 
-    listed = [Listed(e.spec.name, e.spec.kind, e.spec.description, str(e.path))
-              for e in catalog(extra_dirs)]
+    entries, problems = catalog_with_problems(extra_dirs)
+    listed = [Listed(e.spec.name, e.spec.kind, e.spec.description, str(e.path), e.spec.kg)
+              for e in entries]
+    unusable = [Unusable(str(p.path), p.error) for p in problems]
     if key is not None:
-        write_cache_json(cache, {"key": key, "specs": [asdict(item) for item in listed]})
-    return listed
+        write_cache_json(cache, {"key": key, "specs": [asdict(item) for item in listed],
+                                 "problems": [asdict(item) for item in unusable]})
+    return listed, unusable
+
+
+def family_of(spec_kg: str | None) -> str | None:
+    """The KG format a spec's `kg:` names (`wikidatasets countries` -> wikidatasets)."""
+    return spec_kg.split()[0].lower() if spec_kg and spec_kg.split() else None
+
+
+def applies(spec_kg: str | None, kg_format: str | None, families: Iterable[str]) -> bool:
+    """Whether a spec written for KG family `spec_kg` applies to a KG loaded from
+    `kg_format`: the same family, or a spec with none, or a KG of a format no spec names
+    (triples, neo4j-admin files: its family cannot be told, so every spec may apply)."""
+    family = family_of(spec_kg)
+    if family is None or kg_format is None or kg_format.lower() not in set(families):
+        return True
+    return family == kg_format.lower()
+
+
+def kg_format(store: object) -> str | None:
+    """The format a loaded KG was read from (its manifest's), if it has a manifest."""
+    from kgcert.manifest import read_manifest
+
+    manifest = read_manifest(store)  # type: ignore[arg-type]
+    return manifest.format if manifest else None

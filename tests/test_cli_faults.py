@@ -224,7 +224,7 @@ def test_loaded_kg_and_credentials_are_private_then_a_new_password_keeps_them(tm
     (data / "embedded" / "credentials.json").unlink()  # as the damaged-file message advises
     done = _kgcert(data, "info", "--json")
     assert done.returncode == 0, done.stderr
-    assert [kg["kg"] for kg in json.loads(done.stdout)] == ["private"]
+    assert [kg["kg"] for kg in map(json.loads, done.stdout.splitlines())] == ["private"]
 
 
 # -- in this process, on the session's embedded server -------------------------------------

@@ -62,7 +62,7 @@ def _recover_and_count(data_dir: Path, kg_csv: Path, rows: int) -> None:
     assert again.returncode == 0, again.stderr
     assert "did not finish; rebuilding" in again.stderr
     info = _run(data_dir, "info", "--kg", "synth", "--json")
-    report = json.loads(info.stdout)[0]
+    report = json.loads(info.stdout.splitlines()[0])
     assert report["manifest"]["status"] == "complete"
     assert report["relationships"] == rows  # synthetic kg.csv holds each fact both ways, once
 

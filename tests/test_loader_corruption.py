@@ -556,5 +556,5 @@ def test_kgcert_load_on_corrupt_files(cases: list[Case], tmp_path: Path) -> None
     done = cli("info", "--json", data_dir=data_dir)
     assert done.returncode == 0, done.stderr
     found = {report["kg"]: (report["nodes"], report["relationships"])
-             for report in json.loads(done.stdout)}
+             for report in map(json.loads, done.stdout.splitlines())}
     assert found == {name: counts for name, counts in outcomes.items() if counts != "refused"}

@@ -8,7 +8,9 @@ paired test must find 0.9 better with c = 0.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -117,6 +119,32 @@ def test_compare_command_writes_compare_json(runs, tmp_path, monkeypatch, capsys
     (only,) = body["comparisons"]
     assert only["hierarchy"]["ordering"][0] == "bernoulli:0.9"
     assert "hierarchy" in printed and "bernoulli:0.9" in printed and str(out) in printed
+
+
+def test_compare_of_other_runs_never_overwrites_a_comparison(runs, tmp_path, monkeypatch,
+                                                             capsys):
+    """Issue 32 item 6: two runs compared go beside them under a name of both, one run into
+    its report folder, and a .json --out is the file itself; each readable like the report."""
+    copy = runs[0].parent / "run-c"
+    if not copy.exists():
+        shutil.copytree(runs[1], copy)
+    assert kgcert(monkeypatch, "compare", *runs, "--spec", RELATION) == 0
+    assert kgcert(monkeypatch, "compare", runs[1], copy, "--spec", RELATION) == 0
+    assert kgcert(monkeypatch, "compare", runs[0], "--spec", RELATION) == 0
+    named = runs[0].parent / f"compare-{runs[0].name}+{runs[1].name}.json"
+    other = runs[0].parent / f"compare-{runs[1].name}+run-c.json"
+    alone = runs[0] / "report" / "compare.json"
+    assert json.loads(named.read_text())["runs"] == [str(r) for r in runs]
+    assert json.loads(other.read_text())["runs"] == [str(runs[1]), str(copy)]
+    assert json.loads(alone.read_text())["runs"] == [str(runs[0])]
+    file = tmp_path / "mine.json"
+    assert kgcert(monkeypatch, "compare", *runs, "--spec", RELATION, "--out", file) == 0
+    printed = capsys.readouterr().out
+    assert file.is_file() and str(file) in printed
+    mask = os.umask(0)
+    os.umask(mask)
+    for path in (named, other, alone, file):  # as the report's files, not owner-only
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
 
 
 def test_report_command(runs, tmp_path, monkeypatch, capsys):

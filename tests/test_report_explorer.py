@@ -28,6 +28,7 @@ from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.report.explorer import CHUNK, ROW_FIELDS, explorer_data, script_json
 from kgcert.report.load import load_runs
+from kgcert.report.prompt_parts import question_line
 from kgcert.report.sample_graph import sample_graph, sample_graphs
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, Runner
@@ -185,6 +186,57 @@ def _rows(browser: Any) -> list[Any]:
     return browser.find_elements(By.CSS_SELECTOR, "#kgx-rows tr.kgx-row")
 
 
+def _choose(browser: Any, name: str, *values: str) -> int:
+    """Tick exactly `values` in the filter `name` (none: all), as a person clicks them."""
+    from selenium.webdriver.common.by import By
+
+    box = browser.find_element(By.ID, f"kgx-filter-{name}")
+    summary = box.find_element(By.TAG_NAME, "summary")
+    if box.get_attribute("open") is None:
+        summary.click()
+    for checkbox in box.find_elements(By.CSS_SELECTOR, "input[type=checkbox]"):
+        if checkbox.is_selected() != (checkbox.get_attribute("value") in values):
+            checkbox.click()
+    summary.click()
+    return _count(browser)
+
+
+def _prompt_text(detail: Any) -> str:
+    """The whole prompt an opened sample shows: worked examples (folded) and the question."""
+    from selenium.webdriver.common.by import By
+
+    heads = detail.find_elements(By.CSS_SELECTOR, "pre.kgx-prompt-head")
+    head = heads[0].get_attribute("textContent") if heads else ""
+    return head + detail.find_element(By.CSS_SELECTOR, "pre.kgx-prompt").get_attribute(
+        "textContent")
+
+
+DRAWING = """
+const cy = arguments[0].querySelector('.kgx-cy').kgxCy;
+if (!cy) return null;
+const boxes = cy.nodes().map(n => n.boundingBox({includeLabels: true, includeOverlays: false}));
+let overlaps = 0;
+for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+  const a = boxes[i], b = boxes[j];
+  if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) overlaps++;
+}
+return {nodes: cy.nodes().length, edges: cy.edges().length,
+  question_edges: cy.edges('.question').length, answers: cy.nodes('.answer').length,
+  chosen: cy.nodes('.chosen').length, overlaps: overlaps,
+  captions: cy.nodes().map(n => n.data('caption')), ids: cy.nodes().map(n => n.id()),
+  expandable: cy.nodes('.expandable').map(n => n.id()),
+  zoom: cy.userZoomingEnabled(), pan: cy.userPanningEnabled(), grab: cy.autoungrabify() === false};
+"""
+
+
+def _drawing(browser: Any, detail: Any) -> dict[str, Any]:
+    """What the opened sample's Cytoscape drawing holds, once it is drawn."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script(DRAWING, detail) is not None)
+    return browser.execute_script(DRAWING, detail)
+
+
 def _expand_first(browser: Any) -> Any:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -199,33 +251,34 @@ def _expand_first(browser: Any) -> Any:
 
 def test_wrong_filter_counts_the_wrong_samples_and_a_row_opens(browser, run_dir: Path):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     found = records(run_dir)
     _open(browser, run_dir / "report" / "report.html")
     assert _count(browser) == len(found)
-    Select(browser.find_element(By.ID, "kgx-filter-outcome")).select_by_value("wrong")
     wrong = [r for r in found if r["outcome"] == "wrong"]
     assert 0 < len(wrong) < len(found)
-    assert _count(browser) == len(wrong)
+    assert _choose(browser, "outcome", "wrong") == len(wrong)
     assert len(_rows(browser)) == min(len(wrong), 50)
     cells = [c.text for c in _rows(browser)[0].find_elements(By.TAG_NAME, "td")]
     assert cells[5] == "wrong"
     record = next(r for r in wrong if (r["spec"], r["setting"], r["model"], str(r["index"]))
                   == tuple(cells[1:5]))
     detail = _expand_first(browser)
-    prompt = detail.find_element(By.CSS_SELECTOR, "pre.kgx-prompt")
-    assert prompt.get_attribute("textContent") == record["prompt"]["text"]
+    assert _prompt_text(detail) == record["prompt"]["text"]
+    # the question's part is shown open, the worked examples before it folded
+    head = detail.find_element(By.CSS_SELECTOR, "details.kgx-head")
+    assert head.get_attribute("open") is None
+    assert "Worked examples" in head.get_attribute("textContent")
+    question = detail.find_element(By.CSS_SELECTOR, "p.kgx-question").text
+    assert question == "Question: " + question_line(record["prompt"]["text"])
     response = detail.find_element(By.CSS_SELECTOR, "pre.kgx-response").get_attribute(
         "textContent")
     assert response == record["response"]["text"]
     assert record["prompt"]["provenance"]["spec_hash"] in detail.text
-    graph = detail.find_element(By.CSS_SELECTOR, "svg.kgx-graph")
-    assert len(graph.find_elements(By.CSS_SELECTOR, "line.kgx-e-question")) == len(
-        record["prompt"]["provenance"]["edges"])
-    assert len(graph.find_elements(By.CSS_SELECTOR, "circle.kgx-n-answer")) == 1
-    assert len(graph.find_elements(By.CSS_SELECTOR, "circle.kgx-chosen")) == (
-        record.get("chosen_id") is not None)
+    drawn = _drawing(browser, detail)
+    assert drawn["question_edges"] == len(record["prompt"]["provenance"]["edges"])
+    assert drawn["answers"] == 1
+    assert drawn["chosen"] == (record.get("chosen_id") is not None)
 
 
 def test_search_and_disagreement_view(browser, run_dir: Path):
@@ -268,7 +321,8 @@ class _Echo:
         pass
 
     def generate(self, requests, config=None) -> list[ModelResponse]:
-        return [ModelResponse(text=f"correct answer: 1. {HOSTILE}") for _ in requests]
+        return [ModelResponse(text=f"correct answer: 1. {HOSTILE}", choice_probs=(0.75, 0.25))
+                for _ in requests]
 
 
 def test_text_from_the_kg_or_a_model_stays_text(browser, tmp_path: Path):
@@ -299,17 +353,17 @@ def test_text_from_the_kg_or_a_model_stays_text(browser, tmp_path: Path):
     text = detail.find_element(By.CSS_SELECTOR, "pre.kgx-prompt").get_attribute("textContent")
     assert text == f"Question 0: {HOSTILE}\u2028next"
     assert HOSTILE in detail.find_element(By.CSS_SELECTOR, "pre.kgx-response").text
+    probabilities = [p.text for p in detail.find_elements(By.CSS_SELECTOR, ".kgx-prob")]
+    assert probabilities == ["p = 0.750", "p = 0.250"]  # choice mode's, beside each option
     assert not browser.find_elements(By.CSS_SELECTOR, "img")
-    labels = [t.get_attribute("textContent")
-              for t in detail.find_elements(By.CSS_SELECTOR, "svg text")]
-    assert any(label.startswith("1. </script>") for label in labels)
+    captions = _drawing(browser, detail)["captions"]
+    assert any(caption.startswith("1. </script>") for caption in captions)
+    assert browser.execute_script("return window.kgxPwned") is None
 
 
 def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
     """Toy runs with entity paths, KG-LLM-Bench tasks in two formats, failed calls and
     skipped prompts (tests/test_report_tables.py): each filter counts what the files hold."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
     from test_report_tables import make_runs, path_length
 
     from kgcert.report import write_report
@@ -321,13 +375,12 @@ def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
     assert _count(browser) == len(found)
 
     def choose(name: str, value: str) -> int:
-        Select(browser.find_element(By.ID, f"kgx-filter-{name}")).select_by_value(value)
-        return _count(browser)
+        return _choose(browser, name, *([value] if value else []))
 
     entity = [r for r in found if r["prompt"]["provenance"]["kind"] == "entity"]
     assert choose("path_length", "2") == sum(path_length(r["index"]) == 2 for r in entity) > 0
     detail = _expand_first(browser)
-    assert len(detail.find_elements(By.CSS_SELECTOR, "line.kgx-e-question")) == 2
+    assert _drawing(browser, detail)["question_edges"] == 2
     choose("path_length", "")
     assert choose("task", "shortest_path") == sum(
         r["prompt"]["task"] == "shortest_path" for r in found)
@@ -349,3 +402,158 @@ def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
         return roles[option - 1] if isinstance(option, int) and roles else None
 
     assert choose("role", "related") == sum(role(r) == "related" for r in found) > 0
+
+
+def _index_cells(browser: Any) -> list[int]:
+    from selenium.webdriver.common.by import By
+
+    return [int(row.find_elements(By.TAG_NAME, "td")[4].text) for row in _rows(browser)]
+
+
+def test_sort_multi_value_filters_names_question_column_permalink_and_keys(
+        browser, run_dir: Path):
+    """Issue 32 item 5: what `inspect view` users expect, at 1,280 px."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    found = records(run_dir)
+    browser.set_window_size(1280, 1000)
+    try:
+        page = run_dir / "report" / "report.html"
+        _open(browser, page)
+        # several values of one filter at once, and of two filters together
+        wrong = sum(r["outcome"] == "wrong" for r in found)
+        correct = sum(r["outcome"] == "correct" for r in found)
+        assert _choose(browser, "outcome", "wrong", "correct") == wrong + correct
+        assert _choose(browser, "model", "bernoulli:0.4") == sum(
+            r["outcome"] in ("wrong", "correct") and r["model"] == "bernoulli:0.4" for r in found)
+        _choose(browser, "model")
+        _choose(browser, "outcome")
+        # sort by a column, then the other way
+        browser.find_element(By.CSS_SELECTOR, "th.kgx-c-index").click()
+        assert _index_cells(browser)[0] == 0 and _index_cells(browser) == sorted(
+            _index_cells(browser))
+        browser.find_element(By.CSS_SELECTOR, "th.kgx-c-index").click()
+        assert _index_cells(browser)[0] == N - 1
+        # the question as a column; its full text in the cell's title
+        first = _rows(browser)[0]
+        cells = first.find_elements(By.TAG_NAME, "td")
+        record = next(r for r in found if (r["spec"], r["setting"], r["model"], str(r["index"]))
+                      == tuple(c.text for c in cells[1:5]))
+        assert cells[-1].get_attribute("title") == question_line(record["prompt"]["text"])
+        # an entity name is found without asking to search prompts
+        name = record["prompt"]["options"][-1]
+        browser.find_element(By.ID, "kgx-search").send_keys(name)
+        expected = sum(name.lower() in " | ".join(r["prompt"]["options"]).lower()
+                       or name.lower() in (question_line(r["prompt"]["text"]) or "").lower()
+                       for r in found)
+        WebDriverWait(browser, 10).until(lambda d: _count(d) == expected > 0)
+        # a sample's permalink opens it in a fresh page, with nothing filtered
+        detail = _expand_first(browser)
+        opened = browser.find_element(By.CSS_SELECTOR, "tr.kgx-open").get_attribute("data-row")
+        link = detail.find_element(By.CSS_SELECTOR, "a.kgx-link").get_attribute("href")
+        assert browser.execute_script("return location.hash") == "#" + link.split("#")[1]
+        browser.get("about:blank")
+        browser.get(link)
+        WebDriverWait(browser, 20).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "tr.kgx-detail pre.kgx-prompt"))
+        assert browser.find_element(By.CSS_SELECTOR, "tr.kgx-open").get_attribute(
+            "data-row") == opened
+        assert _count(browser) == len(found)
+        # keyboard: j opens the next sample of the list, k the previous one
+        order = [row.get_attribute("data-row") for row in _rows(browser)]
+        body = browser.find_element(By.TAG_NAME, "body")
+        body.send_keys("j")
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(
+            By.CSS_SELECTOR, "tr.kgx-open").get_attribute("data-row") != opened)
+        now = browser.find_element(By.CSS_SELECTOR, "tr.kgx-open").get_attribute("data-row")
+        if opened in order and order.index(opened) + 1 < len(order):
+            assert now == order[order.index(opened) + 1]
+        body.send_keys("k")
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(
+            By.CSS_SELECTOR, "tr.kgx-open").get_attribute("data-row") == opened)
+        # nothing is wider than the window, an opened sample included
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 1280
+        panel = browser.find_element(By.CSS_SELECTOR, "tr.kgx-detail .kgx-panel")
+        assert browser.execute_script(
+            "const b = arguments[0].getBoundingClientRect(); return b.right", panel) <= 1280
+    finally:
+        browser.set_window_size(1400, 1600)
+
+
+def test_spec_section_says_what_was_certified(browser, run_dir: Path):
+    """Issue 32 items 1-3: each spec's Cypher (runnable as shown), every certificate's
+    guarantee, the run's settings, chosen against correct positions, the question first."""
+    from selenium.webdriver.common.by import By
+
+    _open(browser, run_dir / "report" / "report.html")
+    links = [a.get_attribute("href").split("#")[1]
+             for a in browser.find_elements(By.CSS_SELECTOR, "nav.toc a")]
+    assert {"runs", "specs", "spec-primekg.dual_indication", "samples"} <= set(links)
+    assert all(browser.find_elements(By.ID, anchor) for anchor in links)  # a table of contents
+    cypher = browser.find_element(By.CSS_SELECTOR, "pre.cypher").get_attribute("textContent")
+    assert "{{" not in cypher and cypher.startswith("MATCH")
+    env = {**os.environ, "KGCERT_DATA_DIR": str(run_dir.parent / "data"),
+           "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-m", "kgcert", "query", cypher, "--kg", KG,
+                           "--json"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert 0 < len(rows) <= 25 and {"a", "b", "d"} <= set(rows[0])
+    bodies = [json.loads(p.read_text()) for p in (run_dir / "certificates").glob("*.json")]
+    guarantees = [li.get_attribute("textContent")
+                  for li in browser.find_elements(By.CSS_SELECTOR, "ul.guarantees li")]
+    assert len(guarantees) == len(bodies)
+    assert {b["guarantee"] for b in bodies} == {g.split("): ", 1)[1] for g in guarantees}
+    headers = [th.get_attribute("textContent") for th in browser.find_elements(
+        By.CSS_SELECTOR, "#specs ~ .wide th")]
+    assert {"mode", "few-shot", "budget", "model identity", "p (exact test)"} <= set(headers)
+    assert "option 1: chosen / correct" in headers
+    spec_file = browser.find_element(By.CSS_SELECTOR, "pre.spec-file").get_attribute(
+        "textContent")
+    assert "name: primekg.dual_indication" in spec_file
+    example = browser.find_element(By.CSS_SELECTOR, "#specs ~ details[open]")
+    question = example.find_element(By.CSS_SELECTOR, "p.question")
+    first_pre = example.find_element(By.TAG_NAME, "pre")
+    assert question.location["y"] < first_pre.location["y"]  # the question first
+    assert "Your question:" in first_pre.get_attribute("textContent")[:40]
+
+
+def test_subgraph_captions_names_without_overlaps_and_expands_on_click(browser, run_dir: Path):
+    """Issue 32 item 4: entities captioned by name (the run keeps every drawn entity's name),
+    no two captioned entities overlap, pan, zoom and drag, and a click adds left-out edges."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    names = json.loads((run_dir / "entity_names.json").read_text())
+    found = records(run_dir)
+    context_ids = {part for r in found for e in r["prompt"]["provenance"]["extra"].get(
+        "context_edges", []) for part in e.split("|")[::2]}
+    assert context_ids <= set(names)  # every context entity's name was kept
+    _open(browser, run_dir / "report" / "report.html")
+    expanded = False
+    for number in range(3):
+        row = _rows(browser)[number]
+        browser.execute_script("arguments[0].scrollIntoView()", row)
+        row.click()
+        detail = WebDriverWait(browser, 20).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "tr.kgx-detail"))
+        drawn = _drawing(browser, detail)
+        assert drawn["overlaps"] == 0, drawn
+        assert drawn["zoom"] and drawn["pan"] and drawn["grab"]
+        for node_id, caption in zip(drawn["ids"], drawn["captions"], strict=True):
+            assert caption != node_id or node_id not in names  # a name, never a bare id
+            if node_id in names and not caption[:1].isdigit():
+                assert caption == names[node_id] or caption.endswith(names[node_id])
+        if drawn["expandable"] and not expanded:
+            target = drawn["expandable"][0]
+            browser.execute_script(
+                "arguments[0].querySelector('.kgx-cy').kgxCy.getElementById(arguments[1])"
+                ".emit('tap')", detail, target)
+            after = _drawing(browser, detail)
+            assert after["edges"] > drawn["edges"] and after["nodes"] >= drawn["nodes"]
+            assert "context edge" in detail.find_element(
+                By.CSS_SELECTOR, ".kgx-cy-info").text
+            expanded = True
+        row.click()  # close it again
+    assert expanded  # some sample had context edges left out to add

@@ -140,15 +140,18 @@ def test_specs_list_reads_its_cache_until_a_spec_changes(tmp_path: Path) -> None
     assert third["pydantic"] is True and ["mine.renamed", expected[-1][1]] in third["names"]
 
 
-def test_a_broken_spec_fails_the_listing_every_time(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from kgcert.spec_listing import listed_specs
+def test_a_broken_spec_is_reported_every_time(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken file is reported on every listing (from the cache too), and the other specs
+    are still listed (issue 32: one bad file must not hide the rest)."""
+    from kgcert.spec_listing import listing
 
     monkeypatch.setenv("KGCERT_CACHE_DIR", str(tmp_path / "cache"))
     mine = tmp_path / "mine"
     mine.mkdir()
-    listed_specs([mine])  # cached without it
+    listing([mine])  # cached without it
     (mine / "bad.yaml").write_text("name: mine.bad\nkind: relation\n")
     for _ in range(2):
-        with pytest.raises(InputError):
-            listed_specs([mine])
+        listed, unusable = listing([mine])
+        assert [problem.path for problem in unusable] == [str(mine / "bad.yaml")]
+        assert "mine.bad" not in {spec.name for spec in listed} and len(listed) > 50

@@ -10,6 +10,7 @@ one answers (see conftest.graph_server).
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -473,6 +474,7 @@ def test_writeback_command(alz, graph_server, written, run_dir, tmp_path, embedd
     from click.testing import CliRunner
 
     from kgcert.cli.common import Context
+    from kgcert.cli.query import query_command
     from kgcert.cli.writeback import writeback_command
 
     copy = tmp_path / "cli-run"
@@ -485,6 +487,17 @@ def test_writeback_command(alz, graph_server, written, run_dir, tmp_path, embedd
     data = read_run(copy)
     total = written["result"].totals
     assert data.id in first.output.replace("\n", "")
+    # The next command it prints works on this server, and finds this run's certificates.
+    step = next(line for line in first.output.splitlines() if line.startswith("next: "))
+    words = shlex.split(step.removeprefix("next: "))
+    at = words.index("query")
+    assert words[0] == "kgcert" and words[at + 1] == "certificates_by_lower_bound"
+    assert words[1:at] == ["--data-dir", str(embedded_data_dir)]  # given here, not in the env
+    assert "Browser" not in first.output  # the embedded server has none
+    shown = runner.invoke(query_command, [*words[at + 1:], "--json"], obj=obj,
+                          catch_exceptions=False)
+    assert shown.exit_code == 0, shown.output
+    assert len(shown.output.splitlines()) == len(written["certificates"])
     assert f"{total['samples']:,}" in first.output
     assert run_counts(alz, data.id) == total
     second = runner.invoke(writeback_command, [str(copy), "--kg", alz.kg], obj=obj,
@@ -502,6 +515,74 @@ def test_writeback_command(alz, graph_server, written, run_dir, tmp_path, embedd
                                           "delete"):
         runner.invoke(writeback_command, [str(copy), "--delete"], obj=obj,
                       catch_exceptions=False)
+
+
+@pytest.fixture
+def query_cli(graph_server, embedded_data_dir, monkeypatch, request):
+    """`kgcert query ARGS` in this process, on the server the KG is on: (exit code, output)."""
+    from click.testing import CliRunner
+
+    from kgcert.cli.common import Context
+    from kgcert.cli.query import query_command
+
+    if isinstance(graph_server, Neo4jServer):
+        env = request.getfixturevalue("neo4j_env")
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        obj = Context(db=env["KGCERT_NEO4J_URI"], data_dir=str(embedded_data_dir))
+    else:
+        obj = Context(db="embedded", data_dir=str(embedded_data_dir))
+
+    def call(*args: str) -> tuple[int, str]:
+        done = CliRunner().invoke(query_command, list(args), obj=obj)
+        raised = "" if isinstance(done.exception, SystemExit | None) else str(done.exception)
+        return done.exit_code, done.output + raised
+
+    return call
+
+
+def test_query_runs_named_queries_and_cypher_with_parameters(alz, written, query_cli):
+    run, records = written["data"].id, written["records"]
+    code, out = query_cli("certificates_by_lower_bound", "--kg", alz.kg, "--param", f"run={run}",
+                          "--json")
+    assert code == 0, out
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert sorted(row["certificate"] for row in rows) == sorted(
+        certificate_key(run, c["spec"], c["setting"], c["model"])
+        for c in written["certificates"])
+    assert [row["lower"] for row in rows] == sorted(row["lower"] for row in rows)
+    count = "MATCH (s:KgcertSample {run: $run}) WHERE s.outcome = $outcome RETURN count(s) AS n"
+    code, out = query_cli(count, "--kg", alz.kg, "-p", f"run={run}", "-p", "outcome=wrong",
+                          "--csv")
+    assert code == 0, out
+    assert out.splitlines() == ["n", str(sum(r["outcome"] == "wrong" for r in records))]
+    code, out = query_cli("RETURN $k + 1 AS m, $name AS name", "--kg", alz.kg, "-p", "k:=41",
+                          "-p", "name=007")
+    assert code == 0, out
+    assert "42" in out and "007" in out and "1 row" in out  # table, strings kept as text
+
+
+def test_query_says_what_is_missing(alz, written, query_cli):
+    code, out = query_cli("wrong_chose_distractor", "--kg", alz.kg)
+    assert code == 2 and "the query needs --param run=..." in out
+    code, out = query_cli("wrong_chose_distractr", "--kg", alz.kg)
+    assert code == 2 and "did you mean wrong_chose_distractor?" in out
+    code, out = query_cli("RETURN 1", "--kg", "no_such_kg")
+    assert code != 0 and "no KG named 'no_such_kg'" in out
+    code, out = query_cli("--list")
+    assert code == 0 and all(name in out for name in _statements(GUIDE))
+
+
+def test_info_counts_written_back_links(alz, written):
+    from kgcert.info import kg_info
+
+    report = kg_info(alz)
+    totals = written["result"].totals
+    links = report["writeback_links"]
+    for kind in LINK_TYPES:
+        assert links.get(kind, 0) >= totals[kind]
+        assert kind not in report["relationship_types"]  # not listed as a KG type with 0
+    assert report["relationships"] == written["before"]["edges"]
 
 
 def test_unfinished_and_foreign_runs(alz, written, run_dir, tmp_path):

@@ -45,6 +45,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("kgcert.cli.report:compare_command",
                 "Paired exact McNemar tests and Holm-corrected hierarchies on prompts aligned "
                 "by sample index: models, task formats, entity names, prompting strategies."),
+    "query": ("kgcert.cli.query:query_command",
+              "Run Cypher, or a named query of explore_failures.cypher, on a loaded KG."),
     "runs": ("kgcert.cli.runs:runs_command",
              "List run directories (default ./runs) with their certificates."),
     "show": ("kgcert.cli.runs:show_command",

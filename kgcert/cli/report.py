@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import console
+from kgcert.cli.console import keep_names, print_table
 from kgcert.errors import InputError
 
 if TYPE_CHECKING:
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
 
 # Text columns shown like numbers (right-aligned, never wrapped).
 FIGURES = {"k/n", "bounds", "unp/err/skip", "list", "json", "yaml", "turtle", "jsonld"}
+# Columns of names a reader needs whole (never cut, never folded mid-name).
+NAME_COLUMNS = {"spec", "model", "setting", "run", "kg", "task", "textualization", "A", "B"}
 RUNS = click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 
 
@@ -38,7 +43,8 @@ def _table(frame: pd.DataFrame, title: str, digits: int = 3) -> Table:
                          no_wrap=numeric, overflow="ellipsis" if numeric else "fold")
     for row in frame.itertuples(index=False):
         table.add_row(*(Text(fmt(value, digits)) for value in row))
-    return table
+    names = [str(c) for c in frame.columns if str(c) in NAME_COLUMNS]
+    return keep_names(table, *names)
 
 
 def _summary_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -85,15 +91,16 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
     report = write_report(list(runs), out, confidence=confidence, alpha=alpha,
                           figures=not no_figures, family=family)
     if not report.summary.empty:
-        console.print(_table(_summary_columns(report.summary),
-                             "Mean of the certificates' bounds over specs, per model and "
-                             "setting (a summary, not a confidence statement; n = 0 left out)"))
+        print_table(console, _table(_summary_columns(report.summary),
+                                    "Mean of the certificates' bounds over specs, per model and "
+                                    "setting (a summary, not a confidence statement; n = 0 left "
+                                    "out)"))
     several_runs = report.specs["run"].nunique() > 1
     for spec, rows in report.specs.groupby("spec", sort=True):
         shown = _bounds_columns(rows)
         if not several_runs:
             shown = shown.drop(columns=["run"], errors="ignore")
-        console.print(_table(shown, f"Certificates: {spec}"))
+        print_table(console, _table(shown, f"Certificates: {spec}"))
     if not report.tasks.empty:
         for model in sorted(report.tasks["model"].unique()):
             exact = heatmap_matrix(report.tasks, str(model), "exact")
@@ -101,7 +108,7 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
             cells = pd.DataFrame({form: [f"{fmt(e, 2)} / {fmt(f, 2)}" for e, f in zip(
                 exact[form], flexible[form], strict=True)] for form in exact.columns},
                 index=exact.index)
-            console.print(_table(cells.reset_index(),
+            print_table(console, _table(cells.reset_index(),
                                  f"{model}: accuracy (exact / flexible), task x format"))
     for spec, rows in (report.path_lengths.groupby("spec", sort=True)
                        if not report.path_lengths.empty else []):
@@ -111,7 +118,7 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
             "accuracy": rows["accuracy"],
             "bounds": [f"[{fmt(lo)}, {fmt(up)}]"
                        for lo, up in zip(rows["lower"], rows["upper"], strict=True)]})
-        console.print(_table(shown, f"Accuracy by path length: {spec} ({confidence:.0%} "
+        print_table(console, _table(shown, f"Accuracy by path length: {spec} ({confidence:.0%} "
                                     "Clopper-Pearson per length)"))
     if report.comparisons or report.variants:
         from kgcert.report.compare import family_statement
@@ -167,7 +174,7 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
         table.add_row(Text(test.model_a), Text(test.model_b), str(test.b), str(test.c),
                       f"{test.p_value:.2g}", _which(test.better, test.model_a),
                       f"{pair.adjusted_p:.2g}", _which(pair.better, test.model_a))
-    console.print(table)
+    print_table(console, keep_names(table, "A", "B"))
     accuracy = {m.name: f"{m.correct}/{m.n}" for m in ranked.models}
     groups = " > ".join("{" + ", ".join(f"{name} {accuracy[name]}" for name in group) + "}"
                         for group in ranked.groups)
@@ -185,7 +192,9 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
 @click.option("--family", type=click.Choice(["spec", "run"]), default="spec", show_default=True,
               help="Holm family: each (spec, setting) apart, or all pairs of the runs at once.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Folder for compare.json (default: <first run>/report).")
+              help="Where to write the comparison: a .json file, or a folder for compare.json "
+                   "(default: <run>/report/compare.json for one run; for several, "
+                   "compare-<run>+<run>.json beside the first).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print each comparison as one JSON line instead of tables.")
 def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | None,
@@ -212,9 +221,9 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
                                         setting=setting, family=family, apart=apart)
     body = compare_json(comparisons, alpha=alpha, family=family, variants=variants,
                         runs=[str(run.path) for run in loaded.runs])
-    folder = out if out is not None else loaded.runs[0].path / "report"
-    target = folder / "compare.json"
+    target = compare_target(loaded.runs, out)
     write_json(target, body)
+    _like_report_files(target)
     if as_json:  # the same records as compare.json, one line each
         for record in [*body["comparisons"], *body["variants"]]:
             click.echo(json.dumps(record, ensure_ascii=False, default=str))
@@ -247,6 +256,31 @@ def _one_kg(loaded: RunSet) -> None:
                              f"on KG {kg_b} (fingerprint {second}): prompt i is not the same "
                              "prompt on different graphs, so they cannot be paired; compare "
                              "runs of one KG")
+
+
+def compare_target(runs: Sequence[Any], out: Path | None) -> Path:
+    """Where a comparison goes: where the user says, else into the run's report folder for
+    one run, else beside the runs under a name of them all (so comparing other runs never
+    overwrites it)."""
+    from kgcert.run.records import slug
+
+    if out is not None:
+        return out if out.suffix == ".json" else out / "compare.json"
+    if len(runs) == 1:
+        return runs[0].path / "report" / "compare.json"
+    name = "+".join(slug(run.path.resolve().name) for run in runs)
+    if len(name) > 150:  # many runs: a stable short name
+        import hashlib
+
+        name = name[:100] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
+    return runs[0].path.resolve().parent / f"compare-{name}.json"
+
+
+def _like_report_files(path: Path) -> None:
+    """Readable as the report's other files are (the atomic write makes it owner-only)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    path.chmod(0o666 & ~mask)
 
 
 COMMANDS = [report_command, compare_command]

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from kgcert import defaults
 from kgcert.cli.common import Context, console, errors
+from kgcert.cli.console import keep_names, print_table
 from kgcert.cli.progress import progress_display
 from kgcert.config import data_dir
 from kgcert.errors import InputError, NothingAnsweredError
@@ -30,7 +31,7 @@ _locks: list[Any] = []  # run-directory locks, held until the process ends
 
 
 def _run_path(config: RunConfig, out: Path | None) -> Path:
-    run_dir = out or Path("runs") / f"{config.kg}-{config.fingerprint()}"
+    run_dir = out or default_run_dir(config)
     # a file, under a file, a link loop: one line (a write that fails says why itself)
     check_folder(run_dir, "--out", writable=False, fix="name a folder for the run")
     return run_dir
@@ -56,6 +57,32 @@ def _run_dir(run_dir: Path) -> Iterator[Path]:
         if created is not None:
             _remove_unused(run_dir, created)
         raise
+
+
+def default_run_dir(config: RunConfig, root: Path = Path("runs")) -> Path:
+    """runs/<kg>-<first spec>[+N]-<date>-<config hash>: readable, and the same command run
+    again (another day too) finds the folder of its hash and resumes there."""
+    import re
+    from datetime import date
+
+    fingerprint = config.fingerprint()
+    for found in sorted(root.glob(f"*-{fingerprint[:8]}")) if root.is_dir() else []:
+        if (found / "run.yaml").is_file() and _same_run(
+                load_run_config(found / "run.yaml", {}), config):
+            return found
+    first = config.specs[0] if config.specs else "run"
+    spec = Path(first).stem if first.endswith((".yaml", ".yml")) else first.split(".")[-1]
+    more = f"+{len(config.specs) - 1}" if len(config.specs) > 1 else ""
+    parts = [re.sub(r"[^A-Za-z0-9_-]+", "_", part) for part in (config.kg, spec)]
+    return root / f"{parts[0]}-{parts[1]}{more}-{date.today():%Y%m%d}-{fingerprint[:8]}"
+
+
+def _same_run(saved: RunConfig, config: RunConfig) -> bool:
+    """Whether `config` (as given, before a seed is drawn) asks what `saved` recorded: a seed
+    the run drew stands for the one the command left out."""
+    if saved.seed_source == "drawn":
+        saved = saved.model_copy(update={"seed": config.seed})
+    return saved.fingerprint() == config.fingerprint()
 
 
 def _topmost_missing(path: Path) -> Path | None:
@@ -182,9 +209,12 @@ def pace_text(answered: int, seconds: float) -> str:
               help="Provider string, e.g. smollm2, hf:./model, openai:gpt-4o-mini, bernoulli:0.8 "
                    "(repeatable).")
 @click.option("--setting", "settings", multiple=True,
-              type=click.Choice(["vanilla", "distractor"]), help="Repeatable.")
+              type=click.Choice(["vanilla", "distractor"]),
+              help="Relation and entity specs: vanilla, or distractor (Definition 2.3 "
+                   "distractors in the context); repeatable, default vanilla.")
 @click.option("--format", "formats", multiple=True,
-              help="Textualization for task specs: list, json, yaml, turtle, jsonld.")
+              help="Textualization for task specs: list, json, yaml, turtle, jsonld "
+                   "(repeatable: each a setting).")
 @click.option("--entity-names", "entity_names", multiple=True,
               type=click.Choice(["real", "pseudonymized"]),
               help="Task specs: real and/or pseudonymized entity names, each a setting "
@@ -206,11 +236,15 @@ def pace_text(answered: int, seconds: float) -> str:
               help="Entity specs, distractor setting: how distractor paths are weighted "
                    "(default tail).")
 @click.option("--n", type=int, default=None, help="Samples per certificate (default 250).")
-@click.option("--confidence", type=float, default=None, help="Default 0.95.")
+@click.option("--confidence", type=float, default=None,
+              help="Confidence of each certificate's bounds (default 0.95; with --simultaneous "
+                   "the whole run's).")
 @click.option("--seed", type=int, default=None,
               help="Run seed (default: drawn fresh for a new run and recorded in run.yaml).")
-@click.option("--batch-size", type=int, default=None)
-@click.option("--max-new-tokens", type=int, default=None)
+@click.option("--batch-size", type=int, default=None,
+              help="Prompts sent to a model at once (default 16); a resume may change it.")
+@click.option("--max-new-tokens", type=int, default=None,
+              help="Longest reply, in tokens (default 128; cot and tot add reasoning tokens).")
 @click.option("--mode", type=click.Choice(["generate", "choice"]), default=None,
               help="choice: local models score the option numbers (never unparseable).")
 @click.option("--options", type=int, default=None,
@@ -244,9 +278,12 @@ def pace_text(answered: int, seconds: float) -> str:
               help="Sequential mode: stop once the bounds clear this accuracy.")
 @click.option("--simultaneous", is_flag=True, default=None,
               help="Bonferroni: all certificates of the run hold together.")
-@click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path))
+@click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path),
+              help="A folder of your spec files (repeatable); recorded in run.yaml, and the "
+                   "spec files a run uses are copied into its specs/ folder.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Run directory (default runs/<kg>-<config hash>); rerun to resume.")
+              help="Run directory (default runs/<kg>-<spec>-<date>-<config hash>); rerun the "
+                   "same command to resume.")
 @click.option("--quant", type=click.Choice(["4bit", "8bit"]), default=None,
               help="Load hf: models with 4- or 8-bit weights (bitsandbytes, CUDA only); "
                    "recorded in the certificates' model identity.")
@@ -258,14 +295,19 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
                 as_json: bool, new_design: bool, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
+    from kgcert.run.entity_names import write_entity_names
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
+    from kgcert.run.preflight import preflight_warnings
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
+    from kgcert.run.spec_files import save_run_specs, use_copies_of
     from kgcert.run.start import fix_budget, record_start, settle
 
     pace_for_prompts()
     if half_width is not None or threshold is not None:
         flags["sequential"] = {"half_width": half_width, "threshold": threshold}
+    if specs_dirs:  # recorded in run.yaml, so the run file finds the same specs
+        flags["specs_dirs"] = tuple(str(folder.resolve()) for folder in specs_dirs)
     config = load_run_config(config_file, flags)
     if quant is not None:
         config = with_quantization(config, quant)
@@ -280,8 +322,17 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         models = build_models(config, cache / "responses")  # a bad key is refused before
         store = ctx.server().open(config.kg)  # the graph server starts
         config = fix_budget(config, [(slot.spec_string, slot.model) for slot in models])
-        jobs = build_jobs(store, config, list(specs_dirs), cache / "specs",
+        # Folders named now must exist; those a run file recorded may be gone (the copies
+        # in the run folder stand in for their files).
+        spec_dirs = list(specs_dirs) or [Path(f) for f in config.specs_dirs if Path(f).is_dir()]
+        for folder in (config_file.parent if config_file else None, run_dir):
+            if folder is not None:
+                use_copies_of(folder)  # a run folder's own copies, when the originals are gone
+        jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
+        save_run_specs(run_dir, store, config.specs, spec_dirs)
+        for warning in preflight_warnings(store, config, spec_dirs, cache / "specs"):
+            errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
             TimeRemainingColumn()]
@@ -292,6 +343,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
             record_start(run_dir, config, saved, runner.confidence)
             _warn_unreachable(config, runner.confidence)
             paths = runner.run()
+        write_entity_names(store, run_dir)  # the report captions subgraphs by name
     if as_json:
         for path in paths:
             body = json.loads(path.read_text(encoding="utf-8"))
@@ -355,7 +407,7 @@ def _print_certificates(paths: list[Path]) -> None:
     table = Table(show_header=True, header_style="bold")
     for column in ("spec", "setting", "model", "seed", "k / n", "lower", "upper", "chance",
                    "unparseable", "errors", "skipped"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column in ("k / n", "lower", "upper"))
     warnings = []
     for path in paths:
         body = json.loads(path.read_text(encoding="utf-8"))
@@ -368,7 +420,7 @@ def _print_certificates(paths: list[Path]) -> None:
                       if chance else "-", str(outcomes["unparseable"]),
                       str(outcomes["error"]), str(outcomes["skipped"]))
         warnings += body.get("warnings", [])
-    console.print(table)
+    print_table(console, keep_names(table, "spec", "setting", "model"))
     for warning in warnings:
         console.print(Text(f"warning: {warning}"), style="yellow")
     console.print(Text("Each certificate's `guarantee` field says what it certifies; the "

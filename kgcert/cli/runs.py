@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import console, errors
+from kgcert.cli.console import keep_names, print_table
 
 
 @click.command("runs")
@@ -45,7 +46,7 @@ def runs_command(root: Path, as_json: bool) -> None:
             table.add_row(Text(str(cert["spec"])), Text(str(cert["setting"])),
                           Text(str(cert["model"])), f"{cert['k']} / {cert['n']}",
                           _bound(cert["lower"]), _bound(cert["upper"]), str(cert["seed"]))
-        console.print(table)
+        print_table(console, keep_names(table, "spec", "setting", "model"))
 
 
 def _bound(value: Any) -> str:

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
+from kgcert.cli.console import keep_names, print_table
 from kgcert.config import data_dir
 from kgcert.errors import InputError
 
@@ -47,17 +48,41 @@ def specs_group() -> None:
 
 @specs_group.command("list")
 @dirs_option
-def list_command(specs_dirs: tuple[Path, ...]) -> None:
+@click.option("--kg", "kg_name", default=None,
+              help="Only the specs written for this loaded KG's family (its format).")
+@json_option
+@click.pass_obj
+def list_command(ctx: Context, specs_dirs: tuple[Path, ...], kg_name: str | None,
+                 as_json: bool) -> None:
     """Every spec kgcert can see, shipped and yours."""
-    from kgcert.spec_listing import listed_specs
+    from kgcert.spec_listing import applies, family_of, kg_format, listing
 
+    specs, unusable = listing(specs_dirs)
+    left_out = 0
+    if kg_name:
+        fmt = kg_format(ctx.server().open(kg_name))
+        families = {f for f in (family_of(spec.kg) for spec in specs) if f}
+        kept = [spec for spec in specs if applies(spec.kg, fmt, families)]
+        left_out, specs = len(specs) - len(kept), kept
+    for problem in unusable:  # reported, and every other spec still listed
+        errors.print(Text(f"error: {problem.error}"), soft_wrap=True)
+    if as_json:
+        for spec in specs:
+            click.echo(json.dumps({"name": spec.name, "kind": spec.kind, "kg": spec.kg,
+                                   "description": " ".join(spec.description.split()),
+                                   "file": spec.path}, ensure_ascii=False))
+        return
     table = Table(show_header=True, header_style="bold")
-    for column in ("name", "kind", "description", "file"):
+    for column in ("name", "kind", "kg", "description", "file"):
         table.add_column(column)
-    for spec in listed_specs(specs_dirs):
+    for spec in specs:
         first = spec.description.strip().split(". ")[0]
-        table.add_row(spec.name, spec.kind, Text(first), Text(Path(spec.path).name))
-    console.print(table)
+        table.add_row(Text(spec.name), spec.kind, Text(spec.kg or "-"), Text(first),
+                      Text(Path(spec.path).name))
+    print_table(console, keep_names(table, "name", "kind", "kg", "file"))
+    if left_out:
+        console.print(Text(f"{left_out} specs for other KG families left out (--kg {kg_name} "
+                           f"was loaded from {fmt})"))
 
 
 @specs_group.command("show")
@@ -76,12 +101,16 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
                        f"from {entry.path}", style="bold"))
     console.print(Text(entry.path.read_text(encoding="utf-8")))
     if kg_name and isinstance(entry.spec, RelationSpec):
-        compiled = compile_relation_spec(entry.spec, KGSchema.read(ctx.server().open(kg_name)))
-        for title, cypher in (("count", compiled.count_cypher()),
+        store = ctx.server().open(kg_name)
+        compiled = compile_relation_spec(entry.spec, KGSchema.read(store))
+        # As they run on this server (the KG's scope label filled in), so each can be pasted
+        # into `kgcert query` or Neo4j Browser.
+        for title, cypher in (("matches", compiled.matches_cypher()),
+                              ("count", compiled.count_cypher()),
                               ("correct answers", compiled.answers_cypher()),
                               ("distractors", compiled.distractors_cypher())):
             console.print(f"[bold]{title}[/]", highlight=False)
-            console.print(Text(cypher or "(none)"))
+            console.print(Text(store.scoped(cypher) if cypher else "(none)"))
 
 
 @specs_group.command("validate")
@@ -98,6 +127,18 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
     from kgcert.specs.validate import check_specs
 
     store = ctx.server().open(kg_name) if kg_name else None
+    left_out = ""
+    if store is not None and not specs:  # every spec: those written for this KG's family
+        from kgcert.spec_listing import applies, family_of, kg_format, listing
+
+        listed, unusable = listing(specs_dirs)
+        fmt = kg_format(store)
+        families = {f for f in (family_of(spec.kg) for spec in listed) if f}
+        kept = [spec.name for spec in listed if applies(spec.kg, fmt, families)]
+        if len(kept) < len(listed):
+            left_out = (f"{len(listed) - len(kept)} specs for other KG families left out "
+                        f"(KG {kg_name} was loaded from {fmt}; name a spec to check it anyway)")
+        specs = (*kept, *(problem.path for problem in unusable))
     results = check_specs(specs, specs_dirs, store, _cache_dir(ctx))
     for result in results:
         if as_json:
@@ -107,6 +148,8 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
                                                        if result.detail else "")))
         else:
             errors.print(Text(f"error: {result.error}"), soft_wrap=True)
+    if left_out and not as_json:
+        console.print(Text(left_out))
     failed = sum(not result.ok for result in results)
     if failed:
         if len(results) > 1 and not as_json:
@@ -120,10 +163,13 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
 @kg_option
 @click.option("--cypher", "with_cypher", is_flag=True,
               help="Also count on the server with the compiled Cypher (slow on big KGs).")
+@click.option("--draws", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Questions drawn to tell how many answers each accepts and how many have "
+                   "distractors.")
 @json_option
 @click.pass_obj
 def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
-                  with_cypher: bool, as_json: bool) -> None:
+                  with_cypher: bool, draws: int, as_json: bool) -> None:
     """How many DAGs (or paths) the spec's distribution ranges over in a KG."""
     from kgcert.specs import RelationSampler, find_spec, prepare_sampler
 
@@ -141,12 +187,16 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
             # Paged by answer ids: one DISTINCT over millions of matches exceeds the embedded
             # server's in-heap limit.
             server_count = count_on_server(store, sampler)
+        from kgcert.specs.answer_stats import answer_stats
+
+        stats = answer_stats(sampler, store, draws)
         if as_json:
             click.echo(json.dumps({
                 "spec": entry.spec.name, "kind": entry.spec.kind, "matches": count.matches,
                 "estimated_matches": count.estimated_matches, "method": count.method,
                 "tree_candidates": count.tree_homomorphisms, "acceptance": count.acceptance,
-                "cypher_count": server_count, "prepared_s": round(prepared, 3)}))
+                "cypher_count": server_count, "prepared_s": round(prepared, 3),
+                **stats.as_dict()}))
             return
         exact = f"{count.matches:,}" if count.matches is not None else (
             f"about {count.estimated_matches:,.0f}")
@@ -155,6 +205,10 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
                       f"{count.acceptance:.3f}; prepared in {prepared:.1f} s", highlight=False)
         if server_count is not None:
             console.print(f"server-side Cypher count: {server_count:,}", highlight=False)
+        console.print(f"over {stats.draws} drawn questions: each accepts a median of "
+                      f"{stats.answers_median:g} answers (max {stats.answers_max:,}); "
+                      f"{stats.with_distractors:.0%} have Definition 2.3 distractor "
+                      "candidates (the distractor setting needs them)", highlight=False)
     else:
         _count_paths(sampler, entry, as_json)
 

@@ -3,6 +3,9 @@ the entities each prompt used, for Neo4j Browser (guide: cypher/explore_failures
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
 from pathlib import Path
 
 import click
@@ -67,11 +70,30 @@ def writeback_command(ctx: Context, run_dir: Path, kg: str | None, remove: bool,
         more = ", ..." if len(result.missing_entities) > 5 else ""
         errors.print(Text(f"warning: {len(result.missing_entities)} entities the run used are not "
                           f"in {result.kg} and were not linked ({shown}{more})"))
-    guide = data_folder("cypher") / "explore_failures.cypher"
     console.print(Text(f"run {result.run} written to {result.kg}"), soft_wrap=True)
-    console.print(Text(f"In Neo4j Browser, database {result.kg}:  :param run => "
-                       f"\"{result.run}\""), soft_wrap=True)
-    console.print(Text(f"then the queries of {guide}"), soft_wrap=True)
+    for line in next_steps(ctx, store.server_name, result.kg, result.run):
+        console.print(Text(line), soft_wrap=True)
 
+
+def next_steps(ctx: Context, server_name: str, kg: str, run: str) -> list[str]:
+    """What to type next on the server in use: `kgcert query` works on both, Browser only on
+    Neo4j (the embedded server has no graph UI)."""
+    from kgcert.config import EMBEDDED
+
+    words = ["kgcert"]
+    neo4j = (ctx.db or os.environ.get("KGCERT_NEO4J_URI") or EMBEDDED) != EMBEDDED
+    if ctx.db and ctx.db != (os.environ.get("KGCERT_NEO4J_URI") or EMBEDDED):
+        words += ["--db", ctx.db]
+    if ctx.data_dir and ctx.data_dir != os.environ.get("KGCERT_DATA_DIR"):
+        words += ["--data-dir", ctx.data_dir]
+    command = shlex.join([*words, "query", "certificates_by_lower_bound", "--kg", kg,
+                          "--param", f"run={run}"])
+    lines = [f"next: {command}",
+             "  (`kgcert query --list` lists the other queries of "
+             f"{data_folder('cypher') / 'explore_failures.cypher'})"]
+    if neo4j:
+        lines.append(f"or in Neo4j Browser on {server_name}:  :param run => {json.dumps(run)}"
+                     "  then paste those queries")
+    return lines
 
 COMMANDS = [writeback_command]

@@ -8,7 +8,7 @@
   const FIELD = {};
   meta.fields.forEach(function (name, i) { FIELD[name] = i; });
   const TEXT = new Set(["run", "spec", "setting", "model", "outcome", "chosen_name",
-    "correct_name", "role", "task", "format"]);
+    "correct_name", "role", "task", "format", "question", "names"]);
   const ROWS = meta.rows;
   const PAGE = 50;
   const NONE = "\u0000none";
@@ -16,8 +16,9 @@
   const FILTERS = [["run", "run"], ["spec", "spec"], ["setting", "setting"],
     ["model", "model"], ["outcome", "outcome"], ["role", "chosen role"],
     ["path_length", "path length"], ["task", "task"], ["format", "format"]];
+  // filters: name -> Set of wanted keys (empty: all); sort: [column, 1 | -1] or null
   const state = { filters: {}, terms: [], deep: false, view: "samples", page: 0,
-    open: new Set() };
+    open: new Set(), sort: null, current: null };
   const chunks = new Map();
   const deepText = new Map(); // row -> lower-case prompt, reply and parse note
   let matched = [];
@@ -87,7 +88,7 @@
   function passes(r) {
     for (const name in state.filters) {
       const wanted = state.filters[name];
-      if (wanted !== "" && column(name)[r] !== wanted) return false;
+      if (wanted.size && !wanted.has(column(name)[r])) return false;
     }
     if (!state.terms.length) return true;
     let hay = haystack(r);
@@ -99,7 +100,7 @@
     if (hays[r] === undefined) {
       const row = ROWS[r];
       hays[r] = ["run", "spec", "setting", "model", "index", "outcome", "chosen_name",
-        "correct_name", "role", "task", "format"].map(function (n) {
+        "correct_name", "role", "task", "format", "question", "names"].map(function (n) {
         const v = val(row, n);
         return v === null ? "" : String(v);
       }).join(" ").toLowerCase();
@@ -152,8 +153,30 @@
       if (disagreements === null) disagreements = groups();
       matched = disagreements.filter(function (members) { return members.some(passes); });
     }
+    if (state.sort) sortMatched();
     if (!keepPage) state.page = 0;
     render();
+  }
+
+  // Sorting: by any column, numbers as numbers, missing values last; ties keep file order.
+  function sortValue(item, name) {
+    const row = ROWS[Array.isArray(item) ? item[0] : item];
+    if (name === "chosen" || name === "correct") return row[FIELD[name]];
+    if (name === "path") return row[FIELD.path_length];
+    return FIELD[name] === undefined ? null : val(row, name);
+  }
+  function sortMatched() {
+    const name = state.sort[0], dir = state.sort[1];
+    const keyed = matched.map(function (item, i) { return [sortValue(item, name), i, item]; });
+    keyed.sort(function (a, b) {
+      const x = a[0], y = b[0];
+      const xm = x === null || x === undefined, ym = y === null || y === undefined;
+      if (xm || ym) return xm === ym ? a[1] - b[1] : (xm ? 1 : -1);
+      const c = typeof x === "number" && typeof y === "number" ? x - y
+        : String(x).localeCompare(String(y));
+      return c ? c * dir : a[1] - b[1];
+    });
+    matched = keyed.map(function (k) { return k[2]; });
   }
 
   // Controls.
@@ -175,19 +198,27 @@
         if (typeof x === "number" && typeof y === "number") return x - y;
         return a < b ? -1 : a > b ? 1 : 0;
       });
-      const select = el("select", { id: "kgx-filter-" + name, "data-filter": name,
-        onchange: function (event) {
-          state.filters[name] = event.target.value;
-          refresh(false);
-        } }, el("option", { value: "" }, "all"));
+      // several values at once (wrong or unparseable): a dropdown of checkboxes
+      const wanted = state.filters[name] = new Set();
+      const counts = new Map();
+      keys.forEach(function (k) { counts.set(k, (counts.get(k) || 0) + 1); });
+      const summary = el("summary", {}, pair[1] + ": all");
+      const menu = el("div", { class: "kgx-menu" });
       sorted.forEach(function (k) {
-        append(select, el("option", { value: k }, k === NONE ? "(none)" : k));
+        append(menu, el("label", {}, el("input", { type: "checkbox", value: k,
+          onchange: function (event) {
+            if (event.target.checked) wanted.add(k); else wanted.delete(k);
+            summary.textContent = pair[1] + ": " + (wanted.size ? Array.from(wanted).map(
+              function (w) { return w === NONE ? "(none)" : w; }).join(", ") : "all");
+            refresh(false);
+          } }), " " + (k === NONE ? "(none)" : k) + " (" + counts.get(k) + ")"));
       });
-      append(box, el("label", {}, pair[1] + " ", select));
+      append(box, el("details", { id: "kgx-filter-" + name, class: "kgx-filter",
+        "data-filter": name }, summary, menu));
     });
     let timer = null;
     const search = el("input", { id: "kgx-search", type: "search",
-      placeholder: "search (all words)", oninput: function (event) {
+      placeholder: "search: names, question, model... (all words)", oninput: function (event) {
         clearTimeout(timer);
         timer = setTimeout(function () {
           state.terms = event.target.value.toLowerCase().split(/\s+/).filter(Boolean);
@@ -237,11 +268,19 @@
     count.setAttribute("data-count", String(matched.length));
     table.replaceChildren();
     const head = state.view === "samples"
-      ? ["run", "spec", "setting", "model", "index", "outcome", "chosen", "correct", "role",
-        "path", "task", "format"]
-      : ["run", "spec", "setting", "index", "correct"].concat(models);
+      ? ["run", "spec", "setting", "model", "index", "outcome", "chosen", "correct"]
+        .concat(OPTIONAL.filter(shown), ["question"])
+      : ["run", "spec", "setting", "index", "correct"].concat(models, ["question"]);
     append(table, el("thead", {}, el("tr", {}, head.map(function (h) {
-      return el("th", {}, h);
+      const sortable = models.indexOf(h) < 0 || state.view === "samples";
+      const mark = state.sort && state.sort[0] === h ? (state.sort[1] > 0 ? " \u25b2" : " \u25bc")
+        : "";
+      return el("th", { class: "kgx-c-" + (models.indexOf(h) < 0 ? h : "model"),
+        title: sortable ? "sort by " + h : "",
+        onclick: sortable ? function () {
+          state.sort = state.sort && state.sort[0] === h ? [h, -state.sort[1]] : [h, 1];
+          refresh(false);
+        } : null }, h + mark);
     }))));
     const body = el("tbody", { id: "kgx-rows" });
     const start = state.page * PAGE;
@@ -260,6 +299,19 @@
       } }, "next \u203a"));
     pager.firstChild.disabled = state.page === 0;
     pager.lastChild.disabled = state.page >= pages - 1;
+  }
+
+  // Columns shown only when some row has a value (a run of relation specs has no task).
+  const OPTIONAL = ["role", "path", "task", "format"];
+  const shownColumns = {};
+  function shown(name) {
+    if (!(name in shownColumns)) {
+      const field = FIELD[name === "path" ? "path_length" : name];
+      shownColumns[name] = ROWS.some(function (row) {
+        return row[field] !== null && row[field] !== undefined;
+      });
+    }
+    return shownColumns[name];
   }
 
   function toggle(body, tr, id, width, fill) {
@@ -281,15 +333,19 @@
 
   function sampleRow(body, r, width) {
     const row = ROWS[r];
+    const optional = { role: val(row, "role") || "-", path: val(row, "path_length") ?? "-",
+      task: val(row, "task") || "-", format: val(row, "format") || "-" };
     const tr = el("tr", { class: "kgx-row", "data-row": String(r), tabindex: "0" },
-      el("td", {}, val(row, "run")), el("td", {}, val(row, "spec")),
-      el("td", {}, val(row, "setting")), el("td", {}, val(row, "model")),
+      cellOf(val(row, "run")), cellOf(val(row, "spec")),
+      cellOf(val(row, "setting")), cellOf(val(row, "model")),
       el("td", { class: "num" }, val(row, "index")), el("td", {}, outcomeMark(val(row, "outcome"))),
-      el("td", {}, option(val(row, "chosen"), val(row, "chosen_name"))),
-      el("td", {}, option(val(row, "correct"), val(row, "correct_name"))),
-      el("td", {}, val(row, "role") || "-"), el("td", { class: "num" }, val(row, "path_length") ?? "-"),
-      el("td", {}, val(row, "task") || "-"), el("td", {}, val(row, "format") || "-"));
+      cellOf(option(val(row, "chosen"), val(row, "chosen_name"))),
+      cellOf(option(val(row, "correct"), val(row, "correct_name"))),
+      OPTIONAL.filter(shown).map(function (name) {
+        return el("td", name === "path" ? { class: "num" } : {}, optional[name]);
+      }), cellOf(val(row, "question") || "-"));
     const open = function () {
+      if (!state.open.has(r)) { state.current = r; setLink(r); }
       toggle(body, tr, r, width, function (cell) {
         details(r).then(function (d) {
           const chosen = {};
@@ -297,8 +353,11 @@
           cell.replaceChildren(el("div", { class: "kgx-panel" },
             el("div", { class: "kgx-side" }, graphView(d.prompt.graph, chosen, d.prompt),
               provenanceView(d.prompt, d.sample)),
-            el("div", { class: "kgx-main" }, answerView(row, d.prompt, d.sample),
-              promptView(d.prompt))));
+            el("div", { class: "kgx-main" }, questionView(row, d.prompt),
+              answerView(row, d.prompt, d.sample), promptView(d.prompt),
+              el("p", { class: "kgx-note" }, el("a", { href: "#" + linkOf(r),
+                class: "kgx-link" }, "link to this sample"),
+              " \u00b7 keys: j next, k previous sample"))));
         }).catch(function (error) { cell.textContent = "could not read the sample: " + error; });
       });
     };
@@ -323,7 +382,8 @@
     const tr = el("tr", { class: "kgx-row", tabindex: "0" },
       el("td", {}, val(first, "run")), el("td", {}, val(first, "spec")),
       el("td", {}, val(first, "setting")), el("td", { class: "num" }, val(first, "index")),
-      el("td", {}, option(val(first, "correct"), val(first, "correct_name"))), cells);
+      el("td", {}, option(val(first, "correct"), val(first, "correct_name"))), cells,
+      cellOf(val(first, "question") || "-"));
     const open = function () {
       toggle(body, tr, id, width, function (cell) {
         Promise.all(members.map(details)).then(function (all) {
@@ -341,7 +401,8 @@
           cell.replaceChildren(el("div", { class: "kgx-panel" },
             el("div", { class: "kgx-side" }, graphView(all[0].prompt.graph, chosen, all[0].prompt),
               provenanceView(all[0].prompt, null)),
-            el("div", { class: "kgx-main" }, el("div", { class: "kgx-models" }, columns),
+            el("div", { class: "kgx-main" }, questionView(first, all[0].prompt),
+              el("div", { class: "kgx-models" }, columns),
               same ? promptView(all[0].prompt) : el("p", { class: "kgx-note" },
                 "The models were asked different prompts for this draw (their prompt budgets " +
                 "differ); each column shows its own."))));
@@ -356,6 +417,8 @@
 
   function answerView(row, prompt, sample) {
     const list = el("ol", { class: "kgx-options" });
+    const probs = sample.choice_probs && sample.choice_probs.length === prompt.options.length
+      ? sample.choice_probs : null; // choice mode: the probability the model gave each option
     prompt.options.forEach(function (name, i) {
       const number = i + 1;
       const marks = [];
@@ -364,10 +427,13 @@
       append(list, el("li", { class: marks.map(function (m) { return "kgx-" + m; }).join(" ") },
         name, " ", el("span", { class: "kgx-id" }, "[" + (prompt.option_ids[i] || "") + "]"),
         prompt.roles[i] ? " " + prompt.roles[i] : "",
+        probs ? el("span", { class: "kgx-prob" }, " p = " + Number(probs[i]).toFixed(3)) : "",
         marks.length ? el("b", {}, " \u2190 " + marks.join(", ")) : ""));
     });
     const parts = [el("p", {}, "outcome: ", outcomeMark(val(row, "outcome")))];
     if (prompt.options.length) parts.push(list);
+    if (probs) parts.push(el("p", { class: "kgx-note" }, "choice mode: p is the model's " +
+      "probability of each option number; it answered the most probable"));
     if (prompt.answers.length) {
       parts.push(el("p", {}, "accepted answers: " + prompt.answers.join(" | ") +
         (prompt.more_answers ? " (+" + prompt.more_answers + " more)" : "")));
@@ -398,10 +464,91 @@
     return el("div", { class: "kgx-answer" }, parts);
   }
 
-  function promptView(prompt) {
-    return el("details", { class: "kgx-prompt-box", open: "" }, el("summary", {}, "prompt"),
-      el("pre", { class: "kgx-prompt" }, prompt.text || "(no text: the prompt was skipped)"));
+  function questionView(row, prompt) {
+    const q = val(row, "question");
+    return q ? el("p", { class: "kgx-question" }, "Question: " + q) : null;
   }
+
+  function promptView(prompt) {
+    const at = prompt.question_at || 0;
+    const head = prompt.text.slice(0, at);
+    return el("div", { class: "kgx-prompt-box" },
+      el("details", { open: "" }, el("summary", {}, "prompt: the question's part"),
+        el("pre", { class: "kgx-prompt" },
+          prompt.text.slice(at) || "(no text: the prompt was skipped)")),
+      head ? el("details", { class: "kgx-head" }, el("summary", {},
+        "instructions and worked examples (" + head.length.toLocaleString("en") +
+        " characters before the question)"), el("pre", { class: "kgx-prompt-head" }, head))
+        : null);
+  }
+
+  function cellOf(text) {
+    return el("td", { title: String(text) }, text);
+  }
+
+  // Permalinks (#sample=run/spec/setting/model/index) and keyboard next / previous.
+  function linkOf(r) {
+    const row = ROWS[r];
+    return "sample=" + ["run", "spec", "setting", "model", "index"].map(function (n) {
+      return encodeURIComponent(String(val(row, n)));
+    }).join("/");
+  }
+  function setLink(r) {
+    if (history.replaceState) history.replaceState(null, "", "#" + linkOf(r));
+  }
+  function rowOfLink(hash) {
+    const text = hash.replace(/^#/, "");
+    if (text.indexOf("sample=") !== 0) return null;
+    const wanted = text.slice(7);
+    for (let r = 0; r < ROWS.length; r++) if (linkOf(r).slice(7) === wanted) return r;
+    return null;
+  }
+  function show(r) {
+    // the row's page in the current list, or the whole list when a filter hides it
+    if (state.view !== "samples") { state.view = "samples"; state.open.clear(); refresh(false); }
+    let at = matched.indexOf(r);
+    if (at < 0) {
+      clearFilters();
+      at = matched.indexOf(r);
+    }
+    state.page = Math.floor(at / PAGE);
+    state.open.clear();
+    state.open.add(r);
+    state.current = r;
+    render();
+    const tr = table.querySelector('tr.kgx-row[data-row="' + r + '"]');
+    if (tr) { tr.scrollIntoView({ block: "start" }); tr.focus({ preventScroll: true }); }
+  }
+  function clearFilters() {
+    for (const name in state.filters) state.filters[name].clear();
+    root.querySelectorAll(".kgx-filter input").forEach(function (box) { box.checked = false; });
+    root.querySelectorAll(".kgx-filter summary").forEach(function (summary) {
+      summary.textContent = summary.textContent.replace(/: .*$/, ": all");
+    });
+    state.terms = [];
+    const search = document.getElementById("kgx-search");
+    if (search) search.value = "";
+    refresh(false);
+  }
+  function step(by) {
+    if (state.view !== "samples" || !matched.length) return;
+    const at = state.current === null ? -1 : matched.indexOf(state.current);
+    const next = Math.min(Math.max(at + by, 0), matched.length - 1);
+    if (at === next) return;
+    show(matched[next]);
+    setLink(matched[next]);
+  }
+  document.addEventListener("keydown", function (event) {
+    const tag = (event.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "select" || tag === "textarea" || event.ctrlKey ||
+        event.metaKey || event.altKey) return;
+    if (event.key === "j") step(1);
+    else if (event.key === "k") step(-1);
+  });
+  window.addEventListener("hashchange", function () {
+    const r = rowOfLink(location.hash);
+    if (r !== null) show(r);
+  });
 
   function provenanceView(prompt, sample) {
     const p = prompt.provenance;
@@ -435,64 +582,145 @@
     return "context";
   }
 
+  // The subgraph, drawn by Cytoscape.js (inlined): entities captioned by name, a force
+  // layout (cose) that counts each caption in its node's size so captions do not overlap,
+  // pan, zoom and drag, and a click on an entity adds the context edges left out at first.
+  const COLORS = { answer: "#2a9d3a", distractor: "#f08c00", path: "#8e44ad",
+    related: "#2f7fd1", random: "#8a8a8a", question: "#1d2b53", context: "#d9d9d9" };
+  const STYLE = [
+    { selector: "node", style: { "background-color": "data(color)", label: "data(caption)",
+      "font-size": 10, "text-wrap": "wrap", "text-max-width": 120, "text-valign": "bottom",
+      "text-margin-y": 3, width: 14, height: 14, "border-width": 1, "border-color": "#777",
+      "text-background-color": "#fff", "text-background-opacity": 0.8,
+      "text-background-padding": 1 } },
+    { selector: "node.strong", style: { "font-weight": "bold", width: 18, height: 18 } },
+    { selector: "node.expandable", style: { "border-color": "#2f7fd1", "border-width": 2 } },
+    { selector: "node.chosen", style: { "border-width": 3, "border-color": "#d11",
+      "border-style": "dashed" } }, // after expandable: the chosen ring wins
+    { selector: "edge", style: { width: 1, "line-color": "#bbb", "curve-style": "bezier",
+      "target-arrow-shape": "triangle", "target-arrow-color": "#bbb", "arrow-scale": 0.8 } },
+    { selector: "edge.question", style: { width: 2.5, "line-color": "#223",
+      "target-arrow-color": "#223", label: "data(relation)", "font-size": 9,
+      "text-rotation": "autorotate", "text-background-color": "#fff",
+      "text-background-opacity": 0.8 } },
+    { selector: "edge.added", style: { "line-style": "dashed" } }];
+
   function graphView(graph, chosen, prompt) {
     if (!graph) return null; // built without networkx: the page says so above the list
-    const W = 560, H = 400, M = 46, R = 8;
-    const where = {};
-    graph.nodes.forEach(function (n) {
-      where[n.id] = [M + n.x / 1000 * (W - 2 * M), M + n.y / 1000 * (H - 2 * M)];
-    });
-    const canvas = svg("svg", { class: "kgx-graph", viewBox: "0 0 " + W + " " + H,
-      width: String(W), height: String(H), role: "img" },
-    svg("title", {}, "the sample's subgraph"));
-    const defs = svg("defs");
-    ["question", "context"].forEach(function (kind) {
-      append(defs, svg("marker", { id: "kgx-arrow-" + kind, viewBox: "0 0 10 10", refX: "10",
-        refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
-      svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "kgx-arrow-" + kind })));
-    });
-    canvas.append(defs);
-    graph.edges.forEach(function (e) {
-      const a = where[e.source], b = where[e.target];
-      if (!a || !b) return;
-      const dx = b[0] - a[0], dy = b[1] - a[1], length = Math.hypot(dx, dy) || 1;
-      const line = svg("line", { x1: a[0] + dx / length * R, y1: a[1] + dy / length * R,
-        x2: b[0] - dx / length * (R + 2), y2: b[1] - dy / length * (R + 2),
-        class: "kgx-e-" + e.kind, "marker-end": "url(#kgx-arrow-" + e.kind + ")" },
-      svg("title", {}, e.source + " \u2014" + e.relation + "\u2192 " + e.target + " (" + e.kind + ")"));
-      canvas.append(line);
-      if (e.kind === "question") {
-        canvas.append(svg("text", { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 - 3,
-          class: "kgx-rel" }, e.relation.length > 24 ? e.relation.slice(0, 23) + "\u2026" : e.relation));
-      }
-    });
-    graph.nodes.forEach(function (n) {
-      const p = where[n.id];
-      const kind = nodeKind(n, prompt);
-      const group = svg("g", { class: "kgx-node" });
-      const picked = chosen[n.id];
-      if (picked) {
-        group.append(svg("circle", { cx: p[0], cy: p[1], r: R + 5, class: "kgx-chosen" }));
-      }
-      const label = n.label.length > 26 ? n.label.slice(0, 25) + "\u2026" : n.label;
-      const about = [n.label + " [" + n.id + "]", kind];
-      if (n.option) about.push("option " + n.option);
-      if (typeof n.question === "string") about.push("pattern variable " + n.question);
-      if (picked) about.push("chosen by " + picked.join(", "));
-      group.append(svg("circle", { cx: p[0], cy: p[1], r: R, class: "kgx-n-" + kind },
-        svg("title", {}, about.join("; "))));
-      group.append(svg("text", { x: p[0] + R + 3, y: p[1] + 4,
-        class: "kgx-label" + (n.option || n.question ? " kgx-strong" : "") },
-      (n.option ? n.option + ". " : "") + label));
-      canvas.append(group);
-    });
+    const box = el("div", { class: "kgx-cy", role: "img",
+      "aria-label": "the sample's subgraph: " + graph.nodes.length + " entities" });
+    const info = el("p", { class: "kgx-note kgx-cy-info" },
+      "Drag to pan, scroll to zoom, drag an entity to move it; click an entity for its " +
+      "details" + (graph.more && graph.more.length ? " and the context edges left out " +
+      "(entities with a blue ring have some)" : "") + ".");
     const legend = el("div", { class: "kgx-legend" }, KINDS.map(function (pair) {
       return el("span", {}, el("i", { class: "kgx-sw kgx-sw-" + pair[0] }), pair[1]);
     }), el("span", {}, el("i", { class: "kgx-sw kgx-sw-chosen" }), "chosen"),
     el("span", {}, el("i", { class: "kgx-sw kgx-sw-qedge" }), "question edge"));
     const note = graph.omitted ? el("p", { class: "kgx-note" }, graph.omitted +
       " more context edges not drawn (the graph keeps " + graph.nodes.length + " entities)") : null;
-    return el("figure", { class: "kgx-figure" }, canvas, legend, note);
+    const figure = el("figure", { class: "kgx-figure" }, box, info, legend, note);
+    setTimeout(function () { drawGraph(box, info, graph, chosen, prompt); }, 0);
+    return figure;
+  }
+
+  // cose, stronger each time while two captioned entities still overlap (a force layout
+  // settles most graphs at once; dense ones need longer edges and more repulsion).
+  const LAYOUTS = [[12000, 70, 40, 1], [400000, 120, 200, 0.25],
+    [2000000, 160, 1000, 0.25], [4000000, 220, 4000, 0.25], [8000000, 300, 10000, 0.1]];
+  const READABLE = 0.75; // the least zoom a drawing opens at: captions stay legible
+  function overlaps(cy) {
+    const boxes = cy.nodes().map(function (n) {
+      return n.boundingBox({ includeLabels: true, includeOverlays: false });
+    });
+    let found = 0;
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) found++;
+      }
+    }
+    return found;
+  }
+  function settle(cy, fit) {
+    for (let i = 0; i < LAYOUTS.length; i++) {
+      const p = LAYOUTS[i];
+      cy.layout({ name: "cose", nodeDimensionsIncludeLabels: true, randomize: false,
+        animate: false, nodeRepulsion: function () { return p[0]; },
+        idealEdgeLength: function () { return p[1]; }, nodeOverlap: p[2], gravity: p[3],
+        numIter: 5000, componentSpacing: 120, padding: 16, fit: fit }).run();
+      if (!overlaps(cy)) break;
+    }
+    if (fit && cy.zoom() < READABLE) { // a big drawing opens on its question, legible
+      cy.zoom(READABLE);
+      cy.center(cy.nodes(".question, .answer"));
+    }
+  }
+
+  function drawGraph(box, info, graph, chosen, prompt) {
+    if (typeof cytoscape === "undefined") { box.textContent = "(drawing unavailable)"; return; }
+    const more = graph.more || [];
+    const names = graph.names || {};
+    const elements = [];
+    const about = {};
+    graph.nodes.forEach(function (n) {
+      const kind = nodeKind(n, prompt);
+      const picked = chosen[n.id];
+      const classes = [kind];
+      if (n.option || n.question) classes.push("strong");
+      if (picked) classes.push("chosen");
+      const text = [n.label + " [" + n.id + "]", kind];
+      if (n.option) text.push("option " + n.option);
+      if (typeof n.question === "string") text.push("pattern variable " + n.question);
+      if (picked) text.push("chosen by " + picked.join(", "));
+      about[n.id] = text.join("; ");
+      elements.push({ group: "nodes", classes: classes.join(" "),
+        data: { id: n.id, caption: (n.option ? n.option + ". " : "") + n.label, kind: kind,
+          color: COLORS[kind] || COLORS.context },
+        position: { x: n.x * 0.6, y: n.y * 0.45 } });
+    });
+    graph.edges.forEach(function (e, i) {
+      elements.push({ group: "edges", classes: e.kind,
+        data: { id: "e" + i, source: e.source, target: e.target, relation: e.relation } });
+    });
+    const cy = cytoscape({ container: box, elements: elements, style: STYLE,
+      minZoom: 0.2, maxZoom: 4 });
+    box.kgxCy = cy; // for tests and the console
+    settle(cy, true);
+    const hidden = {};
+    more.forEach(function (e) {
+      [e.source, e.target].forEach(function (id) { (hidden[id] = hidden[id] || []).push(e); });
+    });
+    cy.nodes().forEach(function (node) {
+      if (hidden[node.id()]) node.addClass("expandable");
+    });
+    let added = 0;
+    cy.on("tap", "node", function (event) {
+      const node = event.target;
+      const id = node.id();
+      const edges = (hidden[id] || []).filter(function (e) { return !e.shown; });
+      info.textContent = (about[id] || names[id] || id) + (edges.length ? " \u2014 added " +
+        edges.length + " context edge" + (edges.length > 1 ? "s" : "") + " left out" : "");
+      if (!edges.length) return;
+      const at = node.position();
+      edges.forEach(function (e, i) {
+        e.shown = true;
+        [e.source, e.target].forEach(function (end) {
+          if (cy.getElementById(end).empty()) {
+            const angle = 2 * Math.PI * (i + 0.5) / edges.length;
+            about[end] = (names[end] || end) + " [" + end + "]; context (added)";
+            cy.add({ group: "nodes", classes: "context" + (hidden[end] ? " expandable" : ""),
+              data: { id: end, caption: names[end] || end, kind: "context",
+                color: COLORS.context },
+              position: { x: at.x + 90 * Math.cos(angle), y: at.y + 90 * Math.sin(angle) } });
+          }
+        });
+        cy.add({ group: "edges", classes: "context added", data: { id: "m" + (added++),
+          source: e.source, target: e.target, relation: e.relation } });
+      });
+      node.removeClass("expandable");
+      settle(cy, false);
+    });
   }
 
   if (typeof DecompressionStream === "undefined") {
@@ -502,4 +730,6 @@
   }
   root.replaceChildren(controls(), count, pager, el("div", { class: "kgx-scroll" }, table));
   refresh(false);
+  const linked = rowOfLink(location.hash);
+  if (linked !== null) show(linked);
 })();

@@ -24,15 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.report.load import RunSet, chosen_role, entity_path_length, run_records
+from kgcert.report.prompt_parts import question_line, question_start
 from kgcert.report.sample_graph import GRAPH_FIELDS, sample_graphs
+from kgcert.run.entity_names import read_entity_names
 
 CHUNK = 100  # prompts per compressed detail chunk
+# Draws the subgraphs (vendored, MIT; see vendor/README.md): inlined, the page stays offline.
+CYTOSCAPE = "vendor/cytoscape.min.js"
 ASSETS = Path(__file__).resolve().parent
 ROW_FIELDS = ("run", "spec", "setting", "model", "index", "outcome", "chosen", "chosen_name",
               "correct", "correct_name", "role", "path_length", "task", "format", "prompt",
-              "draw")
+              "draw", "question", "names")
 TEXT_FIELDS = {"run", "spec", "setting", "model", "outcome", "chosen_name", "correct_name",
-               "role", "task", "format"}  # interned into the string table
+               "role", "task", "format", "question", "names"}  # interned into the string table
 MAX_ANSWERS = 20  # accepted answers of a task shown per prompt
 
 
@@ -93,8 +97,10 @@ def prompt_details(prompt: Mapping[str, Any]) -> dict[str, Any]:
     shown["sample_seed"] = extra.get("sample_seed")
     shown["context_edges"] = len(extra.get("context_edges") or [])
     shown["other_correct_answers"] = max(len(extra.get("correct_answers") or []) - 1, 0)
+    text = str(prompt.get("text") or "")
     return {
-        "text": str(prompt.get("text") or ""), "skipped": prompt.get("skipped"),
+        "text": text, "skipped": prompt.get("skipped"),
+        "question_at": question_start(text),  # the worked examples before it are folded
         "options": [str(o) for o in prompt.get("options") or []],
         "option_ids": [str(i) for i in prompt.get("option_ids") or []],
         "roles": [str(r) for r in extra.get("option_roles") or []],
@@ -114,7 +120,7 @@ def sample_details(record: Mapping[str, Any]) -> dict[str, Any]:
         "flexible": record.get("flexible_correct"), "latency_s": response.get("latency_s"),
         "prompt_tokens": response.get("prompt_tokens"),
         "completion_tokens": response.get("completion_tokens"),
-        "cached": response.get("cached"),
+        "cached": response.get("cached"), "choice_probs": response.get("choice_probs"),
     }
 
 
@@ -151,12 +157,15 @@ def explorer_data(runs: RunSet) -> ExplorerData:
     drawn: list[dict[str, Any]] = []  # what the subgraph layout needs of each prompt
     chunk_bodies: list[dict[str, dict[str, Any]]] = []
     rows: list[list[Any]] = []
+    prompt_runs: list[str] = []  # the run each prompt was first read from
+    names_of = {run.label: read_entity_names(run.path) for run in runs.runs}
     for label, record in _records(runs):
         prompt = record.get("prompt") or {}
         provenance = prompt.get("provenance") or {}
         key = _prompt_key(record)
         if key not in prompt_ids:
             prompt_ids[key] = len(prompt_ids)
+            prompt_runs.append(label)
             if prompt_ids[key] % CHUNK == 0:
                 chunk_bodies.append({"prompts": {}, "samples": {}})
             chunk_bodies[-1]["prompts"][str(prompt_ids[key])] = prompt_details(prompt)
@@ -176,6 +185,8 @@ def explorer_data(runs: RunSet) -> ExplorerData:
             "role": chosen_role(prompt, record), "path_length": entity_path_length(provenance),
             "task": prompt.get("task"), "format": provenance.get("textualization"),
             "prompt": pid,
+            "question": question_line(str(prompt.get("text") or "")),
+            "names": " | ".join(str(o) for o in prompt.get("options") or []) or None,
             "draw": draws.setdefault((record.get("spec"), record.get("spec_hash"),
                                       record.get("setting"), provenance.get("seed"),
                                       record["index"]), len(draws)),
@@ -184,9 +195,21 @@ def explorer_data(runs: RunSet) -> ExplorerData:
                      for name in ROW_FIELDS])
     if graphs:
         for pid, graph in enumerate(sample_graphs(drawn)):
-            chunk_bodies[pid // CHUNK]["prompts"][str(pid)]["graph"] = graph
+            chunk_bodies[pid // CHUNK]["prompts"][str(pid)]["graph"] = _named(
+                graph, names_of[prompt_runs[pid]])
     return ExplorerData(intern.strings, rows, [_compress(body) for body in chunk_bodies],
                         graphs)
+
+
+def _named(graph: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """Entities captioned by name: options and question entities carry the names the prompt
+    used; context entities get theirs from the run's entity_names.json (their id without)."""
+    for node in graph["nodes"]:
+        if node.get("label") == node["id"] and node["id"] in names:
+            node["label"] = names[node["id"]]
+    more = {end for edge in graph.get("more", ()) for end in (edge["source"], edge["target"])}
+    graph["names"] = {i: names[i] for i in sorted(more) if i in names}
+    return graph
 
 
 def _asset(name: str) -> str:
@@ -210,4 +233,5 @@ def explorer_section(runs: RunSet) -> str:
             f"<style>{_asset('explorer.css')}</style>\n"
             '<div id="kgx"><noscript>The sample explorer needs JavaScript.</noscript></div>\n'
             f'<script type="application/json" id="kgx-data">{script_json(meta)}</script>\n'
-            f"{chunks}\n<script>{_asset('explorer.js')}</script>\n")
+            f"{chunks}\n" + (f"<script>{_asset(CYTOSCAPE)}</script>\n" if data.graphs else "")
+            + f"<script>{_asset('explorer.js')}</script>\n")

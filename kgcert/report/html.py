@@ -4,12 +4,14 @@ script and data are inline too, so the file works offline."""
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from kgcert.report.compare import family_statement
+from kgcert.report.prompt_parts import split_prompt
 from kgcert.report.spec_details import EXAMPLE_CHARS, Example
 from kgcert.report.tables import fmt
 from kgcert.run.records import slug
@@ -29,6 +31,14 @@ figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 .note { color: #555; font-size: 0.9em; }
 code { background: #f5f5f5; padding: 0 0.2em; }
+nav.toc { font-size: 0.9em; border: 1px solid #ddd; padding: 0.4em 1em; display: inline-block; }
+nav.toc ul { margin: 0.2em 0; padding-left: 1.2em; }
+.wide { max-width: 100%; overflow-x: auto; }
+pre.cypher, pre.spec-file { white-space: pre-wrap; background: #f7f7f7; padding: 0.5em;
+  font-size: 0.85em; overflow-wrap: anywhere; }
+p.question { font-weight: 600; font-size: 1.05em; }
+p.flag { color: #a40000; font-weight: 600; }
+ul.guarantees li { margin: 0.3em 0; font-size: 0.9em; }
 """
 
 
@@ -46,7 +56,9 @@ def table_html(frame: pd.DataFrame, digits: int = 3) -> str:
             f'<td class="{"num" if c in numeric else "text"}">{html.escape(fmt(v, digits))}</td>'
             for c, v in zip(frame.columns, row, strict=True))
         body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    # In a scroll box of the page's width: a wide table scrolls, the page never does.
+    return (f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
 def _section(title: str, parts: Sequence[str], anchor: str) -> str:
@@ -82,6 +94,10 @@ HOW_TO_READ = (
     "delta. Simultaneous runs (Bonferroni) hold jointly for every headline bound of the run.",
     "Chance: 1/options, for certificates with answers. An interval containing it (5/20 with "
     "four options) cannot be told apart from chance.",
+    "Positions: how often the model chose each option position against how often the "
+    "correct answer sat there. Options are shuffled, so a model that answers one position "
+    "far above its share (exact binomial test) is flagged: its correct answers may be where "
+    "the answer happened to sit, not reading.",
     "Seed: a run without --seed draws one and records it; --seed N reproduces a run's "
     "prompts. Every certificate says whether its seed was given or drawn.",
 )
@@ -96,32 +112,64 @@ PROMPT_STYLE = ("white-space: pre-wrap; max-height: 24em; overflow: auto; backgr
 
 
 def _example(example: Example, open_: bool) -> str:
-    """One example prompt, folded (`<details>`) but for the first of a spec; long prompts are
-    cut here, the sample file has them whole."""
-    text = example.text
-    if len(text) > EXAMPLE_CHARS:
-        text = (text[:EXAMPLE_CHARS] + f"\n[... {len(example.text) - EXAMPLE_CHARS} more "
-                "characters in the sample file]")
+    """One example prompt, folded (`<details>`) but for the first of a spec: its question and
+    options first, the instructions and worked examples folded below; long prompts are cut
+    here, the sample file has them whole."""
+    parts = split_prompt(example.text)
     summary = (f"Example prompt, setting {example.setting}: sample {example.index} of run "
                f"{example.run} ({example.sample_file})")
     answer = (f'<p class="note">Correct answer: {html.escape(example.answer)}</p>'
               if example.answer else "")
+    question = (f'<p class="question">Question: {html.escape(parts.question)}</p>'
+                if parts.question else "")
+    head = (f"<details><summary>Instructions and worked examples (the same in every prompt; "
+            f"{len(parts.head):,} characters before the question)</summary>"
+            f'<pre style="{PROMPT_STYLE}">{html.escape(_cut(parts.head))}</pre></details>'
+            if parts.head else "")
+    options = ("<ol>" + "".join(f"<li>{html.escape(o)}</li>" for o in example.options) + "</ol>"
+               if example.options else "")
     return (f"<details{' open' if open_ else ''}><summary>{html.escape(summary)}</summary>"
-            f'<pre style="{PROMPT_STYLE}">{html.escape(text)}</pre>{answer}</details>')
+            f'{question}{options}{answer}<pre style="{PROMPT_STYLE}">{html.escape(_cut(parts.ask))}'
+            f"</pre>{head}</details>")
+
+
+def _cut(text: str) -> str:
+    if len(text) <= EXAMPLE_CHARS:
+        return text
+    return (text[:EXAMPLE_CHARS] + f"\n[... {len(text) - EXAMPLE_CHARS} more characters in "
+            "the sample file]")
 
 
 def _spec_block(report: Report, spec: str) -> str:
-    """A spec's heading, its description, its certificates and its example prompts."""
+    """A spec's heading, its description, its Cypher and file, its certificates with their
+    guarantees, settings and option positions, and its example prompts."""
+    from kgcert.report.certified import (
+        certificates_of,
+        guarantees_html,
+        positions_html,
+        settings_html,
+        source_html,
+        spec_sources,
+    )
+
     details = report.details.get(spec)
     parts = [f'<h3 id="spec-{html.escape(slug(spec))}">{html.escape(spec)}</h3>']
     if details is not None and details.description:
         parts.append(f"<p>{html.escape(details.description)}</p>")
+    sources = spec_sources(report.runs, spec)
+    if sources:
+        parts += source_html(sources)
+    elif details is not None and details.description:
         parts.append(_p(f"Spec file: {details.source}"))
     else:
         parts.append(_p("No description: " + (details.source if details else "no spec file "
                                               "of this name was found") + "."))
     rows = report.specs[report.specs["spec"] == spec].drop(columns="spec")
     parts.append(table_html(rows))
+    certified = certificates_of(report.runs, spec)
+    parts += guarantees_html(certified)
+    parts += positions_html(certified, table_html)
+    parts += settings_html(certified, table_html)
     examples = details.examples if details is not None else ()
     parts += [_example(example, open_=number == 0) for number, example in enumerate(examples)]
     return "\n".join(parts)
@@ -176,9 +224,11 @@ def render(report: Report) -> str:
         _p("One certificate per spec, setting and model: k correct of n answered "
            "(unparseable answers count as wrong; errors and skipped prompts are apart), "
            "the run seed, the chance level 1/options, and the unconditional bounds (skipped "
-           "prompts and failed calls counted wrong). Each certificate's JSON has the full "
-           "guarantee sentence. Beside each spec's certificates: the distribution it "
-           "certifies, in words, and the first prompt the run drew for each setting."),
+           "prompts and failed calls counted wrong). Beside each spec's certificates: the "
+           "distribution it certifies, in words and as runnable Cypher, the spec file the run "
+           "used, each certificate's guarantee sentence, where the chosen options sat against "
+           "the correct ones, the run's settings, and the first prompt the run drew for each "
+           "setting, its question first."),
         *_figure(report, "forest_specs"),
         *(_spec_block(report, str(spec)) for spec in report.specs["spec"].unique())],
         "specs"))
@@ -238,4 +288,24 @@ def render(report: Report) -> str:
     title = "kgcert report: " + ", ".join(run.label for run in runs.runs)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1>\n" + "\n".join(sections) + "\n</body></html>\n")
+            f"<h1>{html.escape(title)}</h1>\n{contents(sections)}\n" + "\n".join(sections)
+            + "\n</body></html>\n")
+
+
+_HEADING = re.compile(r'<h([23]) id="([^"]+)">(.*?)</h\1>')
+
+
+def contents(sections: Sequence[str]) -> str:
+    """A table of contents: every section, and under "Certificates per spec" each spec."""
+    top: list[tuple[str, str, list[tuple[str, str]]]] = []
+    for level, anchor, title in _HEADING.findall("\n".join(sections)):
+        if level == "2":
+            top.append((anchor, title, []))
+        elif top:
+            top[-1][2].append((anchor, title))
+    items = []
+    for anchor, title, subs in top:  # anchors and titles are escaped already
+        inner = "".join(f'<li><a href="#{a}">{t}</a></li>' for a, t in subs)
+        items.append(f'<li><a href="#{anchor}">{title}</a>'
+                     + (f"<ul>{inner}</ul>" if inner else "") + "</li>")
+    return f'<nav class="toc" id="contents"><b>Contents</b><ul>{"".join(items)}</ul></nav>'

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 MAX_NODES = 30
+MAX_MORE = 60  # context edges left out of the drawing, kept for expand-on-click
 GRAPH_FIELDS = ("provenance", "option_ids", "options")  # what a drawing reads of a prompt
 PARALLEL_FROM = 400  # prompts from which layouts are spread over worker processes
 LAYOUT_ITERATIONS = 30  # enough for graphs this small to settle
@@ -122,7 +123,10 @@ def sample_graph(prompt: Mapping[str, Any]) -> dict[str, Any]:
     edges = [{"source": e[0], "relation": e[1], "target": e[2], "kind": kind}
              for e, kind in kept]
     total = len(set(question) | set(context))
-    return {"nodes": drawn, "edges": edges, "omitted": total - len(kept)}
+    drawn_edges = {e for e, _ in kept}
+    more = [{"source": e[0], "relation": e[1], "target": e[2]}
+            for e in dict.fromkeys(context) if e not in drawn_edges][:MAX_MORE]
+    return {"nodes": drawn, "edges": edges, "omitted": total - len(kept), "more": more}
 
 
 def sample_graphs(prompts: Sequence[Mapping[str, Any]], *,

@@ -37,6 +37,7 @@ class Example:
     sample_file: str  # relative to the run directory
     text: str
     answer: str | None  # the correct option, or the accepted answers of a free-answer task
+    options: tuple[str, ...] = ()  # as numbered in the prompt
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ def _first_prompt(files: Iterable[Path], label: str,
             setting = str(best.get("setting", provenance.get("setting")))
             return spec, setting, Example(setting, int(best["index"]), label,
                                           str(path.relative_to(root)), str(prompt["text"]),
-                                          _answer(prompt))
+                                          _answer(prompt),
+                                          tuple(str(o) for o in prompt.get("options") or ()))
     return None
 
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from kgcert import __version__
 from kgcert.run.guarantee import guarantee_sentence
+from kgcert.run.positions import position_summary, position_warning
 from kgcert.stats import (
     OutcomeCounts,
     clopper_pearson,
@@ -221,10 +222,16 @@ def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
         "unconditional": unconditional,
         "chance": _chance(records, context, headline["lower"], headline["upper"]),
         "conditioning": _conditioning(records, context, counts, skipped),
+        "positions": position_summary(records, confidence=confidence),
         "libraries": library_versions(),
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     body["flags"] = ["no_answers"] if headline["n"] == 0 else []
     body["warnings"] = _warnings(body)
+    degenerate = position_warning(
+        f"{body.get('spec')} / {body.get('setting')} / {body.get('model')}", body["positions"])
+    if degenerate:
+        body["flags"].append("degenerate_choices")
+        body["warnings"].append(degenerate)
     body["guarantee"] = guarantee_sentence(body)
     return body

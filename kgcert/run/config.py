@@ -24,7 +24,9 @@ from kgcert.yamlfile import read_yaml
 
 SETTINGS = ("vanilla", "distractor")
 ENTITY_NAMES = ("real", "pseudonymized")  # task prompts: KG-LLM-Bench's two variants
-UNHASHED = ("n", "batch_size", "cache", "seed_source", "run_budget")  # not in a run's dir name
+# Not in a run's dir name, and may change between a run and its resume (specs_dirs: where
+# the spec files were found; the spec hashes in the certificates say which specs were used).
+UNHASHED = ("n", "batch_size", "cache", "seed_source", "run_budget", "specs_dirs")
 NEW_FIELDS: dict[str, Any] = {"budget": "run", "extendable": False}
 
 
@@ -98,6 +100,7 @@ class RunConfig(BaseModel):
     reasoning_tokens: int = Field(default=384, ge=1)  # cot: + this, tot: + twice this
     entity_names: tuple[str, ...] = ("real",)  # task specs: real and/or pseudonymized
     distractor_weighting: Literal["tail", "head", "uniform"] = "tail"  # entity specs
+    specs_dirs: tuple[str, ...] = ()  # --specs-dir, as absolute paths
 
     @field_validator("model_options")
     @classmethod

@@ -21,8 +21,9 @@ from kgcert.run.config import RunConfig
 
 DESIGN_FILE = "design.json"
 # Not part of the design: models may be added (they answer the same prompts), batching and
-# caching change no answer, and how the seed came about is reported, not hashed.
-OUTSIDE = ("models", "model_options", "batch_size", "cache", "seed_source")
+# caching change no answer, how the seed came about is reported, not hashed, and where the
+# spec files were found is not what they say (the spec hashes are).
+OUTSIDE = ("models", "model_options", "batch_size", "cache", "seed_source", "specs_dirs")
 
 
 def design_fields(config: RunConfig) -> dict[str, Any]:

@@ -279,6 +279,8 @@ class Runner:
                                       "completion_tokens": response.completion_tokens,
                                       "latency_s": response.latency_s or elapsed / len(ready),
                                       "cached": response.cached}
+                if response.choice_probs is not None:  # choice mode: what the model weighed
+                    record["response"]["choice_probs"] = list(response.choice_probs)
             records.append(record)
         return records
 

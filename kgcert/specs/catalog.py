@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import get_close_matches
@@ -26,17 +27,54 @@ def spec_files(extra_dirs: Iterable[Path] = ()) -> list[Path]:
     return spec_files_in(spec_folders(extra_dirs))
 
 
-def catalog(extra_dirs: Iterable[Path] = ()) -> list[SpecEntry]:
-    """Every spec kgcert can see, shipped first; a user spec may not reuse a shipped name."""
+@dataclass(frozen=True)
+class SpecProblem:
+    """A spec file that could not be used, and why (the name it declares, when readable)."""
+
+    path: Path
+    error: str
+    declared: str | None = None
+
+
+_DECLARED = re.compile(r"^name:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+
+
+def declared_name(path: Path) -> str | None:
+    """The `name:` a spec file declares, read as text (so a file that fails to load can still
+    be found by the name the user gives)."""
+    try:
+        match = _DECLARED.search(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    return match.group(1) if match else None
+
+
+def catalog_with_problems(extra_dirs: Iterable[Path] = ()
+                          ) -> tuple[list[SpecEntry], list[SpecProblem]]:
+    """Every spec kgcert can see, shipped first, and the files it could not use: one bad
+    file of yours is reported, and every other spec still works. A user spec may not reuse a
+    shipped name (the later file is the problem)."""
     entries: list[SpecEntry] = []
+    problems: list[SpecProblem] = []
     seen: dict[str, Path] = {}
     for path in spec_files_in(spec_folders(extra_dirs)):
-        spec = load_spec_file(path)
+        try:
+            spec = load_spec_file(path)
+        except InputError as error:
+            problems.append(SpecProblem(path, str(error), declared_name(path)))
+            continue
         if spec.name in seen:
-            raise InputError(f"spec name {spec.name!r} is used twice: {seen[spec.name]} and {path}")
+            problems.append(SpecProblem(path, f"spec name {spec.name!r} is used twice: "
+                                              f"{seen[spec.name]} and {path}", spec.name))
+            continue
         seen[spec.name] = path
         entries.append(SpecEntry(spec, path))
-    return entries
+    return entries, problems
+
+
+def catalog(extra_dirs: Iterable[Path] = ()) -> list[SpecEntry]:
+    """Every usable spec kgcert can see, shipped first (see catalog_with_problems)."""
+    return catalog_with_problems(extra_dirs)[0]
 
 
 def _shipped_by_name(name: str) -> SpecEntry | None:
@@ -55,18 +93,42 @@ def _shipped_by_name(name: str) -> SpecEntry | None:
     return None
 
 
+# Spec files a run copied into its folder, by the name or path the run gave (see
+# kgcert.run.spec_files): used when that name or path no longer finds a spec, so a run
+# folder reproduces elsewhere.
+_run_copies: dict[str, Path] = {}
+
+
+def use_run_copies(copies: dict[str, Path]) -> None:
+    """Fall back to these copied spec files for names and paths found nowhere else."""
+    _run_copies.update(copies)
+
+
 def find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:
-    """A spec by name, or a YAML file by path."""
+    """A spec by name, or a YAML file by path (else the run's copy of it)."""
+    try:
+        return _find_spec(name_or_path, extra_dirs)
+    except InputError:
+        copy = _run_copies.get(name_or_path)
+        if copy is None or not copy.is_file():
+            raise
+        return SpecEntry(load_spec_file(copy), copy)
+
+
+def _find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.is_file():
         return SpecEntry(load_spec_file(path), path)
     extra_dirs = list(extra_dirs)
     if not extra_dirs and (shipped := _shipped_by_name(name_or_path)):
         return shipped
-    entries = catalog(extra_dirs)
+    entries, problems = catalog_with_problems(extra_dirs)
     for entry in entries:
         if entry.spec.name == name_or_path:
             return entry
+    for problem in problems:  # the spec is there but broken: say what is wrong with it
+        if problem.declared == name_or_path:
+            raise InputError(problem.error)
     names = [entry.spec.name for entry in entries]
     close = get_close_matches(name_or_path, names, n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `kgcert specs list` shows them"

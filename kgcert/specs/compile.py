@@ -71,6 +71,13 @@ class CompiledRelationSpec:
         order = ", ".join(self.order)
         return f"{self._match()}{self._where()} RETURN DISTINCT {ids} ORDER BY {order}"
 
+    def matches_cypher(self, limit: int = 25) -> str:
+        """The first matches by name, for a person to run and read (ids beside the names)."""
+        names = ", ".join(f"{v}.name AS {v}, {v}.id AS {v}_id" for v in self.order)
+        order = ", ".join(f"{v}_id" for v in self.order)
+        return (f"{self._match()}{self._where()} RETURN DISTINCT {names} ORDER BY {order} "
+                f"LIMIT {int(limit)}")
+
     def answers_cypher(self) -> str:
         """Every correct answer given the named variables' ids as parameters $<var>."""
         fixed = [f"{v}.id = ${v}" for v in self.given]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgcert.errors import KgcertError
-from kgcert.specs.catalog import SpecEntry, find_spec, spec_files
+from kgcert.specs.catalog import SpecEntry, declared_name, find_spec, spec_files
 from kgcert.specs.model import load_spec_file
 
 if TYPE_CHECKING:
@@ -53,8 +53,10 @@ def _entries(names: Sequence[str], spec_dirs: Iterable[Path]
     for itself and does not hide the others."""
     if not names:
         return _every_file(spec_dirs)
-    by_name = {entry.spec.name: entry for _, entry in _every_file(spec_dirs)
-               if isinstance(entry, SpecEntry)}
+    every = _every_file(spec_dirs)
+    by_name = {entry.spec.name: entry for _, entry in every if isinstance(entry, SpecEntry)}
+    broken = {declared: entry for path, entry in every if isinstance(entry, KgcertError)
+              and (declared := declared_name(Path(path))) and declared not in by_name}
     found: list[tuple[str, SpecEntry | KgcertError]] = []
     for name in names:
         if name in by_name:
@@ -65,6 +67,9 @@ def _entries(names: Sequence[str], spec_dirs: Iterable[Path]
             found += [(n, by_name[n]) for n in matched] or [
                 (name, KgcertError(f"no spec name matches {name!r}; `kgcert specs list` "
                                    "shows them"))]
+            continue
+        if name in broken:  # the file of that name is there but broken: say why
+            found.append((name, broken[name]))
             continue
         try:
             found.append((name, find_spec(name, spec_dirs)))  # a file path, or why not

@@ -1,0 +1,75 @@
+"""The names of every entity a run's prompts drew on, kept in `entity_names.json` in the run
+folder, so the report can caption each subgraph's entities by name (context entities appear
+in a prompt only inside sentences; their records hold ids).
+
+    write_entity_names(store, run_dir)   # after a run: reads the sample files, asks the KG
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from kgcert.store.graph import GraphStore
+
+FILE = "entity_names.json"
+BATCH = 5_000
+
+
+def _ids(record: Mapping[str, Any]) -> Iterator[str]:
+    prompt = record.get("prompt") or {}
+    provenance = prompt.get("provenance") or {}
+    yield from (str(i) for i in (provenance.get("nodes") or {}).values())
+    for edge in provenance.get("edges") or []:
+        if isinstance(edge, list | tuple) and len(edge) == 3:
+            yield str(edge[0])
+            yield str(edge[2])
+    for text in (provenance.get("extra") or {}).get("context_edges") or []:
+        parts = str(text).split("|")
+        if len(parts) == 3:
+            yield parts[0]
+            yield parts[2]
+    yield from (str(i) for i in prompt.get("option_ids") or [])
+    yield from (str(i) for i in provenance.get("distractors") or [])
+
+
+def run_entity_ids(run_dir: Path) -> set[str]:
+    from kgcert.run.records import complete_records
+
+    found: set[str] = set()
+    for path in sorted((run_dir / "samples").rglob("*.jsonl")):
+        for _, record in complete_records(path):
+            found.update(_ids(record))
+    return found
+
+
+def read_entity_names(run_dir: Path) -> dict[str, str]:
+    try:
+        found = json.loads((run_dir / FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def _batches(ids: Iterable[str]) -> Iterator[list[str]]:
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), BATCH):
+        yield ordered[start:start + BATCH]
+
+
+def write_entity_names(store: GraphStore, run_dir: Path) -> int:
+    """Add the names of the run's entities not yet in the file; returns how many it holds."""
+    from kgcert.run.records import write_json
+    from kgcert.store.cypher import named
+
+    names = read_entity_names(run_dir)
+    missing = run_entity_ids(run_dir) - set(names)
+    for batch in _batches(missing):
+        for row in store.query(named("specs", "entities"), ids=batch):
+            if row.get("name"):
+                names[str(row["id"])] = str(row["name"])
+    if missing or not (run_dir / FILE).exists():
+        write_json(run_dir / FILE, names)
+    return len(names)

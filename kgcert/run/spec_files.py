@@ -1,0 +1,87 @@
+"""The spec files a run used, copied into its folder: `specs/<file name>` and `specs/index.json`
+(per spec as the run names it: the copy, the original path, the file's sha256, the spec hash
+and, for relation specs, the Cypher of its matches as it runs on the run's server).
+
+So a run reproduces from its own folder (`kgcert run --config runs/x/run.yaml` finds its specs
+there when the originals are gone), and the report shows the exact spec a certificate used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from kgcert.store.graph import GraphStore
+
+FOLDER = "specs"
+INDEX = "index.json"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _copy_name(folder: Path, source: Path, data: bytes, taken: set[str]) -> str:
+    """The original file name, unless another file of that name holds other bytes."""
+    name, number = source.name, 1
+    while name in taken or ((folder / name).is_file() and (folder / name).read_bytes() != data):
+        number += 1
+        name = f"{source.stem}-{number}{source.suffix}"
+    return name
+
+
+def matches_cypher(store: GraphStore, spec: Any) -> str | None:
+    """A relation spec's matches as runnable Cypher on this store (no scope placeholder)."""
+    from kgcert.specs import KGSchema, RelationSpec, compile_relation_spec
+
+    if not isinstance(spec, RelationSpec):
+        return None
+    compiled = compile_relation_spec(spec, KGSchema.read(store))
+    return store.scoped(compiled.matches_cypher())
+
+
+def save_run_specs(run_dir: Path, store: GraphStore, names: Iterable[str],
+                   spec_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
+    """Copy every spec file of the run into `run_dir/specs` and write the index."""
+    from kgcert.run.records import write_json
+    from kgcert.specs import find_spec, spec_hash
+
+    folder = run_dir / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    index: dict[str, dict[str, Any]] = {}
+    taken: set[str] = set()
+    for name in names:
+        entry = find_spec(name, spec_dirs)
+        data = entry.path.read_bytes()
+        copy = _copy_name(folder, entry.path, data, taken)
+        taken.add(copy)
+        if not (folder / copy).is_file():
+            (folder / copy).write_bytes(data)
+        index[name] = {"spec": entry.spec.name, "kind": entry.spec.kind,
+                       "file": f"{FOLDER}/{copy}", "source": str(entry.path.resolve()),
+                       "sha256": _sha256(data), "spec_hash": spec_hash(entry.spec),
+                       "cypher": matches_cypher(store, entry.spec)}
+    write_json(folder / INDEX, index)
+    return index
+
+
+def use_copies_of(folder: Path) -> None:
+    """Let spec names and paths of the run in `folder` fall back to its copied files."""
+    from kgcert.specs.catalog import use_run_copies
+
+    index = read_run_specs(folder)
+    use_run_copies({name: folder / str(item["file"]) for name, item in index.items()
+                    if isinstance(item, dict) and "file" in item})
+
+
+def read_run_specs(run_dir: Path) -> Mapping[str, dict[str, Any]]:
+    """The index a run wrote (empty for runs made before runs kept their specs)."""
+    path = run_dir / FOLDER / INDEX
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
