@@ -64,6 +64,9 @@ def test_token_counts_and_chat_template(tiny_hf: Any) -> None:
     )
     assert response.prompt_tokens == len(tiny_hf._encode(rendered))
     assert 1 <= response.completion_tokens <= 5
+    # GPU seconds: the answer's share of device time on CUDA, none spent on a CPU
+    on_gpu = tiny_hf.device.type == "cuda"
+    assert response.gpu_s == (pytest.approx(response.latency_s) if on_gpu else 0.0)
     chat = ModelRequest(messages=(Message("system", "be brief"), Message("user", "hi")))
     assert "<|im_start|>system\nbe brief" in tiny_hf.render(chat)
 
@@ -89,6 +92,7 @@ def test_choice_scoring_is_a_distribution_and_matches_logits(tiny_hf: Any) -> No
         assert sum(probs) == pytest.approx(1.0, abs=1e-5)
         best = max(range(4), key=lambda k: probs[k]) + 1
         assert response.text == f"correct answer: {best}."
+        assert response.gpu_s == (response.latency_s if tiny_hf.device.type == "cuda" else 0.0)
         # the same numbers from a separate unpadded forward pass
         context, ids = tiny_hf.choice_inputs(request, config.choice_prefix)
         with torch.inference_mode():

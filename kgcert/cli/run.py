@@ -287,13 +287,19 @@ def pace_text(answered: int, seconds: float) -> str:
 @click.option("--quant", type=click.Choice(["4bit", "8bit"]), default=None,
               help="Load hf: models with 4- or 8-bit weights (bitsandbytes, CUDA only); "
                    "recorded in the certificates' model identity.")
+@click.option("--price", "price_flags", multiple=True, metavar="MODEL=IN/OUT",
+              help="Dollars per million prompt / completion tokens of a model, for the cost "
+                   "each certificate records (repeatable).")
+@click.option("--prices", "prices_file", type=click.Path(path_type=Path), default=None,
+              help="A YAML file of prices, MODEL: IN/OUT per million tokens.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print each certificate as one JSON line (progress goes to stderr).")
 @click.pass_obj
 def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
-                as_json: bool, new_design: bool, **flags: Any) -> None:
+                as_json: bool, new_design: bool, price_flags: tuple[str, ...],
+                prices_file: Path | None, **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.entity_names import write_entity_names
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
@@ -311,12 +317,17 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     config = load_run_config(config_file, flags)
     if quant is not None:
         config = with_quantization(config, quant)
+    if price_flags or prices_file is not None:
+        config = load_run_config(None, config.model_dump() | {
+            "prices": with_prices(config, price_flags, prices_file)})
     if limit is not None:
         config = load_run_config(None, config.model_dump() | {
             "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
     seed_given = flags.get("seed") is not None or _file_gives(config_file, "seed")
     run_path = _run_path(config, out)
     config, saved = settle(config, run_path, seed_given=seed_given, new_design=new_design)
+    if saved is not None and saved.prices:  # a resume keeps the prices it was given before
+        config = config.model_copy(update={"prices": saved.prices | config.prices})
     with _run_dir(run_path) as run_dir:
         cache = data_dir(ctx.data_dir) / "cache"
         models = build_models(config, cache / "responses")  # a bad key is refused before
@@ -352,6 +363,22 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         _print_certificates(paths)
         console.print(Text(f"certificates and samples in {run_dir}"))
     _refuse_unanswered(run_dir, paths)
+
+
+def with_prices(config: RunConfig, flags: tuple[str, ...], file: Path | None
+                ) -> dict[str, dict[str, float]]:
+    """The run file's prices, then a prices file's, then each --price (which must name a
+    model of the run)."""
+    from kgcert.run.cost import parse_price, read_prices
+
+    prices = dict(config.prices) | (read_prices(file) if file is not None else {})
+    for text in flags:
+        model, price = parse_price(text)
+        if model not in config.models:
+            raise InputError(f"--price names {model}, which is not a model of this run "
+                             f"({', '.join(config.models)})")
+        prices[model] = price
+    return prices
 
 
 def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from kgcert.cli.common import console, errors
 from kgcert.cli.console import keep_names, print_table
+from kgcert.run.cost import cost_line
 
 
 @click.command("runs")
@@ -40,12 +41,13 @@ def runs_command(root: Path, as_json: bool) -> None:
             console.print(Text(f"  no certificates yet ({summary.sample_files} sample files)"))
             continue
         table = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
-        for column in ("spec", "setting", "model", "k / n", "lower", "upper", "seed"):
+        for column in ("spec", "setting", "model", "k / n", "lower", "upper", "seed", "cost"):
             table.add_column(column, justify="right" if column in ("lower", "upper") else "left")
         for cert in summary.certificates:
             table.add_row(Text(str(cert["spec"])), Text(str(cert["setting"])),
                           Text(str(cert["model"])), f"{cert['k']} / {cert['n']}",
-                          _bound(cert["lower"]), _bound(cert["upper"]), str(cert["seed"]))
+                          _bound(cert["lower"]), _bound(cert["upper"]), str(cert["seed"]),
+                          Text(cost_line(cert.get("cost"))))
         print_table(console, keep_names(table, "spec", "setting", "model"))
 
 
@@ -105,6 +107,8 @@ def describe_sample(record: Mapping[str, Any], file: str) -> str:
         lines.append(f"(the call failed: {response['error']})")
     else:
         lines.append(str(response.get("text", "")).rstrip("\n"))
+    if response:
+        lines.append(call_cost(response))
     lines.append(_section("answer"))
     chosen = record.get("parsed_option")
     roles = extra.get("option_roles") or []
@@ -132,6 +136,19 @@ def describe_sample(record: Mapping[str, Any], file: str) -> str:
         lines.append(f"accepted answers: {', '.join(map(str, answers[:10]))}{more}")
     lines += [_section("provenance"), *_provenance(record, provenance, extra)]
     return "\n".join(lines)
+
+
+def call_cost(response: Mapping[str, Any]) -> str:
+    """What this sample's call cost (nothing when the response cache answered it)."""
+    if response.get("cached"):
+        return "cost: none (answered from the response cache; no model call)"
+    parts = [f"{float(response.get('latency_s') or 0.0):.2f} s"]
+    if response.get("prompt_tokens") is not None or response.get("completion_tokens") is not None:
+        parts.append(f"{response.get('prompt_tokens') or 0} prompt + "
+                     f"{response.get('completion_tokens') or 0} completion tokens")
+    if response.get("gpu_s") is not None:
+        parts.append(f"GPU {float(response['gpu_s']):.2f} s")
+    return "cost: one model call, " + ", ".join(parts)
 
 
 def _provenance(record: Mapping[str, Any], provenance: Mapping[str, Any],

@@ -118,6 +118,9 @@ class ModelResponse:
     # The model declined (safety block, refusal, empty completion with a finish reason): an
     # answer, counted wrong, never a failed call. Says why.
     refused: str | None = None
+    # Seconds a local model held a CUDA device for this answer (0.0 on a CPU); None for a
+    # model served elsewhere, whose hardware is not seen.
+    gpu_s: float | None = None
 
     @classmethod
     def failure(cls, error: str, latency_s: float = 0.0) -> ModelResponse:

@@ -538,6 +538,7 @@ class HFModel:
                     prompt_tokens=len(prompt),
                     completion_tokens=length,
                     latency_s=elapsed,
+                    gpu_s=elapsed if input_ids.device.type == "cuda" else 0.0,
                 )
             )
         return responses
@@ -640,6 +641,7 @@ class HFModel:
                         prompt_tokens=len(rows[index]),
                         completion_tokens=0,
                         latency_s=elapsed,
+                        gpu_s=elapsed if input_ids.device.type == "cuda" else 0.0,
                         choice_probs=tuple(float(p) for p in probs),
                     )
                 )

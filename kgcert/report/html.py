@@ -100,6 +100,12 @@ HOW_TO_READ = (
     "the answer happened to sit, not reading.",
     "Seed: a run without --seed draws one and records it; --seed N reproduces a run's "
     "prompts. Every certificate says whether its seed was given or drawn.",
+    "Cost: calls are the model calls sent for the certificate's samples over every session "
+    "of the run (failed calls included, answers from the response cache counted apart as "
+    "cache hits); tokens as the provider reported them, or as a local model counted them; "
+    "wall_s the seconds of those calls; gpu_s the seconds a local model held a CUDA device "
+    "(0 on a CPU, empty for models served elsewhere); money_usd from the run's prices, "
+    "empty when none was given.",
 )
 
 

@@ -33,7 +33,8 @@ CERTIFICATE_COLUMNS = (
     "skipped", "excluded_k", "excluded_n", "excluded_lower", "excluded_upper", "baseline",
     "sequential", "simultaneous", "kg", "kg_fingerprint", "spec_hash", "spec_file", "seed",
     "samples_requested", "samples_recorded", "chance", "unconditional_lower",
-    "unconditional_upper", "guarantee", "file",
+    "unconditional_upper", "guarantee", "file", "calls", "cache_hits", "tokens", "wall_s",
+    "gpu_s", "money_usd",
 )
 SAMPLE_COLUMNS = (
     "run", "spec", "setting", "model", "index", "spec_kind", "outcome", "answered", "correct",
@@ -188,7 +189,18 @@ def certificate_row(body: Mapping[str, Any], run: str, file: str) -> dict[str, A
         "unconditional_lower": (body.get("unconditional") or {}).get("lower"),
         "unconditional_upper": (body.get("unconditional") or {}).get("upper"),
         "guarantee": body.get("guarantee"), "file": file,
+        **cost_columns(body.get("cost")),
     }
+
+
+def cost_columns(cost: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A certificate's cost (None where it predates costs or the figure is unknown)."""
+    cost = cost or {}
+    tokens = (cost["prompt_tokens"] + cost["completion_tokens"]
+              if "prompt_tokens" in cost else None)
+    return {"calls": cost.get("calls"), "cache_hits": cost.get("cache_hits"),
+            "tokens": tokens, "wall_s": cost.get("wall_s"), "gpu_s": cost.get("gpu_s"),
+            "money_usd": cost.get("money_usd")}
 
 
 def entity_path_length(provenance: Mapping[str, Any]) -> int | None:

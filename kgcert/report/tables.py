@@ -56,10 +56,12 @@ def summary_table(certificates: pd.DataFrame) -> pd.DataFrame:
 
 def spec_table(certificates: pd.DataFrame) -> pd.DataFrame:
     """One row per certificate: spec, setting, model, run, seed, k, n, bounds, chance level
-    (1/options), the unconditional bounds and outcome counts."""
+    (1/options), the unconditional bounds, outcome counts and what it cost (model calls sent,
+    cache hits, tokens, seconds of model calls, GPU seconds, dollars)."""
     columns = ["spec", "setting", "model", "run", "seed", "k", "n", "lower", "upper",
                "estimate", "chance", "unconditional_lower", "unconditional_upper",
-               "confidence", "unparseable", "error", "skipped", "method"]
+               "confidence", "unparseable", "error", "skipped", "method", "calls",
+               "cache_hits", "tokens", "wall_s", "gpu_s", "money_usd"]
     return (certificates[columns].sort_values(["spec", "setting", "model", "run"])
             .reset_index(drop=True))
 

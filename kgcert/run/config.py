@@ -26,7 +26,8 @@ SETTINGS = ("vanilla", "distractor")
 ENTITY_NAMES = ("real", "pseudonymized")  # task prompts: KG-LLM-Bench's two variants
 # Not in a run's dir name, and may change between a run and its resume (specs_dirs: where
 # the spec files were found; the spec hashes in the certificates say which specs were used).
-UNHASHED = ("n", "batch_size", "cache", "seed_source", "run_budget", "specs_dirs")
+UNHASHED = ("n", "batch_size", "cache", "seed_source", "run_budget", "specs_dirs",
+            "prices")
 NEW_FIELDS: dict[str, Any] = {"budget": "run", "extendable": False}
 
 
@@ -101,6 +102,8 @@ class RunConfig(BaseModel):
     entity_names: tuple[str, ...] = ("real",)  # task specs: real and/or pseudonymized
     distractor_weighting: Literal["tail", "head", "uniform"] = "tail"  # entity specs
     specs_dirs: tuple[str, ...] = ()  # --specs-dir, as absolute paths
+    # dollars per million prompt / completion tokens, by model: what certificates' cost says
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict)
 
     @field_validator("model_options")
     @classmethod
@@ -117,6 +120,15 @@ class RunConfig(BaseModel):
                         "written to run.yaml; give that URL through the environment instead "
                         "(OPENAI_BASE_URL, OPENAI_BASE_URLS or GOOGLE_GEMINI_BASE_URL)")
         return options
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _prices(cls, prices: Any) -> Any:
+        from kgcert.run.cost import price_entry
+
+        if not isinstance(prices, dict):
+            raise ValueError("prices must map models to IN/OUT dollars per million tokens")
+        return {str(model): price_entry(value, str(model)) for model, value in prices.items()}
 
     @field_validator("n", "baseline")
     @classmethod

@@ -22,8 +22,9 @@ from kgcert.run.config import RunConfig
 DESIGN_FILE = "design.json"
 # Not part of the design: models may be added (they answer the same prompts), batching and
 # caching change no answer, how the seed came about is reported, not hashed, and where the
-# spec files were found is not what they say (the spec hashes are).
-OUTSIDE = ("models", "model_options", "batch_size", "cache", "seed_source", "specs_dirs")
+# spec files were found is not what they say (the spec hashes are); prices change no answer.
+OUTSIDE = ("models", "model_options", "batch_size", "cache", "seed_source", "specs_dirs",
+           "prices")
 
 
 def design_fields(config: RunConfig) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from kgcert.models.base import (
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import ANSWERED, REFUSED, SKIPPED, certificate
 from kgcert.run.config import RunConfig
+from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
 from kgcert.run.looks import keep_earlier_look, plan_look
 from kgcert.run.records import (
@@ -279,6 +280,8 @@ class Runner:
                                       "completion_tokens": response.completion_tokens,
                                       "latency_s": response.latency_s or elapsed / len(ready),
                                       "cached": response.cached}
+                if response.gpu_s is not None:  # a local model: its share of GPU time
+                    record["response"]["gpu_s"] = response.gpu_s
                 if response.choice_probs is not None:  # choice mode: what the model weighed
                     record["response"]["choice_probs"] = list(response.choice_probs)
             records.append(record)
@@ -327,6 +330,8 @@ class Runner:
                                         "a separate family of the same size and level"}
                              if self.config.simultaneous else None),
             "sample_file": str(self.log(job, slot).path.relative_to(self.run_dir)),
+            # every call this certificate's samples took, over all sessions (from the files)
+            "cost": file_cost(self.log(job, slot), self.config.prices.get(slot.spec_string)),
         }
         body = certificate(ordered, confidence=look.confidence, context=context,
                            anytime=look.anytime, validity=look.validity)
