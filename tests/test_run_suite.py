@@ -183,3 +183,19 @@ def test_a_suite_naming_a_spec_without_matches_is_refused_at_start(
         message = str(refused.exception)
         assert "\n" not in message and message.startswith("suite "), message
         assert not (tmp_path / "bad" / "samples").exists()
+    refused = _run(embedded_data_dir, tmp_path / "bad", "--spec", EXPOSURE, "--weights", "equal")
+    assert isinstance(refused.exception, InputError) and "--suite" in str(refused.exception)
+
+
+def test_a_sequential_suite_run_stops_with_one_anytime_valid_certificate(
+        alz, embedded_data_dir: Path, tmp_path: Path):
+    out = tmp_path / "seq"
+    done = kgcert(embedded_data_dir, "run", "--kg", KG, "--model", "bernoulli:0.95",
+                  "--few-shot", "1", "--seed", "2", "--n", "400", "--threshold", "0.5",
+                  "--suite", "seq", "--spec", EXPOSURE, "--spec", "primekg.off_label",
+                  "--out", str(out))
+    assert done.exit_code == 0, done.output
+    [path] = (out / "certificates").glob("*.json")
+    body = json.loads(path.read_text())
+    assert body["validity"].startswith("anytime-valid") and body["lower"] > 0.5
+    assert body["n"] < 400 and "suite seq" in body["guarantee"]
