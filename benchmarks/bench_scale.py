@@ -52,6 +52,7 @@ from kgcert.loaders import get_loader
 from kgcert.loading import load
 from kgcert.prompts import PromptBuilder
 from kgcert.resources import data_folder
+from kgcert.spec_listing import is_suite_file
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.graph import GraphStore
 from kgcert.synth import SyntheticPrimeKG
@@ -99,7 +100,8 @@ def _per_cpu_s(builder: PromptBuilder, indices: range) -> float:
 def _prompt_specs(only: str | None = None) -> list[Path]:
     """The shipped PrimeKG specs, or those of `only` (names with or without "primekg.",
     comma-separated)."""
-    paths = sorted(data_folder("specs").glob("primekg/*.yaml"))
+    paths = sorted(p for p in data_folder("specs").glob("primekg/*.yaml")
+                   if not is_suite_file(p))  # table1.yaml is a suite
     if only is None:
         return paths
     wanted = {name.strip().removeprefix("primekg.") for name in only.split(",") if name.strip()}

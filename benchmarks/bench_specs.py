@@ -21,6 +21,7 @@ from kgcert.errors import InputError
 from kgcert.loaders import get_loader
 from kgcert.loading import load
 from kgcert.resources import data_folder
+from kgcert.spec_listing import is_suite_file
 from kgcert.specs import RelationSampler, compile_relation_spec, load_spec_file, prepare_sampler
 from kgcert.specs.model import RelationSpec, parse_spec
 from kgcert.specs.schema import KGSchema
@@ -51,7 +52,8 @@ def main() -> None:
                                   "edges": store.value("MATCH ()-[r]->() RETURN count(r)")}
     cache = work / "cache"
 
-    specs = sorted(data_folder("specs").glob("primekg/*.yaml"))
+    specs = sorted(p for p in data_folder("specs").glob("primekg/*.yaml")
+                   if not is_suite_file(p))  # table1.yaml is a suite
     first = load_spec_file(specs[0])
     assert isinstance(first, RelationSpec)
     compiled = compile_relation_spec(first, KGSchema.read(store))

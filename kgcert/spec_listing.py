@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -52,8 +53,25 @@ def spec_files_in(folders: Iterable[Path]) -> list[Path]:
         if not os.path.lexists(folder):
             raise InputError(f"spec folder {folder} does not exist")
         check_folder(folder, "spec folder", writable=False)  # a file, a loop, unreadable
-        found += sorted(p for p in folder.rglob("*.yaml") if p.is_file())
+        found += sorted(p for p in folder.rglob("*.yaml") if p.is_file() and not is_suite_file(p))
     return found
+
+
+_SUITE = re.compile(r"^kind:\s*['\"]?suite['\"]?\s*(#.*)?$", re.MULTILINE)
+
+
+def is_suite_file(path: Path) -> bool:
+    """A suite file (`kind: suite`, a mixture of specs, see kgcert.run.suite) lies among the
+    spec files but is no spec: spec listings and the catalog leave it out."""
+    try:
+        return bool(_SUITE.search(path.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return False
+
+
+def suite_files_in(folders: Iterable[Path]) -> list[Path]:
+    return sorted(p for folder in folders if folder.is_dir()
+                  for p in folder.rglob("*.yaml") if p.is_file() and is_suite_file(p))
 
 
 def _key(files: list[Path]) -> str:

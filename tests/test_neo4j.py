@@ -26,13 +26,15 @@ from kgcert.info import kg_info
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading import load
 from kgcert.prompts import PromptBuilder
+from kgcert.spec_listing import is_suite_file
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.cypher import escape_identifier, kg_label
 from kgcert.store.graph import GraphStore
 from kgcert.store.neo4j_server import Neo4jServer, _agent_major
 
 REPO = Path(__file__).resolve().parent.parent
-SHIPPED = sorted((REPO / "specs" / "primekg").glob("*.yaml"))
+SHIPPED = sorted(p for p in (REPO / "specs" / "primekg").glob("*.yaml")
+                 if not is_suite_file(p))  # table1.yaml is a suite of these specs
 ALZ = "primekg/kg_alzheimer_neighbourhood.csv"
 SAMPLES = 200
 

@@ -70,9 +70,9 @@ def default_run_dir(config: RunConfig, root: Path = Path("runs")) -> Path:
         if (found / "run.yaml").is_file() and _same_run(
                 load_run_config(found / "run.yaml", {}), config):
             return found
-    first = config.specs[0] if config.specs else "run"
+    first = config.suite.name if config.suite else config.specs[0] if config.specs else "run"
     spec = Path(first).stem if first.endswith((".yaml", ".yml")) else first.split(".")[-1]
-    more = f"+{len(config.specs) - 1}" if len(config.specs) > 1 else ""
+    more = f"+{len(config.specs) - 1}" if len(config.specs) > 1 and not config.suite else ""
     parts = [re.sub(r"[^A-Za-z0-9_-]+", "_", part) for part in (config.kg, spec)]
     return root / f"{parts[0]}-{parts[1]}{more}-{date.today():%Y%m%d}-{fingerprint[:8]}"
 
@@ -205,6 +205,11 @@ def pace_text(answered: int, seconds: float) -> str:
               help="A YAML run file; flags override its values.")
 @click.option("--kg", default=None, help="The loaded KG.")
 @click.option("--spec", "specs", multiple=True, help="Spec name or file (repeatable).")
+@click.option("--suite", default=None,
+              help="One certificate for the mixture of the --spec specs under this name, or "
+                   "for a suite file's specs (e.g. primekg.table1) when no --spec is given.")
+@click.option("--weights", default=None,
+              help="Suite weights: equal (default) or SPEC=W,... (normalised to sum 1).")
 @click.option("--model", "models", multiple=True,
               help="Provider string, e.g. smollm2, hf:./model, openai:gpt-4o-mini, bernoulli:0.8 "
                    "(repeatable).")
@@ -299,7 +304,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
                 as_json: bool, new_design: bool, price_flags: tuple[str, ...],
-                prices_file: Path | None, **flags: Any) -> None:
+                prices_file: Path | None, suite: str | None, weights: str | None,
+                **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.entity_names import write_entity_names
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
@@ -314,6 +320,13 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         flags["sequential"] = {"half_width": half_width, "threshold": threshold}
     if specs_dirs:  # recorded in run.yaml, so the run file finds the same specs
         flags["specs_dirs"] = tuple(str(folder.resolve()) for folder in specs_dirs)
+    if suite is not None:
+        from kgcert.run.suite import suite_of
+
+        stated = suite_of(suite, flags.get("specs") or (), weights, specs_dirs)
+        flags.update(specs=stated.specs, suite=stated.model_dump())
+    elif weights is not None:
+        raise InputError("--weights goes with --suite")
     config = load_run_config(config_file, flags)
     if quant is not None:
         config = with_quantization(config, quant)
@@ -435,7 +448,7 @@ def _print_certificates(paths: list[Path]) -> None:
     for column in ("spec", "setting", "model", "seed", "k / n", "lower", "upper", "chance",
                    "unparseable", "errors", "skipped"):
         table.add_column(column, no_wrap=column in ("k / n", "lower", "upper"))
-    warnings = []
+    warnings, notes = [], []
     for path in paths:
         body = json.loads(path.read_text(encoding="utf-8"))
         outcomes = body["outcomes"]
@@ -447,12 +460,22 @@ def _print_certificates(paths: list[Path]) -> None:
                       if chance else "-", str(outcomes["unparseable"]),
                       str(outcomes["error"]), str(outcomes["skipped"]))
         warnings += body.get("warnings", [])
+        if counts := body.get("suite_counts"):
+            notes.append(_suite_line(body, counts["per_spec"]))
     print_table(console, keep_names(table, "spec", "setting", "model"))
+    for note in notes:
+        console.print(Text(note))
     for warning in warnings:
         console.print(Text(f"warning: {warning}"), style="yellow")
     console.print(Text("Each certificate's `guarantee` field says what it certifies; the "
                        "seed is the run's --seed, or one drawn fresh when the run began "
                        "(recorded in run.yaml), fixed before the first answer."))
+
+
+def _suite_line(body: dict[str, Any], per_spec: list[dict[str, Any]]) -> str:
+    shown = ", ".join(f"{row['spec']} {row['correct']}/{row['answered']}" for row in per_spec)
+    return (f"{body['spec']} / {body['setting']} / {body['model']}: per spec (correct/answered, "
+            f"not certified; the bounds are about the mixture): {shown}")
 
 
 @click.command("plan")

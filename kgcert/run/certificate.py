@@ -226,6 +226,11 @@ def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
         "libraries": library_versions(),
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+    if context.get("suite"):  # beside the mixture's bounds, never certified one by one
+        from kgcert.run.suite import component_counts
+
+        body["suite_counts"] = {"certified": False,
+                                "per_spec": component_counts(records, context["suite"])}
     body["flags"] = ["no_answers"] if headline["n"] == 0 else []
     body["warnings"] = _warnings(body)
     degenerate = position_warning(

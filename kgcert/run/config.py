@@ -19,6 +19,7 @@ from pydantic import (
 from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
+from kgcert.run.suite import SuiteConfig
 from kgcert.strategy import STANDARD, STRATEGIES, Strategy
 from kgcert.yamlfile import read_yaml
 
@@ -28,7 +29,7 @@ ENTITY_NAMES = ("real", "pseudonymized")  # task prompts: KG-LLM-Bench's two var
 # the spec files were found; the spec hashes in the certificates say which specs were used).
 UNHASHED = ("n", "batch_size", "cache", "seed_source", "run_budget", "specs_dirs",
             "prices")
-NEW_FIELDS: dict[str, Any] = {"budget": "run", "extendable": False}
+NEW_FIELDS: dict[str, Any] = {"budget": "run", "extendable": False, "suite": None}
 
 
 class SequentialConfig(BaseModel):
@@ -104,6 +105,7 @@ class RunConfig(BaseModel):
     specs_dirs: tuple[str, ...] = ()  # --specs-dir, as absolute paths
     # dollars per million prompt / completion tokens, by model: what certificates' cost says
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
+    suite: SuiteConfig | None = None  # one certificate for the mixture of `specs`
 
     @field_validator("model_options")
     @classmethod
@@ -190,6 +192,13 @@ class RunConfig(BaseModel):
         if reasoning and self.mode == "choice":
             raise ValueError(f"strategy {reasoning[0]} needs --mode generate: choice scoring "
                              "reads the option number without letting the model reason")
+        return self
+
+    @model_validator(mode="after")
+    def _suite_fits(self) -> RunConfig:
+        if self.suite is not None and self.suite.specs != self.specs:
+            raise ValueError(f"suite {self.suite.name} lists specs "
+                             f"{', '.join(self.suite.specs)}, not the run's specs")
         return self
 
     def strategy(self, name: str) -> Strategy:

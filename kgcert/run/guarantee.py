@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kgcert.run.suite import describe
+
 
 def _interval(bound: Mapping[str, Any]) -> str:
     return f"[{bound['lower']:.4f}, {bound['upper']:.4f}] (k = {bound['k']}, n = {bound['n']})"
@@ -46,8 +48,9 @@ def _probability(body: Mapping[str, Any]) -> str:
 def _distribution(body: Mapping[str, Any]) -> str:
     kg = body.get("kg", "?")
     fingerprint = body.get("kg_fingerprint")
-    return (f"P(correct) of model {body.get('model')} for prompts drawn from spec "
-            f"{body.get('spec')} (hash {body.get('spec_hash')}) on KG {kg}"
+    drawn = (describe(suite) if (suite := body.get("suite")) else f"spec {body.get('spec')}")
+    return (f"P(correct) of model {body.get('model')} for prompts drawn from "
+            f"{drawn} (hash {body.get('spec_hash')}) on KG {kg}"
             f"{f' (fingerprint {fingerprint})' if fingerprint else ''}, setting "
             f"{body.get('setting')}, seed {body.get('seed')}{_seed_source(body)}"
             f"{f' (design {design})' if (design := body.get('design')) else ''}")

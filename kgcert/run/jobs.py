@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kgcert.errors import InputError
 from kgcert.graphview import open_graph, pull
 from kgcert.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
@@ -97,10 +98,18 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
         entry = find_spec(name, spec_dirs)
         spec = entry.spec
         context = {**base, "spec_kind": spec.kind, "spec_file": str(entry.path)}
+        if config.suite is not None and isinstance(spec, TaskSpec):
+            raise InputError(f"suite {config.suite.name}: {spec.name} is a task spec; a suite "
+                             "mixes relation and entity specs")
         if isinstance(spec, TaskSpec):
             jobs += _task_jobs(store, config, spec, entry.path, context, strategies, knobs)
             continue
-        sampler = prepare_sampler(spec, store, cache_dir)
+        try:
+            sampler = prepare_sampler(spec, store, cache_dir)
+        except InputError as error:  # a suite names a spec with no matches: refused at start
+            if config.suite is None:
+                raise
+            raise InputError(f"suite {config.suite.name}: {error}") from None
         settings: list[tuple[str, int | None]] = [(s, None) for s in config.settings]
         if config.baseline:  # the paper's static set: fixed names, no noise, reported beside
             settings.append(("baseline", config.baseline))
@@ -123,6 +132,10 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
                                     {**context, **described, **_strategy_context(strategy)},
                                     scorer=strategy.scorer(score_choice), n=count,
                                     models=names, max_new_tokens=answer_room))
+    if config.suite is not None:
+        from kgcert.run.suite_jobs import suite_jobs
+
+        return suite_jobs(config, jobs)
     return jobs
 
 

@@ -1,0 +1,212 @@
+"""Suites: a stated mixture of specs, certified as one distribution.
+
+Index i of a suite draws spec j with weight w_j from its own stream (seed, suite, i), then
+takes spec j's prompt i. The spec draw is independent of the prompts, and each spec's
+prompts are IID over indices, so the suite's prompts are IID draws from the mixture and its
+outcomes are Bernoulli with mean sum_j w_j p_j: one certificate covers the suite exactly.
+Prompt i of a suite is the prompt i of the spec it drew, so a suite run pairs by index with
+runs of its specs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from kgcert.errors import InputError
+
+WEIGHTINGS = ("equal", "explicit")
+
+
+class SuiteConfig(BaseModel):
+    """The mixture a suite run certifies: its name, specs and weights (summing to 1)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    specs: tuple[str, ...] = Field(min_length=1)
+    weights: tuple[float, ...] = Field(min_length=1)
+    weighting: str = "equal"  # how the weights were stated: equal or explicit
+
+    @model_validator(mode="after")
+    def _weights_fit(self) -> SuiteConfig:
+        if len(self.weights) != len(self.specs):
+            raise ValueError(f"suite {self.name}: {len(self.specs)} specs but "
+                             f"{len(self.weights)} weights")
+        if len(set(self.specs)) != len(self.specs):
+            raise ValueError(f"suite {self.name}: a spec is named twice")
+        if any(w <= 0 for w in self.weights) or abs(sum(self.weights) - 1) > 1e-9:
+            raise ValueError(f"suite {self.name}: weights must be positive and sum to 1")
+        return self
+
+    def key(self) -> str:
+        """The stream key of the spec draws."""
+        return f"suite:{self.name}"
+
+
+def parse_weights(text: str | None, specs: Sequence[str]) -> tuple[tuple[float, ...], str]:
+    """`equal` (the default) or `a=0.3,b=0.7` (a spec's full name or its last dotted part;
+    every spec named once; normalised to sum 1)."""
+    if text is None or text.strip() == "equal":
+        return tuple(1 / len(specs) for _ in specs), "equal"
+    if text.strip() == "matches":
+        raise InputError("--weights matches is not supported yet; use equal or "
+                         "a=0.3,b=0.7")
+    given: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        spec = _which_spec(name.strip(), specs)
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if not sep or weight <= 0 or weight != weight or weight == float("inf"):
+            raise InputError(f"--weights: {part.strip()!r} must be SPEC=WEIGHT with a "
+                             "positive weight")
+        if spec in given:
+            raise InputError(f"--weights names {spec} twice")
+        given[spec] = weight
+    missing = [s for s in specs if s not in given]
+    if missing:
+        raise InputError(f"--weights gives no weight for {', '.join(missing)}")
+    total = sum(given.values())
+    return tuple(given[s] / total for s in specs), "explicit"
+
+
+def _which_spec(name: str, specs: Sequence[str]) -> str:
+    found = [s for s in specs if s == name or s.split(".")[-1] == name]
+    if len(found) != 1:
+        raise InputError(f"--weights names {name!r}, which is not one of the suite's specs "
+                         f"({', '.join(specs)})")
+    return found[0]
+
+
+def suite_of(name: str, specs: Sequence[str], weights: str | None,
+             spec_dirs: Iterable[Path]) -> SuiteConfig:
+    """The suite a command states: its specs and weights given (`--spec`, `--weights`), or
+    else the suite file of that name (or path)."""
+    if specs:
+        values, weighting = parse_weights(weights, list(specs))
+        return _valid(name, tuple(specs), values, weighting)
+    if weights is not None:
+        raise InputError("--weights goes with --spec: a suite file states its own weights")
+    return load_suite_file(find_suite_file(name, spec_dirs))
+
+
+def _valid(name: str, specs: tuple[str, ...], weights: tuple[float, ...],
+           weighting: str) -> SuiteConfig:
+    try:
+        return SuiteConfig(name=name, specs=specs, weights=weights, weighting=weighting)
+    except ValidationError as error:
+        raise InputError(str(error.errors()[0]["msg"]).removeprefix("Value error, ")) from None
+
+
+def find_suite_file(name_or_path: str, spec_dirs: Iterable[Path]) -> Path:
+    from kgcert.spec_listing import spec_folders, suite_files_in
+    from kgcert.specs.catalog import declared_name
+
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml") or path.is_file():
+        if not path.is_file():
+            raise InputError(f"suite file {path} not found")
+        return path
+    files = suite_files_in(spec_folders(list(spec_dirs)))
+    for file in files:
+        if declared_name(file) == name_or_path:
+            return file
+    known = ", ".join(sorted(filter(None, map(declared_name, files)))) or "none"
+    raise InputError(f"no suite named {name_or_path!r} (suites: {known}); or give its specs "
+                     "with --spec")
+
+
+def load_suite_file(path: Path) -> SuiteConfig:
+    """A suite file: `kind: suite`, `name`, `specs` (a list of names, or of {spec, weight}),
+    and `weights: equal` or the weights in the list."""
+    from kgcert.yamlfile import read_yaml
+
+    data = read_yaml(path, "suite file")
+    if not isinstance(data, dict) or data.get("kind") != "suite":
+        raise InputError(f"{path}: a suite file is a mapping with kind: suite")
+    name, listed = data.get("name"), data.get("specs")
+    if not isinstance(name, str) or not isinstance(listed, list) or not listed:
+        raise InputError(f"{path}: a suite file needs a name and a list of specs")
+    specs: list[str] = []
+    stated: list[float] = []
+    for item in listed:
+        if isinstance(item, str):
+            specs.append(item)
+        elif isinstance(item, dict) and isinstance(item.get("spec"), str):
+            specs.append(item["spec"])
+            if "weight" in item:
+                stated.append(_weight(item["weight"], path))
+        else:
+            raise InputError(f"{path}: each spec is a name or {{spec: NAME, weight: W}}")
+    weighting = data.get("weights", "explicit" if stated else "equal")
+    if weighting == "equal" and not stated:
+        return _valid(name, tuple(specs), tuple(1 / len(specs) for _ in specs), "equal")
+    if weighting != "explicit" or len(stated) != len(specs):
+        raise InputError(f"{path}: give every spec a weight, or weights: equal and none")
+    total = sum(stated)
+    return _valid(name, tuple(specs), tuple(w / total for w in stated), "explicit")
+
+
+def _weight(value: Any, path: Path) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise InputError(f"{path}: weight {value!r} must be a positive number")
+    return float(value)
+
+
+def drawn_component(seed: int, suite: SuiteConfig, index: int) -> int:
+    """Which spec index `index` of the suite draws: j with probability w_j."""
+    import numpy as np
+
+    from kgcert.rng import sample_rng
+
+    cumulative = np.cumsum(suite.weights)
+    u = sample_rng(seed, suite.key(), index).random() * cumulative[-1]
+    return min(int(np.searchsorted(cumulative, u, side="right")), len(suite.weights) - 1)
+
+
+def mixture(seed: int, suite: SuiteConfig, components: Sequence[Callable[[int], Any]]
+            ) -> Callable[[int], Any]:
+    """Prompt i of the suite: spec j's own prompt i, for the spec j that index i draws."""
+    def prompt(index: int) -> Any:
+        return components[drawn_component(seed, suite, index)](index)
+    return prompt
+
+
+def suite_hash(suite: SuiteConfig, hashes: Sequence[str]) -> str:
+    """Identifies the mixture: the suite's specs (by their hashes) and weights."""
+    body = [suite.name, list(zip(suite.specs, hashes, suite.weights, strict=True))]
+    return hashlib.sha256(json.dumps(body).encode()).hexdigest()[:16]
+
+
+def component_counts(records: Sequence[Mapping[str, Any]], suite: Mapping[str, Any]
+                     ) -> list[dict[str, Any]]:
+    """Per spec of the suite: prompts drawn, answered and correct. Descriptive only: the
+    certificate is about the mixture, and no bound is given per spec."""
+    from kgcert.run.certificate import ANSWERED
+
+    rows = {c["spec"]: {"spec": c["spec"], "weight": c["weight"], "drawn": 0, "answered": 0,
+                        "correct": 0} for c in suite["components"]}
+    for record in records:
+        row = rows.get(str(record.get("prompt", {}).get("provenance", {}).get("spec")))
+        if row is None:
+            continue
+        row["drawn"] += 1
+        row["answered"] += record["outcome"] in ANSWERED
+        row["correct"] += record["outcome"] == "correct"
+    return list(rows.values())
+
+
+def describe(suite: Mapping[str, Any]) -> str:
+    """`suite NAME, the mixture of spec a (weight 0.5) and spec b (weight 0.5)`."""
+    parts = [f"{c['spec']} (weight {c['weight']:.4g})" for c in suite["components"]]
+    return (f"suite {suite['name']}, the mixture of spec{'s' if len(parts) > 1 else ''} "
+            f"{', '.join(parts)} (each prompt draws a spec by its weight, then a prompt from "
+            "that spec)")

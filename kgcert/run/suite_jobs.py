@@ -1,0 +1,37 @@
+"""A suite run's jobs: the per-spec jobs of each setting folded into one mixture job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgcert.run.config import RunConfig
+from kgcert.run.runner import Job
+from kgcert.run.suite import mixture, suite_hash
+
+
+def suite_jobs(config: RunConfig, jobs: list[Job]) -> list[Job]:
+    """One job per (setting, models, n) whose prompt i is the suite's prompt i: the spec
+    that index draws, then that spec's own prompt i under the same setting."""
+    suite = config.suite
+    assert suite is not None
+    groups: dict[tuple[str, tuple[str, ...] | None, int | None], list[Job]] = {}
+    for job in jobs:
+        groups.setdefault((job.setting, job.models, job.n), []).append(job)
+    folded = []
+    for parts in groups.values():
+        assert len(parts) == len(suite.specs), "one job per spec of the suite and setting"
+        hashes = [part.spec_hash for part in parts]
+        components = [{"spec": part.spec, "spec_hash": part.spec_hash, "weight": weight,
+                       "spec_file": part.context.get("spec_file")}
+                      for part, weight in zip(parts, suite.weights, strict=True)]
+        first = parts[0]
+        context: dict[str, Any] = {
+            key: value for key, value in first.context.items() if key != "spec_file"}
+        context["spec_kind"] = "suite"
+        context["suite"] = {"name": suite.name, "weighting": suite.weighting,
+                            "components": components}
+        folded.append(Job(suite.name, suite_hash(suite, hashes), first.setting,
+                          mixture(config.seed, suite, [part.prompts for part in parts]),
+                          context, scorer=first.scorer, n=first.n, models=first.models,
+                          max_new_tokens=first.max_new_tokens))
+    return folded
