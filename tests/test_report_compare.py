@@ -185,7 +185,7 @@ def test_runs_on_different_kgs_are_not_paired(runs, tmp_path, monkeypatch, capsy
     happens to match is refused, naming both fingerprints."""
     def on_kg(run: Path, fingerprint: str) -> Path:
         copy = tmp_path / f"{run.name}-{fingerprint[:4]}"
-        shutil.copytree(run, copy)
+        shutil.copytree(run, copy, ignore=shutil.ignore_patterns("compare*.json"))
         for path in (copy / "certificates").glob("*.json"):
             body = json.loads(path.read_text())
             path.write_text(json.dumps({**body, "kg": "toy", "kg_fingerprint": fingerprint}))
@@ -197,7 +197,8 @@ def test_runs_on_different_kgs_are_not_paired(runs, tmp_path, monkeypatch, capsy
     assert code == 2, captured
     [line] = captured.err.splitlines()
     assert "a" * 16 in line and "b" * 16 in line and "cannot be paired" in line
-    assert not (first / "report" / "compare.json").exists()
+    assert not (first / "report" / "compare.json").exists()  # nothing written, anywhere
+    assert not list(tmp_path.glob("compare-*.json"))
     same = on_kg(runs[1], "a" * 16)  # one KG: compared as before
     assert kgcert(monkeypatch, "compare", first, same, "--out", tmp_path / "cmp") == 0
     capsys.readouterr()

@@ -28,7 +28,7 @@ def _run(data_dir: Path, tmp_path: Path, url: str, out: Path) -> subprocess.Comp
     return subprocess.run(
         [sys.executable, "-m", "kgcert", "run", "--config", str(run_file), "--kg",
          CLI_KG, "--spec", "primekg.dual_indication", "--model", "openai:m", "--n",
-         str(N), "--batch-size", "3", "--out", str(out)],
+         str(N), "--batch-size", "3", "--seed", "0", "--out", str(out)],
         env=cli_env(data_dir), cwd=tmp_path, capture_output=True, text=True, timeout=300)
 
 
