@@ -35,6 +35,11 @@ class Budget:
     unit: str = "characters"
     counter: Callable[[str], int] = field(default=len, compare=False, repr=False)
     exact: bool = True  # whether counts of parts add up to the count of the joined text
+    label: str | None = field(default=None, compare=False)  # a name other than limit and unit
+
+    def text(self) -> str:
+        """How certificates name it: "2750 characters", "700 tokens (X)", or its label."""
+        return self.label or f"{self.limit} {self.unit}"
 
     def __post_init__(self) -> None:
         if not isinstance(self.limit, int) or self.limit < 1:

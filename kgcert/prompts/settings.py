@@ -88,9 +88,8 @@ class PromptSettings:
 
     def describe(self, kind: str, distractors_required: bool) -> dict[str, Any]:
         """What a run records of a multiple-choice job's knobs (`kind`: relation or entity)."""
-        budget = self.prompt_budget
         described: dict[str, Any] = {"options": self.options, "few_shot": self.few_shot,
-                                     "budget": f"{budget.limit} {budget.unit}",
+                                     "budget": self.prompt_budget.text(),
                                      "distractors_required": distractors_required}
         if kind == "entity" and self.setting == "distractor":
             described["distractor_weighting"] = self.weighting

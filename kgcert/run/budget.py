@@ -147,15 +147,5 @@ def run_budget(config: RunConfig, models: Sequence[tuple[str, Any]],
 
     names = " and ".join(p.model_copy(update={"limit": limit}).describe()
                          for p, limit in zip(parts, limits, strict=True))
-    return Budget.tokens(count, SCALE, f"{COMPOSITE} ({names})")
-
-
-COMPOSITE = "millionths of the run budget"
-
-
-def budget_text(budget: Budget) -> str:
-    """How a certificate names a budget: "2750 characters", "700 tokens (X)", or each part
-    of a budget of several parts."""
-    if budget.unit.startswith(COMPOSITE):
-        return budget.unit[len(COMPOSITE) + 2:-1]
-    return f"{budget.limit} {budget.unit}"
+    return dataclasses.replace(Budget.tokens(count, SCALE, "millionths of the run budget"),
+                               label=names)

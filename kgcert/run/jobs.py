@@ -16,7 +16,7 @@ from kgcert.prompts.budget import Budget
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
 from kgcert.prompts.settings import PromptSettings
-from kgcert.run.budget import TEMPLATE_RESERVE, budget_text, run_budget
+from kgcert.run.budget import TEMPLATE_RESERVE, run_budget
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, score_choice
 from kgcert.run.variants import setting_name
@@ -123,7 +123,6 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
                         store, spec, sampler, seed=config.seed, graph=graph, cache_dir=cache_dir,
                         settings=prompt_settings.with_(budget=strategy.budget(budget)))
                     described = prompt_settings.describe(spec.kind, builder.require_distractor)
-                    described["budget"] = budget_text(budget)  # a run budget may have parts
                     described["population"] = ("per-model" if config.budget == "per-model"
                                                else "run")
                     jobs.append(Job(spec.name, spec_hash(spec),

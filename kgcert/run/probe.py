@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kgcert import defaults
 from kgcert.errors import InputError
-from kgcert.run.budget import budget_text, run_budget
+from kgcert.run.budget import run_budget
 from kgcert.run.certificate import skip_cause
 from kgcert.run.config import RunConfig
 from kgcert.store.graph import GraphStore
@@ -46,7 +46,7 @@ def probe_skips(store: GraphStore, *, kg: str, spec: str, budget: str | None, se
         raise InputError(f"spec {spec} has no prompts to probe")
     reasons = [jobs[0].prompts(index).skipped for index in range(probe)]
     causes = Counter(skip_cause(reason) for reason in reasons if reason is not None)
-    return Probe(probe, sum(causes.values()), dict(causes), budget_text(chosen))
+    return Probe(probe, sum(causes.values()), dict(causes), chosen.text())
 
 
 def draws_needed(answered: int, skipped: int, drawn: int) -> tuple[int, float]:
