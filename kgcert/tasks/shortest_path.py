@@ -20,7 +20,6 @@ from kgcert.subgraph import Subgraph
 from kgcert.tasks import scoring
 from kgcert.tasks.base import Job, Task, unique_label_nodes
 from kgcert.tasks.instance import TaskInstance
-from kgcert.tasks.registry import register
 from kgcert.tasks.sampler import Resample, sample_shortest_path
 
 MAX_LISTED = 10_000
@@ -103,7 +102,6 @@ def check_path(subgraph: Subgraph, source: str, target: str, length: int,
     return target in current
 
 
-@register
 class ShortestPath(Task):
     name = "shortest_path"
     paper_name = "ShortestPath"

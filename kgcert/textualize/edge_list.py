@@ -21,7 +21,6 @@ from kgcert.errors import InputError
 from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Triple, hidden_char, json_string, shown_edges
-from kgcert.textualize.registry import register
 
 _SPECIAL = frozenset(',()"\\')
 
@@ -64,7 +63,6 @@ def _parse_line(line: str, number: int) -> Triple:
     return items[0], items[1], items[2]
 
 
-@register
 class EdgeList(EdgeTextualizer):
     name = "list"
     description = (

@@ -29,7 +29,6 @@ from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import RdfTextualizer
 from kgcert.textualize.common import json_string
 from kgcert.textualize.rdf import PREFIXES, Statement, layout
-from kgcert.textualize.registry import register
 
 
 def _node(prefix: str, statement: Statement) -> str:
@@ -43,7 +42,6 @@ def _node(prefix: str, statement: Statement) -> str:
     return "    {" + ", ".join(members) + "}"
 
 
-@register
 class JsonLd(RdfTextualizer):
     name = "jsonld"
     rdflib_format = "json-ld"

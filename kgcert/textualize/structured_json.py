@@ -27,10 +27,8 @@ from kgcert.errors import InputError
 from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Pairs, Triple, json_string, structure, triples_from
-from kgcert.textualize.registry import register
 
 
-@register
 class StructuredJson(EdgeTextualizer):
     name = "json"
     description = (

@@ -28,7 +28,6 @@ from kgcert.errors import InputError
 from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Pairs, Triple, hidden_char, structure, triples_from
-from kgcert.textualize.registry import register
 
 
 class _Dumper(yaml.SafeDumper):
@@ -57,7 +56,6 @@ def _construct_pairs(loader: yaml.SafeLoader, node: yaml.MappingNode) -> Pairs:
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_pairs)
 
 
-@register
 class StructuredYaml(EdgeTextualizer):
     name = "yaml"
     description = (
