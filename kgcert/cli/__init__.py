@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "Render prompts start .. start+n-1 of a spec and print them."),
     "run": ("kgcert.cli.run:run_command",
             "Certify models on specs: bounds on P(correct) for prompts drawn from each spec."),
-    "plan": ("kgcert.cli.run:plan_command",
+    "plan": ("kgcert.cli.plan:plan_command",
              "How many samples a certificate needs for a target half-width."),
     "report": ("kgcert.cli.report:report_command",
                "Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories."),
