@@ -13,7 +13,8 @@ from kgcert.errors import InputError
 
 
 @click.command("plan")
-@click.option("--half-width", type=float, required=True, help="Target half-width, e.g. 0.05.")
+@click.option("--half-width", type=float, default=None,
+              help="Target half-width, e.g. 0.05 (or plan a comparison with --until).")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--p", "guess", type=float, default=0.5, show_default=True,
               help="Guessed accuracy (0.5 is the worst case).")
@@ -35,17 +36,38 @@ from kgcert.errors import InputError
 @click.option("--probe", type=click.IntRange(min=10), default=100, show_default=True,
               help="Prompts drawn to measure the skip rate.")
 @click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path))
+@click.option("--until", type=click.Choice(["ranked", "best"]), default=None,
+              help="Plan a comparison that stops when decided (run --until): expected calls "
+                   "by simulating the run's own stopping code.")
+@click.option("--accuracies", default=None,
+              help="With --until: guessed accuracies of the models, e.g. 0.97,0.95,0.88.")
+@click.option("--n", "most", type=click.IntRange(min=1), default=250, show_default=True,
+              help="With --until: the run's --n, the most prompts a model answers.")
+@click.option("--margin", type=float, default=None,
+              help="With --until: the run's --margin.")
+@click.option("--runs", type=click.IntRange(min=10), default=2000, show_default=True,
+              help="With --until: simulated runs.")
 @click.pass_obj
-def plan_command(ctx: Context, half_width: float, confidence: float, guess: float, family: int,
-                 sequential: bool, kg: str | None, spec: str | None, budget: str | None,
-                 setting: str, few_shot: int, probe: int,
-                 specs_dirs: tuple[Path, ...]) -> None:
+def plan_command(ctx: Context, half_width: float | None, confidence: float, guess: float,
+                 family: int, sequential: bool, kg: str | None, spec: str | None,
+                 budget: str | None, setting: str, few_shot: int, probe: int,
+                 specs_dirs: tuple[Path, ...], until: str | None, accuracies: str | None,
+                 most: int, margin: float | None, runs: int) -> None:
     """How many samples a certificate needs for a target half-width.
 
     With --kg and --spec: how many prompts to draw for that many answers, from the spec's
-    skip rate measured on a probe of drawn prompts."""
+    skip rate measured on a probe of drawn prompts. With --until and --accuracies: the
+    expected model calls of a comparison that stops when decided."""
     from kgcert.stats import bonferroni_confidence, plan_sample_size, plan_sequential_size
 
+    if until is not None or accuracies is not None:
+        from kgcert.cli.plan_race import plan_race
+
+        plan_race(until, accuracies, n=most, confidence=confidence, margin=margin, runs=runs)
+        return
+    if half_width is None:
+        raise InputError("plan needs --half-width (a certificate's width) or --until with "
+                         "--accuracies (a comparison's calls)")
     if not 0 < half_width < 0.5:
         raise InputError(f"--half-width must be between 0 and 0.5, got {half_width}")
     if not 0 < confidence < 1:
