@@ -101,6 +101,10 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
             click.echo(json.dumps({**body, "file": str(path)}, ensure_ascii=False))
     else:
         print_certificates(paths)
+        from kgcert.run.comparison import decision_lines
+
+        for line in decision_lines(run_dir):
+            console.print(Text(line))
         console.print(Text(f"certificates and samples in {run_dir}"))
     _refuse_unanswered(run_dir, paths)
 

@@ -92,7 +92,16 @@ _OPTIONS = [
     click.option("--half-width", type=float, default=None,
                  help="Sequential mode: stop at this half-width (anytime-valid bounds)."),
     click.option("--threshold", type=float, default=None,
-                 help="Sequential mode: stop once the bounds clear this accuracy."),
+                 help="Sequential mode: stop once the bounds clear this accuracy (each model on "
+                      "its own; with --until, once its comparisons are decided too)."),
+    click.option("--until", type=click.Choice(["ranked", "best"]), default=None,
+                 help="Compare the models as they answer (anytime-valid paired tests, Holm "
+                      "across pairs) and stop each spec and setting once decided: ranked, "
+                      "every pair; best, racing (a model certified worse stops being asked). "
+                      "Certificates are then anytime-valid."),
+    click.option("--margin", type=float, default=None,
+                 help="With --until: also declare two models within this accuracy of each "
+                      "other (a claim, in the same family)."),
     click.option("--simultaneous", is_flag=True, default=None,
                  help="Bonferroni: all certificates of the run hold together."),
     click.option("--specs-dir", "specs_dirs", multiple=True, type=click.Path(path_type=Path),
