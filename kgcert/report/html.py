@@ -105,7 +105,8 @@ HOW_TO_READ = (
     "cache hits); tokens as the provider reported them, or as a local model counted them; "
     "wall_s the seconds of those calls; gpu_s the seconds a local model held a CUDA device "
     "(0 on a CPU, empty for models served elsewhere); money_usd from the run's prices, "
-    "empty when none was given.",
+    "empty when none was given; calls_saved, in a run with --until, the calls the fixed-n "
+    "design of the same n and confidence would have sent beyond these.",
 )
 
 
