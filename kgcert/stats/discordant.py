@@ -16,11 +16,11 @@ A won and L prompts B won the mixture is
                = 2^(W + L + 1) * B(W + 1, L + 1) * I_{1/2}(L + 1, W + 1),
 
 with I the regularized incomplete beta function (1 - I_x(a, b) = I_{1-x}(b, a)). Ville's
-inequality gives P(sup_t E_up >= 1/x) <= x under H_up, so p_up = min(1, 1 / max_s E_up) is an
-anytime-valid p-value; its running minimum never rises, so a rejection, once made, holds.
-E_down(W, L) = E_up(L, W) tests "B is not better". Testing both one-sided nulls of every pair
-under Holm controls the chance of any wrong claim "X is better than Y" at alpha, at any
-stopping time (each p-value is valid there, which is all Holm's proof uses).
+inequality gives P(sup_t E_up >= 1/x) <= x under H_up. E_down(W, L) = E_up(L, W) tests "B is
+not better". Their mean E = (E_up + E_down) / 2 is a nonnegative martingale with mean 1 when
+the two models are equally accurate (p10 = p01), so p = min(1, 1 / max_s E_s) is an
+anytime-valid p-value for "equal accuracy"; its running minimum never rises, so a rejection,
+once made, holds. :mod:`kgcert.stats.racing` applies Holm to these p-values across pairs.
 
 - V. Vovk, R. Wang (2021), "E-values: calibration, combination and applications", Annals of
   Statistics 49(3).

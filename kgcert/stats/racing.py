@@ -1,18 +1,24 @@
 """Comparisons that stop when decided: which model still has to answer the next prompt.
 
 Models answer the same prompts one index at a time. After each index the race updates, for
-every pair, the e-processes of :mod:`kgcert.stats.discordant` and applies Holm across the two
-one-sided nulls of every pair ("A is not better", "B is not better"): a rejected null is the
-claim "B is better" (or "A is better"). All claims of a race, made at whatever time, hold
-together with probability at least the rule's confidence: the p-values are anytime-valid and
-their running minima only fall, so a claim made once stands at every later look.
+every pair, the e-process of :mod:`kgcert.stats.discordant` (its anytime-valid p-value for
+"equal accuracy") and applies Holm across the pairs; a rejected pair is the claim "A is more
+accurate than B", in the direction of its discordant prompts (the one more often right alone).
+The p-values are anytime-valid and their running minima only fall, so a claim made once
+stands at every later look, and Holm holds at any stopping time (each p-value is valid there,
+which is all Holm's proof uses): a claim between two equally accurate models is made with
+probability at most alpha over the whole run. A claim in the wrong direction needs the
+discordant prompts to favour the worse model while the evidence crosses Holm's line; as for
+the fixed-n McNemar hierarchy of :mod:`kgcert.stats.paired`, that rate is measured by
+simulation (tests/test_stats_racing.py, benchmarks/bench_savings.py), not bounded in closed
+form.
 
 A pair is resolved when it is
 
 * decided: one model certified better than the other (the claim above);
 * within the margin (``margin`` given): the anytime-valid sequences of p10 and p01 show
-  |accuracy(A) - accuracy(B)| < margin. These claims get half of alpha (the directional
-  ones the other half), Bonferroni over the pairs;
+  |accuracy(A) - accuracy(B)| < margin. These claims get half of alpha (the Holm family the
+  other half), Bonferroni over the pairs;
 * undecidable by n: even an optimistic projection of the remaining prompts (the discordance
   rate and the leader's share of it at their upper ``futility_z`` Wilson bounds) leaves the
   pair short of what Holm asks. This is no claim, only a reason to stop asking: a pair a
@@ -200,7 +206,7 @@ class Race:
 
     def _hopeless(self) -> NDArray[np.bool_]:
         """Even at optimistic rates over the prompts left, the leader's evidence stays below
-        what Holm asks of the last pair it decides (alpha / (m + 1))."""
+        what Holm asks of the next pair it decides (alpha / the pairs not yet rejected)."""
         assert self._table is not None
         z = float(self.rule.futility_z or 0.0)
         left = (self.rule.n - self.drawn)[:, None].astype(np.float64)
