@@ -46,7 +46,7 @@ COMMANDS.add("prompts", "kgcert.cli.prompts:prompts_command",
              "Render prompts start .. start+n-1 of a spec and print them.")
 COMMANDS.add("run", "kgcert.cli.run:run_command",
              "Certify models on specs: bounds on P(correct) for prompts drawn from each spec.")
-COMMANDS.add("plan", "kgcert.cli.run:plan_command",
+COMMANDS.add("plan", "kgcert.cli.plan:plan_command",
              "How many samples a certificate needs for a target half-width.")
 COMMANDS.add("report", "kgcert.cli.report:report_command",
              "Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories.")
