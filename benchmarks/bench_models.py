@@ -13,10 +13,11 @@ a prompt file (``--prompts``, below).
     python benchmarks/bench_models.py --models tiny smollm2 --n 32 --threads 2
 
 Size mode (``--sizes``, meant for a GPU): Llama-architecture models with random weights built
-from a config at about 1B, 3B and 8B parameters (no download), loaded through ``hf.create`` as a
-user's model is, on the prompts of a real PrimeKG run; bf16 with SDPA, then bitsandbytes 4-bit
-(``--quant``), and a CUDA out-of-memory back-off check (``--oom-check``). Each size also gets
-the time of a 250-prompt certificate: answering, checking and the Clopper-Pearson bound.
+from a config at about 1B, 3B and 8B parameters (no download), loaded through
+``hf_load.create`` as a user's model is, on the prompts of a real PrimeKG run; bf16 with SDPA,
+then bitsandbytes 4-bit (``--quant``), and a CUDA out-of-memory back-off check
+(``--oom-check``). Each size also gets the time of a 250-prompt certificate: answering,
+checking and the Clopper-Pearson bound.
 
     # here, once: the prompts of a run (10 PrimeKG specs x 2 settings, from the full-size KG
     # that bench_scale.py --keep leaves; KGCERT_DATA_DIR=<its work>/data) and a real tokenizer
@@ -198,7 +199,7 @@ def load_tokenizer(directory: str | None) -> tuple[Any, str]:
 
 
 def smollm2_tokenizer() -> Any:
-    from kgcert.models.hf import load_tokenizer as hf_tokenizer
+    from kgcert.models.hf_load import load_tokenizer as hf_tokenizer
     from kgcert.models.smollm2 import gguf_path
 
     path = gguf_path()
@@ -433,15 +434,15 @@ def oom_backoff(
 def bench_size(
     size: str, items: Sequence[Item], tokenizer: Any, args: argparse.Namespace
 ) -> dict[str, Any]:
-    """Build a random Llama of ``size``, load it through ``hf.create``, and measure it."""
+    """Build a random Llama of ``size``, load it through ``hf_load.create``, and measure it."""
     import torch
 
     from kgcert.errors import KgcertError
-    from kgcert.models import GenerationConfig, hf
+    from kgcert.models import GenerationConfig, hf_load
     from kgcert.models.testing import build_llama
 
     gen = GenerationConfig(max_new_tokens=args.max_new_tokens)
-    dtype = hf._resolve_dtype(args.dtype, args.device)
+    dtype = hf_load._resolve_dtype(args.dtype, args.device)
     with tempfile.TemporaryDirectory(prefix=f"kgcert-{size}-") as directory:
         _, t_build = timed(
             lambda: build_llama(directory, tokenizer, size, device=args.device, dtype=dtype,
@@ -450,7 +451,7 @@ def bench_size(
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
         model, t_load = timed(
-            lambda: hf.create(directory, gen, dtype=args.dtype, device=args.device,
+            lambda: hf_load.create(directory, gen, dtype=args.dtype, device=args.device,
                               max_batch_size=args.batch_size)
         )  # fmt: skip
         row = bench(model, size, items, args.max_new_tokens, args.batch_size, args.single)
@@ -469,7 +470,7 @@ def bench_size(
         if args.quant:
             try:
                 quantized, t_load = timed(
-                    lambda: hf.create(directory, gen, device=args.device, load_in_4bit=True,
+                    lambda: hf_load.create(directory, gen, device=args.device, load_in_4bit=True,
                                       max_batch_size=args.batch_size)
                 )  # fmt: skip
             except KgcertError as exc:  # no CUDA or no bitsandbytes: say so in the figures

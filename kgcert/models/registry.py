@@ -29,7 +29,7 @@ class Provider:
 
 PROVIDERS: dict[str, Provider] = {
     "hf": Provider(
-        "kgcert.models.hf",
+        "kgcert.models.hf_load",
         ("torch", "transformers"),
         "pip install 'kgcert[hf]'",
         help="hf:<local path or hub id>",
