@@ -75,6 +75,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kgcert.answer_format.reply import ANSWER_PREFIX, answer_line_complete
 from kgcert.models.testing import LLAMA_SHAPES
 
 ENTITIES = [
@@ -228,7 +229,7 @@ def _cuda_peak_gb() -> float | None:
 
 
 def check_all(items: Sequence[Item], responses: Sequence[Any]) -> list[Any]:
-    from kgcert.checker import check_answer
+    from kgcert.answer_format.checker import check_answer
 
     return [
         check_answer(r.text, o, c, r.error) for r, (_, o, c) in zip(responses, items, strict=True)
@@ -260,8 +261,8 @@ def bench(
     n = len(items)
     requests = [r for r, _, _ in items]
     single_at = list(range(0, n, max(1, n // (n_single or n))))[: n_single or n]
-    gen = GenerationConfig(max_new_tokens=max_new_tokens)
-    choice = GenerationConfig(mode="choice")
+    gen = GenerationConfig(max_new_tokens=max_new_tokens, stop_when=answer_line_complete)
+    choice = GenerationConfig(mode="choice", choice_prefix=ANSWER_PREFIX)
 
     model.batch_size = batch_size
     model.generate(requests[:2], gen)  # warm-up
@@ -331,9 +332,8 @@ def bench_reuse(model: Any, label: str, items: Sequence[Item], max_new_tokens: i
     row: dict[str, Any] = {"model": label, "prompts": len(items), "head_tokens": head,
                            "mean_prompt_tokens": round(mean, 1),
                            "head_share": round(share, 3), "ideal_ratio": round(ideal, 2)}
-    configs = {"choice": GenerationConfig(mode="choice"),
-               "generate": GenerationConfig(max_new_tokens=max_new_tokens,
-                                            stop_at_answer=False)}
+    configs = {"choice": GenerationConfig(mode="choice", choice_prefix=ANSWER_PREFIX),
+               "generate": GenerationConfig(max_new_tokens=max_new_tokens)}
     model.generate(requests[:2], configs["choice"])  # warm-up (and the weights loaded)
     for mode in modes:
         config = configs[mode]
@@ -415,7 +415,8 @@ def oom_backoff(
     try:
         responses, seconds = timed(
             lambda: model.generate(
-                [r for r, _, _ in items], GenerationConfig(max_new_tokens=max_new_tokens)
+                [r for r, _, _ in items],
+                GenerationConfig(max_new_tokens=max_new_tokens, stop_when=answer_line_complete)
             )
         )
     finally:
@@ -441,7 +442,7 @@ def bench_size(
     from kgcert.models import GenerationConfig, hf_load
     from kgcert.models.testing import build_llama
 
-    gen = GenerationConfig(max_new_tokens=args.max_new_tokens)
+    gen = GenerationConfig(max_new_tokens=args.max_new_tokens, stop_when=answer_line_complete)
     dtype = hf_load._resolve_dtype(args.dtype, args.device)
     with tempfile.TemporaryDirectory(prefix=f"kgcert-{size}-") as directory:
         _, t_build = timed(

@@ -20,7 +20,6 @@ import contextlib
 import gc
 import hashlib
 import logging
-import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -33,43 +32,27 @@ from kgcert.models.base import (
     GenerationConfig,
     ModelRequest,
     ModelResponse,
+    StopRule,
     report_answers,
 )
 from kgcert.models.headcache import Head, HeadCache
 from kgcert.models.hf_choice import ChoiceScoring
-from kgcert.strategy import CLOSE, OPEN
 
 log = logging.getLogger(__name__)
 
 
-def answer_line_complete(text: str) -> bool:
-    """True once the last ``correct answer`` line has content and has ended with a newline;
-    in a reasoning reply (chain or tree of thought), only after the reasoning has closed."""
-    if OPEN in text:
-        closed = text.rfind(CLOSE)
-        if closed < 0:
-            return False
-        text = text[closed:]
-    idx = text.lower().rfind("correct answer")
-    if idx < 0:
-        return False
-    rest = text[idx + len("correct answer") :]
-    match = re.search(r"\w[^\n]*\n", rest)
-    if match is None:
-        return False
-    line = match.group(0)
-    return not ("<" in line and ">" in line and "option" in line.lower())  # an echoed template
+class StopWhen(StoppingCriteria):
+    """Stops each sequence of a batch on its own once ``rule`` holds for its text so far,
+    asking it only when a line ends (a decode of the whole reply at every step would cost
+    more than the step)."""
 
-
-class AnswerLineStop(StoppingCriteria):
-    """Stops each sequence of a batch on its own once its answer line is complete."""
-
-    def __init__(self, tokenizer: Any, prompt_len: int,
+    def __init__(self, tokenizer: Any, prompt_len: int, rule: StopRule,
                  on_stop: Callable[[], None] = lambda: None) -> None:
         self.tokenizer = tokenizer
         self.prompt_len = prompt_len
+        self.rule = rule
         self.stopped_at: dict[int, int] = {}
-        self.on_stop = on_stop  # a row's answer is complete (progress, before the batch ends)
+        self.on_stop = on_stop  # a row's reply is complete (progress, before the batch ends)
 
     def __call__(self, input_ids: torch.Tensor, scores: Any, **kwargs: Any) -> torch.BoolTensor:
         done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
@@ -82,7 +65,7 @@ class AnswerLineStop(StoppingCriteria):
                 done[row] = True
             elif "\n" in piece:
                 text = self.tokenizer.decode(generated[row], skip_special_tokens=True)
-                if answer_line_complete(text):
+                if self.rule(text):
                     self.stopped_at[row] = generated.shape[1]
                     done[row] = True
                     self.on_stop()
@@ -256,7 +239,8 @@ class HFModel(ChoiceScoring):
         input_ids, mask, cached = self._inputs(batch, head)
         width = input_ids.shape[1]
         eos_ids = self.eos_ids
-        stopper = AnswerLineStop(self.tokenizer, width, lambda: report_answers(self, 1))
+        stopper = StopWhen(self.tokenizer, width, config.stop_when or (lambda text: False),
+                           lambda: report_answers(self, 1))
         kwargs: dict[str, Any] = {
             "max_new_tokens": config.max_new_tokens,
             "pad_token_id": self.pad_id,
@@ -269,7 +253,7 @@ class HFModel(ChoiceScoring):
             kwargs.update(temperature=config.temperature, top_p=config.top_p, top_k=None)
             digest = hashlib.sha256(repr((config.seed, sample_keys)).encode()).digest()
             torch.manual_seed(int.from_bytes(digest[:8], "little"))
-        if config.stop_at_answer:
+        if config.stop_when is not None:
             kwargs["stopping_criteria"] = StoppingCriteriaList([stopper])
         with torch.inference_mode(), _generation_attention(input_ids.device):
             out = self.model.generate(input_ids=input_ids, attention_mask=mask, **kwargs,
