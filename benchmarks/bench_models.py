@@ -346,7 +346,9 @@ def bench_reuse(model: Any, label: str, items: Sequence[Item], max_new_tokens: i
     ideal = 1 / (1 - share)
     row: dict[str, Any] = {"model": label, "prompts": len(items), "head_tokens": head,
                            "mean_prompt_tokens": round(mean, 1),
-                           "head_share": round(share, 3), "ideal_ratio": round(ideal, 2)}
+                           "head_share": round(share, 3), "ideal_ratio": round(ideal, 2),
+                           # all work in causal attention: the suffix still attends the head
+                           "attention_bound_ratio": round(1 / (1 - share**2), 2)}
     configs = {"choice": GenerationConfig(mode="choice", choice_prefix=ANSWER_PREFIX),
                "generate": GenerationConfig(max_new_tokens=max_new_tokens)}
     model.generate(requests[:2], configs["choice"])  # warm-up (and the weights loaded)
