@@ -140,4 +140,6 @@ def test_reuse_mode_measures_the_head_cache_on_a_runs_sample_file(tmp_path: Path
     assert row["ideal_ratio"] == pytest.approx(1 / (1 - row["head_share"]), abs=0.01)
     for mode in ("choice", "generate"):
         assert row[mode]["answers_equal"] is True
-        assert row[mode]["prompts_per_s_with"] > 0 and row[mode]["prompts_per_s_without"] > 0
+        assert row[mode]["prompts_per_cpu_s_with"] > 0
+        assert row[mode]["prompts_per_cpu_s_without"] > 0
+        assert row[mode]["head_cpu_s"] >= 0 and row[mode]["wall_ratio"] > 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgcert.checker import Outcome, check_answer, parse_answer
+from kgcert.answer_format.checker import Outcome, check_answer, parse_answer
 
 DRUGS = [
     "(drug) Oxaflazone",

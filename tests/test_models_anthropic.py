@@ -14,7 +14,7 @@ from fake_openai import Script
 
 pytest.importorskip("anthropic")
 
-from kgcert.checker import Outcome, check_answer
+from kgcert.answer_format.checker import Outcome, check_answer
 from kgcert.errors import InputError
 from kgcert.models import GenerationConfig, Message, ModelRequest, get_model
 from kgcert.models.anthropic_messages import AnthropicModel
@@ -86,8 +86,8 @@ def test_missing_key_and_bad_url(monkeypatch: pytest.MonkeyPatch) -> None:
         get_model("anthropic:m", base_url="ftp://alice:pa55word@host")
     assert "pa55word" not in str(bad.value)
     with pytest.raises(InputError, match="choice scoring needs a local model"):
-        get_model("anthropic:m", GenerationConfig(mode="choice")).generate(
-            [ModelRequest(prompt="q 1")])
+        choice = GenerationConfig(mode="choice", choice_prefix="correct answer: ")
+        get_model("anthropic:m", choice).generate([ModelRequest(prompt="q 1")])
 
 
 def test_429_and_529_retried_honouring_retry_after(server: tuple[str, Script]) -> None:

@@ -90,7 +90,7 @@ def test_key_components() -> None:
     assert base != cache_key(identity, GenerationConfig(max_new_tokens=10), request)
     assert base != cache_key({**identity, "model": "m2"}, GenerationConfig(), request)
     assert base != cache_key(identity, GenerationConfig(), ModelRequest(prompt="q "))
-    choice = GenerationConfig(mode="choice")
+    choice = GenerationConfig(mode="choice", choice_prefix="correct answer: ")
     assert cache_key(identity, choice, ModelRequest(prompt="q", n_options=3)) != cache_key(
         identity, choice, ModelRequest(prompt="q", n_options=4)
     )

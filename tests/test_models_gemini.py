@@ -178,7 +178,7 @@ def test_response_without_text_is_an_error(
 ) -> None:
     import json
 
-    from kgcert.checker import Outcome, check_answer
+    from kgcert.answer_format.checker import Outcome, check_answer
 
     gemini_server.replies = [(200, json.dumps(body))]
     model, delays = _local_gemini(gemini_server, monkeypatch)

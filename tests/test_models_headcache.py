@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from kgcert.answer_format.reply import ANSWER_PREFIX
 from kgcert.models import GenerationConfig, Message, ModelRequest, get_model
 from kgcert.models.headcache import MIN_HEAD_TOKENS, HeadCache, common_prefix, shared_prefix
 
@@ -61,8 +62,8 @@ def _answers(model: Any, requests: list[ModelRequest], config: GenerationConfig,
 
 def _assert_same(model: Any, chat: bool, calls: int, max_new_tokens: int) -> None:
     requests = _requests(chat)
-    greedy = GenerationConfig(max_new_tokens=max_new_tokens, stop_at_answer=False)
-    choice = GenerationConfig(mode="choice")
+    greedy = GenerationConfig(max_new_tokens=max_new_tokens)
+    choice = GenerationConfig(mode="choice", choice_prefix=ANSWER_PREFIX)
     for config in (greedy, choice):
         whole = _answers(model, requests, config, reuse=False, calls=calls)
         reused = _answers(model, requests, config, reuse=True, calls=calls)

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
+from kgcert.answer_format.reply import ANSWER_PREFIX, answer_line_complete
 from kgcert.errors import InputError
 from kgcert.models import GenerationConfig, Message, ModelRequest, get_model
 
@@ -23,6 +24,7 @@ PROMPTS = [
     "Options: 1. paris 2. rome 3. berlin 4. madrid and a much longer tail of words to vary the "
     "prompt length a lot more than the others in this batch",
 ]
+CHOICE = GenerationConfig(mode="choice", choice_prefix=ANSWER_PREFIX)
 
 
 def _requests() -> list[ModelRequest]:
@@ -30,7 +32,7 @@ def _requests() -> list[ModelRequest]:
 
 
 def test_batched_greedy_equals_unbatched(tiny_hf: Any) -> None:
-    config = GenerationConfig(max_new_tokens=16, stop_at_answer=False)
+    config = GenerationConfig(max_new_tokens=16)
     tiny_hf.batch_size = 4
     batched = tiny_hf.generate(_requests(), config)
     tiny_hf.batch_size = 1
@@ -45,7 +47,7 @@ def test_batched_greedy_equals_unbatched(tiny_hf: Any) -> None:
 
 def test_batched_token_ids_equal_unbatched(tiny_hf: Any) -> None:
     """Compare raw token ids through the padded batch path against one row at a time."""
-    config = GenerationConfig(max_new_tokens=10, stop_at_answer=False)
+    config = GenerationConfig(max_new_tokens=10)
     rows = [tiny_hf._encode(tiny_hf.render(r)) for r in _requests()]
     assert len({len(r) for r in rows}) > 2  # lengths differ, so padding is exercised
     keys = [(0, r) for r in rows]
@@ -60,7 +62,7 @@ def test_token_counts_and_chat_template(tiny_hf: Any) -> None:
     assert rendered.startswith("<|im_start|>user\nhi<|im_end|>")
     assert rendered.endswith("<|im_start|>assistant\n")
     [response] = tiny_hf.generate(
-        [request], GenerationConfig(max_new_tokens=5, stop_at_answer=False)
+        [request], GenerationConfig(max_new_tokens=5)
     )
     assert response.prompt_tokens == len(tiny_hf._encode(rendered))
     assert 1 <= response.completion_tokens <= 5
@@ -72,7 +74,7 @@ def test_token_counts_and_chat_template(tiny_hf: Any) -> None:
 
 
 def test_sampling_is_reproducible_and_depends_on_sample_index(tiny_hf: Any) -> None:
-    config = GenerationConfig(max_new_tokens=12, temperature=1.5, stop_at_answer=False, seed=7)
+    config = GenerationConfig(max_new_tokens=12, temperature=1.5, seed=7)
     reqs = [ModelRequest(prompt="paris rome", sample_index=i) for i in range(4)]
     first = [r.text for r in tiny_hf.generate(reqs, config)]
     again = [r.text for r in tiny_hf.generate(reqs, config)]
@@ -83,7 +85,7 @@ def test_sampling_is_reproducible_and_depends_on_sample_index(tiny_hf: Any) -> N
 def test_choice_scoring_is_a_distribution_and_matches_logits(tiny_hf: Any) -> None:
     import torch
 
-    config = GenerationConfig(mode="choice")
+    config = CHOICE
     assert tiny_hf.last_logits_only == {"logits_to_keep": 1}  # the last position alone
     responses = tiny_hf.generate(_requests(), config)
     for request, response in zip(_requests(), responses, strict=True):
@@ -109,7 +111,7 @@ def test_choice_scoring_on_a_cpu_runs_one_prompt_per_forward_pass(tiny_hf: Any) 
     )
     tiny_hf.batch_size = 4
     try:
-        tiny_hf.generate(_requests()[:4], GenerationConfig(mode="choice"))
+        tiny_hf.generate(_requests()[:4], CHOICE)
         tiny_hf.generate(_requests()[:4], GenerationConfig(max_new_tokens=1))
     finally:
         hook.remove()
@@ -151,7 +153,7 @@ def test_split_options_finds_the_shared_context(
 
 def test_choice_scoring_needs_option_count(tiny_hf: Any) -> None:
     with pytest.raises(InputError, match="number of options"):
-        tiny_hf.generate([ModelRequest(prompt="hi")], GenerationConfig(mode="choice"))
+        tiny_hf.generate([ModelRequest(prompt="hi")], CHOICE)
 
 
 def test_prompt_over_context_is_an_error_not_truncated(tiny_hf: Any) -> None:
@@ -186,7 +188,7 @@ def test_oom_backoff_halves_batch(tiny_hf: Any, monkeypatch: pytest.MonkeyPatch)
 def test_answer_line_stop_per_sequence(tiny_hf: Any) -> None:
     import torch
 
-    from kgcert.models.hf import AnswerLineStop, answer_line_complete
+    from kgcert.models.hf import StopWhen
 
     assert answer_line_complete("correct answer: 2. paris, because x\n")
     assert answer_line_complete("Thinking\ncorrect answer:\n3. rome\n")
@@ -205,7 +207,7 @@ def test_answer_line_stop_per_sequence(tiny_hf: Any) -> None:
         prompt + done_text + [pad] * (width - len(done_text)),
         prompt + open_text + [pad] * (width - len(open_text)),
     ]
-    stopper = AnswerLineStop(tok, len(prompt))
+    stopper = StopWhen(tok, len(prompt), answer_line_complete)
     # feed the sequences token by token, as generate() does
     for t in range(1, width + 1):
         flags = stopper(torch.tensor([r[: len(prompt) + t] for r in rows]), None)
@@ -297,7 +299,8 @@ def test_generation_stops_per_row_once_answer_line_is_complete(
     monkeypatch.setattr(tiny_hf.model, "generate", scripted)
     requests = [ModelRequest(prompt="hi") for _ in scripts]
     monkeypatch.setattr(tiny_hf, "batch_size", 3)
-    out = tiny_hf.generate(requests, GenerationConfig(max_new_tokens=30))
+    out = tiny_hf.generate(
+        requests, GenerationConfig(max_new_tokens=30, stop_when=answer_line_complete))
     assert out[0].text == "correct answer: 2. rome, because it is\n"
     first_line = tok("correct answer: 2. rome, because it is\n", add_special_tokens=False)
     assert out[0].completion_tokens == len(first_line["input_ids"])
@@ -306,7 +309,7 @@ def test_generation_stops_per_row_once_answer_line_is_complete(
     assert out[2].text == "correct answer: 1. paris"  # stopped by end-of-sequence
     assert out[2].completion_tokens == len(ids[2])
     unstopped = tiny_hf.generate(
-        requests[:1], GenerationConfig(max_new_tokens=30, stop_at_answer=False)
+        requests[:1], GenerationConfig(max_new_tokens=30)  # no stop rule: runs on
     )
     assert unstopped[0].text.startswith(out[0].text) and len(unstopped[0].text) > len(out[0].text)
 

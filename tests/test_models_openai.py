@@ -14,7 +14,7 @@ from fake_openai import Script, completion, serve
 
 pytest.importorskip("httpx")
 
-from kgcert.checker import Outcome, check_answer
+from kgcert.answer_format.checker import Outcome, check_answer
 from kgcert.errors import InputError
 from kgcert.models import GenerationConfig, Message, ModelRequest, get_model
 from kgcert.models.openai_compat import OpenAICompatModel
@@ -164,7 +164,8 @@ def test_sampling_seeds_differ_per_sample_index(server: tuple[str, Script]) -> N
 def test_choice_mode_rejected_and_bad_url() -> None:
     model, _ = _model("http://127.0.0.1:9/v1")
     with pytest.raises(InputError, match="local model"):
-        model.generate([ModelRequest(prompt="q", n_options=2)], GenerationConfig(mode="choice"))
+        choice = GenerationConfig(mode="choice", choice_prefix="correct answer: ")
+        model.generate([ModelRequest(prompt="q", n_options=2)], choice)
     with pytest.raises(InputError, match="http"):
         get_model("openai:m", base_url="localhost:8000")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kgcert.checker import Outcome, check_answer
+from kgcert.answer_format.checker import Outcome, check_answer
 from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models import GenerationConfig, ModelRequest, get_model, known_providers
 from kgcert.models.registry import parse_model_args, parse_model_spec

@@ -21,8 +21,9 @@ import pytest
 from test_report_compare import kgcert
 from test_report_tables import RELATION, relation_prompts, sample_records, slots
 
+from kgcert.answer_format.reply import ANSWER_LINE, ANSWER_RULE
+from kgcert.answer_format.strategies import Strategy
 from kgcert.models.base import GenerationConfig, ModelResponse
-from kgcert.prompts.layout import ANSWER_LINE, ANSWER_RULE
 from kgcert.prompts.record import Prompt
 from kgcert.report import load_runs
 from kgcert.report.compare import compare_all
@@ -32,7 +33,6 @@ from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice
 from kgcert.run.variants import parse_setting, setting_name
 from kgcert.stats import holm_adjust, mcnemar
-from kgcert.strategy import Strategy
 
 ANSWERED = ("correct", "wrong", "unparseable")
 N = 80

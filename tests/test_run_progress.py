@@ -49,7 +49,7 @@ class _Events:
 
 
 def _hf_slot(tiny_llama_dir: Path, cache: ResponseCache) -> ModelSlot:
-    config = GenerationConfig(mode="choice")
+    config = GenerationConfig(mode="choice", choice_prefix="correct answer: ")
     model = get_model(f"hf:{tiny_llama_dir}", config, dtype="float32", device="cpu")
     return ModelSlot("hf:tiny", CachedModel(model, cache), config)
 

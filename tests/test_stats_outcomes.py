@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgcert.checker import Outcome
+from kgcert.answer_format.checker import Outcome
 from kgcert.stats import OutcomeCounts, clopper_pearson, outcome_bounds
 
 

@@ -8,15 +8,23 @@ from pathlib import Path
 
 import pytest
 
+from kgcert.answer_format.reply import (
+    ANSWER_LINE,
+    ANSWER_RULE,
+    CLOSE,
+    OPEN,
+    answer_line_complete,
+    answer_part,
+)
+from kgcert.answer_format.strategies import Strategy
 from kgcert.errors import InputError
 from kgcert.models.base import ModelResponse
 from kgcert.prompts.budget import Budget
-from kgcert.prompts.layout import ANSWER_LINE, ANSWER_RULE, Layout
+from kgcert.prompts.layout import Layout
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.config import RunConfig, load_run_config
 from kgcert.run.runner import _request, score_choice
 from kgcert.run.variants import PSEUDONYMIZED, SettingParts, parse_setting, setting_name
-from kgcert.strategy import CLOSE, OPEN, Strategy, answer_part
 from kgcert.tasks.scoring import exact_entity, exact_yes_no
 
 OPTIONS = ("(drug) Donepezil", "(drug) Memantine", "(drug) Galantamine", "(drug) Rivastigmine")
@@ -132,10 +140,7 @@ def test_answer_room_and_budget_grow_with_reasoning():
         Strategy("system", "x" * 6000).budget(budget)
 
 
-def test_hf_stops_only_after_the_reasoning_closed():
-    pytest.importorskip("torch")
-    from kgcert.models.hf import answer_line_complete
-
+def test_the_stop_rule_holds_only_after_the_reasoning_closed():
     assert answer_line_complete("correct answer: 2. X, because y\n")
     assert not answer_line_complete(f"{OPEN}correct answer: 2. X, because y\n")
     assert answer_line_complete(f"{OPEN}correct answer: 2. X\n{CLOSE}\ncorrect answer: 1. Z\n")

@@ -1,7 +1,6 @@
 """Model providers behind one interface; see :func:`get_model`."""
 
 from kgcert.models.base import (
-    ANSWER_PREFIX,
     GenerationConfig,
     Message,
     Model,
@@ -12,7 +11,6 @@ from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model, known_providers, parse_model_args, parse_model_spec
 
 __all__ = [
-    "ANSWER_PREFIX",
     "CachedModel",
     "ResponseCache",
     "GenerationConfig",

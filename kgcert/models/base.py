@@ -16,17 +16,18 @@ from kgcert.errors import InputError
 
 Mode = Literal["generate", "choice"]
 
-#: The prefix of the committed answer line. Prompts ask for
-#: ``correct answer: <option_number>. <answer>, because <reason>``.
-ANSWER_PREFIX = "correct answer: "
+#: Asked of a reply so far each time a line of it ends: True ends that reply there.
+StopRule = Callable[[str], bool]
 
 
 @dataclass(frozen=True)
 class GenerationConfig:
     """How to produce a response; every field is part of the cache key.
 
-    ``mode="choice"`` (local models only) scores the option numbers after ``choice_prefix``
-    in one forward pass instead of generating text.
+    ``stop_when`` (local models) ends a reply once it holds for the reply so far, asked at each
+    line end. ``mode="choice"`` (local models only) scores the option numbers after
+    ``choice_prefix`` in one forward pass instead of generating text. The caller gives both
+    (a run gives the answer format's): providers know nothing of what a reply should say.
     """
 
     max_new_tokens: int = 256
@@ -34,8 +35,8 @@ class GenerationConfig:
     top_p: float = 1.0
     seed: int = 0
     mode: Mode = "generate"
-    stop_at_answer: bool = True
-    choice_prefix: str = ANSWER_PREFIX
+    stop_when: StopRule | None = None
+    choice_prefix: str = ""
 
     def __post_init__(self) -> None:
         if self.max_new_tokens < 1:
@@ -46,13 +47,26 @@ class GenerationConfig:
             raise InputError(f"top_p must be in (0, 1], got {self.top_p}")
         if self.mode not in ("generate", "choice"):
             raise InputError(f"mode must be 'generate' or 'choice', got {self.mode!r}")
+        if self.mode == "choice" and not self.choice_prefix:
+            raise InputError("choice mode needs the prefix the option numbers follow "
+                             "(choice_prefix)")
 
     @property
     def greedy(self) -> bool:
         return self.temperature == 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The fields, for cache keys and sample records. The stop rule counts as whether
+        there is one, under its earlier name: a run passes one rule only (the answer line's),
+        and earlier caches and records keep their keys."""
+        data = {}
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if item.name == "stop_when":
+                data["stop_at_answer"] = value is not None
+            else:
+                data[item.name] = value
+        return data
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from kgcert.answer_format import reply
 from kgcert.errors import InputError
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 
@@ -23,8 +24,9 @@ def uniform(*parts: Any) -> float:
 
 
 def answer_line(option: int, request: ModelRequest) -> str:
+    """The test models' reply: the answer line the prompt asks for, naming ``option``."""
     label = request.options[option - 1] if 0 < option <= len(request.options) else "option"
-    return f"correct answer: {option}. {label}, because the context says so.\n"
+    return reply.answer_line(option, label, "the context says so") + "\n"
 
 
 def known_answer(request: ModelRequest, provider: str) -> tuple[int, int]:

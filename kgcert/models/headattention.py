@@ -62,20 +62,29 @@ def _attention(module: Any, query: torch.Tensor, key: torch.Tensor, value: torch
             attention_mask = _causal(query.shape[2], key.shape[2], query.device)
         return sdpa_attention_forward(module, query, key, value, attention_mask,
                                       dropout=dropout, scaling=scaling, **kwargs)
-    groups = query.shape[1] // key.shape[1]
-    if groups > 1:  # grouped key/value heads: one per query head for the kernel
-        key = key.repeat_interleave(groups, dim=1)
-        value = value.repeat_interleave(groups, dim=1)
-    flash = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
-    over_head, lse_head = flash(query, key[:, :, :head], value[:, :, :head], 0.0, False,
-                                scale=scaling)
-    over_self, lse_self = flash(query, key[:, :, head:], value[:, :, head:], 0.0, True,
-                                scale=scaling)
+    over_head, lse_head = _flash(query, key[:, :, :head], value[:, :, :head], False, scaling)
+    over_self, lse_self = _flash(query, key[:, :, head:], value[:, :, head:], True, scaling)
     top = torch.maximum(lse_head, lse_self)
     weight_head = (lse_head - top).exp().unsqueeze(-1)
     weight_self = (lse_self - top).exp().unsqueeze(-1)
     out = (over_head * weight_head + over_self * weight_self) / (weight_head + weight_self)
     return out.to(query.dtype).transpose(1, 2).contiguous(), None
+
+
+def _flash(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, causal: bool,
+           scaling: float | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The CPU flash kernel's output and log-sum-exp. It reads grouped key/value heads as they
+    are (torch 2.13); a torch whose kernel refuses them gets one key/value head per query
+    head, copied (the head's keys, every layer, every prompt)."""
+    flash = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
+    if key.shape[1] != query.shape[1]:
+        try:
+            return flash(query, key, value, 0.0, causal, scale=scaling)
+        except RuntimeError:
+            groups = query.shape[1] // key.shape[1]
+            key = key.repeat_interleave(groups, dim=1)
+            value = value.repeat_interleave(groups, dim=1)
+    return flash(query, key, value, 0.0, causal, scale=scaling)
 
 
 def _causal(q_len: int, kv_len: int, device: torch.device) -> torch.Tensor:

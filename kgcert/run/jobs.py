@@ -6,6 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kgcert.answer_format.reply import ANSWER_PREFIX, answer_line_complete
+from kgcert.answer_format.strategies import STANDARD, Strategy
 from kgcert.errors import InputError
 from kgcert.graphview import open_graph, pull
 from kgcert.manifest import read_manifest
@@ -22,7 +24,6 @@ from kgcert.run.runner import Job, ModelSlot, score_choice
 from kgcert.run.variants import setting_name
 from kgcert.specs import TaskSpec, find_spec, prepare_sampler, spec_hash
 from kgcert.store.graph import GraphStore
-from kgcert.strategy import STANDARD, Strategy
 from kgcert.tasks import TaskGenerator
 from kgcert.tasks.prompt import TaskPromptBuilder
 
@@ -178,9 +179,11 @@ def _task_jobs(store: GraphStore, config: RunConfig, spec: TaskSpec, path: Path,
 
 
 def build_models(config: RunConfig, response_cache: Path | None) -> list[ModelSlot]:
+    # The answer format's stop rule and prefix: a reply may end once its answer line has.
     generation = GenerationConfig(max_new_tokens=config.max_new_tokens,
                                   temperature=config.temperature, seed=config.seed,
-                                  mode=config.mode)
+                                  mode=config.mode, stop_when=answer_line_complete,
+                                  choice_prefix=ANSWER_PREFIX)
     cache = ResponseCache(response_cache) if (config.cache and response_cache) else None
     slots = []
     for spec_string in config.models:

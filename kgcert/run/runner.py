@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 import yaml
 
-from kgcert.checker import check_answer
+from kgcert.answer_format.checker import check_answer
 from kgcert.errors import InputError
 from kgcert.models.base import (
     GenerationConfig,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgcert.strategy import STANDARD, STRATEGIES
+from kgcert.answer_format.strategies import STANDARD, STRATEGIES
 
 REAL, PSEUDONYMIZED = "real", "pseudonymized"
 SEPARATOR = "+"

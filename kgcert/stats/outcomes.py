@@ -1,6 +1,6 @@
 """Bounds that show what unparseable answers and failed calls do to a certificate.
 
-A graded response is one of four outcomes (the values of ``kgcert.checker.Outcome``):
+A graded response is one of four outcomes (the values of ``kgcert.answer_format.checker.Outcome``):
 
 * ``correct`` and ``wrong``: the model committed to an option;
 * ``unparseable``: the model answered but no option could be read from it. The model did
@@ -41,7 +41,8 @@ class OutcomeCounts:
 
     @classmethod
     def from_outcomes(cls, outcomes: Iterable[object]) -> OutcomeCounts:
-        """Count outcome labels: the strings above or ``kgcert.checker.Outcome`` members.
+        """Count outcome labels: the strings above or ``Outcome`` members (of
+        :mod:`kgcert.answer_format.checker`).
 
         Enum members are read through ``.value`` (a str-valued Enum does not hash like its
         string). An unknown label raises rather than being silently dropped.

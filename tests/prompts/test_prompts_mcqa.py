@@ -17,7 +17,7 @@ import pytest
 import yaml
 from kg_helpers import load_kg
 
-from kgcert.checker import Outcome, check_answer
+from kgcert.answer_format.checker import Outcome, check_answer
 from kgcert.graphview import PromptGraph, open_graph
 from kgcert.prompts import Budget, Prompt, PromptBuilder
 from kgcert.prompts.distractors import path_candidates

@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgcert.checker import Outcome, check_answer
+from kgcert.answer_format.checker import Outcome, check_answer
+from kgcert.answer_format.reply import ANSWER_LINE
 from kgcert.errors import InputError
 from kgcert.prompts import Budget, redraw_seed
 from kgcert.prompts.context import ESSENTIAL, OPTIONS, REST, Line, Tiers, trim
 from kgcert.prompts.distractors import Distractor, weighted_order
 from kgcert.prompts.fewshot import PATH, RELATION, Example, examples, solve
-from kgcert.prompts.layout import ANSWER_LINE, LINE_OVERHEAD, Layout, render_example
+from kgcert.prompts.layout import LINE_OVERHEAD, Layout, render_example
 from kgcert.prompts.options import OptionPools, choose_options
 
 ALL_EXAMPLES = [*RELATION, *PATH]

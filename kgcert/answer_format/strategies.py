@@ -21,6 +21,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kgcert.answer_format.reply import ANSWER_LINE, ANSWER_RULE, CLOSE, OPEN, answer_part
 from kgcert.errors import InputError
 
 if TYPE_CHECKING:  # kgcert.prompts pulls in the graph driver; run files read this module
@@ -30,7 +31,6 @@ if TYPE_CHECKING:  # kgcert.prompts pulls in the graph driver; run files read th
 
 STRATEGIES = ("standard", "system", "cot", "tot")
 STANDARD = "standard"
-OPEN, CLOSE = "<reasoning>", "</reasoning>"
 
 _COT = (f"First think it through step by step between the tags {OPEN} and {CLOSE}: check "
         "what the question asks against the given facts, one step at a time.")
@@ -45,24 +45,10 @@ _REASONING = {"cot": _COT, "tot": _TOT}
 _TOKEN_FACTOR = {"standard": 0, "system": 0, "cot": 1, "tot": 2}
 
 
-
 class Scorer(Protocol):
     """Judges one response (the runner's scorer shape)."""
 
     def __call__(self, prompt: Prompt, response: ModelResponse) -> dict[str, Any]: ...
-
-
-def answer_part(text: str) -> tuple[str, str | None]:
-    """The part of a reasoning reply that holds the answer, and a note when there is none:
-    the text after the last closing tag; "" when the reasoning was opened and never closed;
-    the whole reply when it has no tags."""
-    closed = text.rfind(CLOSE)
-    if closed >= 0:
-        return text[closed + len(CLOSE):], None
-    if OPEN in text:
-        return "", (f"the reasoning never reached {CLOSE} (out of tokens?): no answer given; "
-                    "raise --max-new-tokens or reasoning_tokens")
-    return text, None
 
 
 @dataclass(frozen=True)
@@ -120,8 +106,6 @@ class Strategy:
                                    text=self._reasoning_text(prompt))
 
     def _reasoning_text(self, prompt: Prompt) -> str:
-        from kgcert.prompts.layout import ANSWER_LINE, ANSWER_RULE
-
         if prompt.options:  # multiple choice: the answer rule closes the prompt
             standard_end = f"{ANSWER_RULE}\n{ANSWER_LINE}\n"
             if not prompt.text.endswith(standard_end):
