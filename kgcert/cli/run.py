@@ -209,7 +209,8 @@ def pace_text(answered: int, seconds: float) -> str:
               help="One certificate for the mixture of the --spec specs under this name, or "
                    "for a suite file's specs (e.g. primekg.table1) when no --spec is given.")
 @click.option("--weights", default=None,
-              help="Suite weights: equal (default) or SPEC=W,... (normalised to sum 1).")
+              help="Suite weights: equal (default), matches (each spec's share of the specs' "
+                   "matches in the KG, counted at the start) or SPEC=W,... (normalised).")
 @click.option("--model", "models", multiple=True,
               help="Provider string, e.g. smollm2, hf:./model, openai:gpt-4o-mini, bernoulli:0.8 "
                    "(repeatable).")
@@ -314,6 +315,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     from kgcert.run.runner import Runner
     from kgcert.run.spec_files import save_run_specs, use_copies_of
     from kgcert.run.start import fix_budget, record_start, settle
+    from kgcert.run.suite_weights import count_match_weights
 
     pace_for_prompts()
     if half_width is not None or threshold is not None:
@@ -352,6 +354,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         for folder in (config_file.parent if config_file else None, run_dir):
             if folder is not None:
                 use_copies_of(folder)  # a run folder's own copies, when the originals are gone
+        config = count_match_weights(config, store, spec_dirs, cache / "specs")
         jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         save_run_specs(run_dir, store, config.specs, spec_dirs)
