@@ -161,19 +161,58 @@ def test_a_suite_run_writes_one_certificate_that_recomputes_from_its_samples(
                    DUAL, "--weights", "exposure_drug=0.7,dual_indication=0.3")
     assert resumed.exit_code == 0, resumed.output  # the same design resumes, asking nothing
     assert json.loads(path.read_text())["k"] == k and len(_samples(out / body["sample_file"])) == 40
-    report = out / "report"
-    from kgcert.report import write_report  # the report reads a suite certificate too
-
-    write_report([out], report, figures=False)
-    assert "alz.mix" in (report / "report.html").read_text()
-
-    # the same spec's own run at the same seed gives the same prompt at those indices
+    # the same specs' own runs at the same seed give the same prompt at those indices
     alone = tmp_path / "alone"
-    assert _run(embedded_data_dir, alone, "--spec", DUAL).exit_code == 0
-    [single] = (alone / "samples").rglob("*.jsonl")
-    own = {r["index"]: r["prompt"]["text"] for r in _samples(single)}
-    drawn = [r for r in records if r["prompt"]["provenance"]["spec"] == DUAL]
-    assert drawn and all(r["prompt"]["text"] == own[r["index"]] for r in drawn)
+    assert _run(embedded_data_dir, alone, "--spec", EXPOSURE, "--spec", DUAL).exit_code == 0
+    for spec in (EXPOSURE, DUAL):
+        [single] = (alone / "samples").rglob(f"{spec}*/**/*.jsonl")
+        own = {r["index"]: r["prompt"]["text"] for r in _samples(single)}
+        drawn = [r for r in records if r["prompt"]["provenance"]["spec"] == spec]
+        assert drawn and all(r["prompt"]["text"] == own[r["index"]] for r in drawn)
+    _the_report_shows_the_suite_beside_the_mean_of_bounds(out, alone, tmp_path / "report",
+                                                          body)
+
+
+def _the_report_shows_the_suite_beside_the_mean_of_bounds(suite_run: Path, specs_run: Path,
+                                                          folder: Path, body: dict) -> None:
+    from click.testing import CliRunner
+
+    from kgcert.cli.report import report_command
+    from kgcert.report import write_report
+
+    report = write_report([suite_run, specs_run], folder, figures=False)
+    own = {c["spec"]: c for c in map(json.loads, map(Path.read_text, (
+        specs_run / "certificates").glob("*.json")))}
+    # the mean of bounds is over the specs' own certificates only, never the suite's
+    [summary] = report.summary.to_dict("records")
+    assert summary["specs"] == 2 and summary["mean_lower"] == pytest.approx(
+        sum(c["lower"] for c in own.values()) / 2)
+    [row] = report.suites.to_dict("records")
+    assert (row["suite"], row["k"], row["n"]) == ("alz.mix", body["k"], body["n"])
+    assert (row["lower"], row["upper"]) == pytest.approx((body["lower"], body["upper"]))
+    assert row["mean_of_bounds_lower"] == pytest.approx(
+        0.7 * own[EXPOSURE]["lower"] + 0.3 * own[DUAL]["lower"])  # the suite's weights
+    assert row["mean_of_bounds_upper"] == pytest.approx(
+        0.7 * own[EXPOSURE]["upper"] + 0.3 * own[DUAL]["upper"])
+    assert row["specs_with_certificates"] == "2 of 2"
+    assert row["per_spec_not_certified"] == ", ".join(
+        f"{r['spec']} {r['correct']}/{r['answered']}" for r in body["suite_counts"]["per_spec"])
+    page = (folder / "report.html").read_text()
+    summary_html = page[page.index('id="summary"'):page.index('id="reading"')]
+    assert "alz.mix" in summary_html and "mean_of_bounds_lower" in summary_html
+    assert "not a confidence statement" in summary_html and "not_certified" in summary_html
+    assert (folder / "suites.csv").is_file()
+    alone = write_report([suite_run], folder / "alone", figures=False).suites
+    assert alone["mean_of_bounds_lower"].isna().all()  # no spec certified apart: no mean
+    assert alone["specs_with_certificates"].tolist() == ["0 of 2"]
+
+    printed = CliRunner().invoke(report_command, [str(suite_run), str(specs_run), "--out",
+                                                  str(folder / "cli"), "--no-figures"])
+    assert printed.exit_code == 0, printed.output
+    text = " ".join(printed.output.split())
+    assert "Suite certificates" in text and "(not certified)" in text
+    assert "a mean of bounds, not a confidence statement" in text
+    assert f"{body['k']}/{body['n']}" in text
 
 
 def test_a_suite_naming_a_spec_without_matches_is_refused_at_start(
