@@ -171,6 +171,21 @@ def test_a_suite_run_writes_one_certificate_that_recomputes_from_its_samples(
         assert drawn and all(r["prompt"]["text"] == own[r["index"]] for r in drawn)
     _the_report_shows_the_suite_beside_the_mean_of_bounds(out, alone, tmp_path / "report",
                                                           body)
+    _runs_lists_it_as_a_suite(out, body)
+
+
+def _runs_lists_it_as_a_suite(run: Path, body: dict) -> None:
+    from click.testing import CliRunner
+
+    from kgcert.cli.runs import runs_command
+
+    listed = CliRunner().invoke(runs_command, [str(run)])
+    assert listed.exit_code == 0, listed.output
+    [row] = [line for line in listed.output.splitlines() if "alz.mix" in line]
+    assert "alz.mix (suite)" in row and f"{body['k']} / {body['n']}" in row
+    as_json = CliRunner().invoke(runs_command, [str(run), "--json"])
+    [cert] = json.loads(as_json.output)["certificates"]
+    assert (cert["spec"], cert["spec_kind"]) == ("alz.mix", "suite")
 
 
 def _the_report_shows_the_suite_beside_the_mean_of_bounds(suite_run: Path, specs_run: Path,
