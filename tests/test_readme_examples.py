@@ -76,6 +76,9 @@ def test_the_readme_has_examples_and_every_skip_rule_is_used() -> None:
     for flag in ("--few-shot 0", "--temperature", "--strategy system --system-prompt",
                  "--strategy cot", "--strategy tot", "--distractor-weighting", "--quant"):
         assert any(flag in c for c in commands), f"no README example of the ablation {flag}"
+    for flag in ("--suite demo.mix --spec", "--weights exposure_drug=", "--weights matches",
+                 "--suite primekg.table1_extract --model", "--price "):
+        assert any(flag in c for c in commands), f"no README example of {flag}"
 
 
 def test_every_readme_example_runs_on_the_demo_kg(shared_data: Path, tmp_path: Path) -> None:
@@ -122,9 +125,17 @@ def test_every_readme_example_runs_on_the_demo_kg(shared_data: Path, tmp_path: P
             assert all(json.loads(line) for line in done.stdout.splitlines()), shown
         if args[1] == "run" and "runs/example" in args:
             run_example = args
+        if args[1] == "report" and "runs/suite" in args:  # the suite beside a mean of bounds
+            text = " ".join(done.stdout.split())
+            assert "Suite certificates" in text and "(not certified)" in text, shown
+            assert "a mean of bounds, not a confidence statement" in text, shown
     assert len(ran) >= 20, ran
     example = work / "runs" / "example"
     assert (example / "report" / "report.html").is_file()
+    [suite] = (work / "runs" / "suite-matches" / "certificates").glob("*.json")
+    assert json.loads(suite.read_text())["suite"]["weighting"] == "matches"
+    beside = (work / "runs" / "suite" / "report" / "suites.csv").read_text().splitlines()
+    assert len(beside) == 2 and ",2 of 2," in beside[1]  # runs/example certifies both specs
 
     # The same run again with --json: it resumes (nothing new to ask) and prints its
     # certificates as JSON lines, and nothing else on stdout.

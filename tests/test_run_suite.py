@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 from kg_helpers import load_kg
 from run_cli import kgcert
 
@@ -67,14 +68,15 @@ def test_prompt_i_of_the_suite_is_the_drawn_specs_own_prompt_i():
         assert prompt(i) == (drawn_component(5, suite, i), i)
 
 
-def test_weights_equal_explicit_and_refused():
+def test_weights_equal_explicit_matches_and_refused():
     specs = [EXPOSURE, DUAL]
     assert parse_weights(None, specs) == ((0.5, 0.5), "equal")
+    assert parse_weights("matches", specs) == ((), "matches")  # counted with the graph open
     assert parse_weights("exposure_drug=3,primekg.dual_indication=1", specs) == (
         (0.75, 0.25), "explicit")
     for bad in ("exposure_drug=1", "exposure_drug=1,dual_indication=0", "nope=1,dual=1",
                 "exposure_drug=1,exposure_drug=2,dual_indication=1", "exposure_drug",
-                "matches"):
+                "matches=1"):
         with pytest.raises(InputError) as caught:
             parse_weights(bad, specs)
         assert "\n" not in str(caught.value)
@@ -159,19 +161,73 @@ def test_a_suite_run_writes_one_certificate_that_recomputes_from_its_samples(
                    DUAL, "--weights", "exposure_drug=0.7,dual_indication=0.3")
     assert resumed.exit_code == 0, resumed.output  # the same design resumes, asking nothing
     assert json.loads(path.read_text())["k"] == k and len(_samples(out / body["sample_file"])) == 40
-    report = out / "report"
-    from kgcert.report import write_report  # the report reads a suite certificate too
-
-    write_report([out], report, figures=False)
-    assert "alz.mix" in (report / "report.html").read_text()
-
-    # the same spec's own run at the same seed gives the same prompt at those indices
+    # the same specs' own runs at the same seed give the same prompt at those indices
     alone = tmp_path / "alone"
-    assert _run(embedded_data_dir, alone, "--spec", DUAL).exit_code == 0
-    [single] = (alone / "samples").rglob("*.jsonl")
-    own = {r["index"]: r["prompt"]["text"] for r in _samples(single)}
-    drawn = [r for r in records if r["prompt"]["provenance"]["spec"] == DUAL]
-    assert drawn and all(r["prompt"]["text"] == own[r["index"]] for r in drawn)
+    assert _run(embedded_data_dir, alone, "--spec", EXPOSURE, "--spec", DUAL).exit_code == 0
+    for spec in (EXPOSURE, DUAL):
+        [single] = (alone / "samples").rglob(f"{spec}*/**/*.jsonl")
+        own = {r["index"]: r["prompt"]["text"] for r in _samples(single)}
+        drawn = [r for r in records if r["prompt"]["provenance"]["spec"] == spec]
+        assert drawn and all(r["prompt"]["text"] == own[r["index"]] for r in drawn)
+    _the_report_shows_the_suite_beside_the_mean_of_bounds(out, alone, tmp_path / "report",
+                                                          body)
+    _runs_lists_it_as_a_suite(out, body)
+
+
+def _runs_lists_it_as_a_suite(run: Path, body: dict) -> None:
+    from click.testing import CliRunner
+
+    from kgcert.cli.runs import runs_command
+
+    listed = CliRunner().invoke(runs_command, [str(run)])
+    assert listed.exit_code == 0, listed.output
+    [row] = [line for line in listed.output.splitlines() if "alz.mix" in line]
+    assert "alz.mix (suite)" in row and f"{body['k']} / {body['n']}" in row
+    as_json = CliRunner().invoke(runs_command, [str(run), "--json"])
+    [cert] = json.loads(as_json.output)["certificates"]
+    assert (cert["spec"], cert["spec_kind"]) == ("alz.mix", "suite")
+
+
+def _the_report_shows_the_suite_beside_the_mean_of_bounds(suite_run: Path, specs_run: Path,
+                                                          folder: Path, body: dict) -> None:
+    from click.testing import CliRunner
+
+    from kgcert.cli.report import report_command
+    from kgcert.report import write_report
+
+    report = write_report([suite_run, specs_run], folder, figures=False)
+    own = {c["spec"]: c for c in map(json.loads, map(Path.read_text, (
+        specs_run / "certificates").glob("*.json")))}
+    # the mean of bounds is over the specs' own certificates only, never the suite's
+    [summary] = report.summary.to_dict("records")
+    assert summary["specs"] == 2 and summary["mean_lower"] == pytest.approx(
+        sum(c["lower"] for c in own.values()) / 2)
+    [row] = report.suites.to_dict("records")
+    assert (row["suite"], row["k"], row["n"]) == ("alz.mix", body["k"], body["n"])
+    assert (row["lower"], row["upper"]) == pytest.approx((body["lower"], body["upper"]))
+    assert row["mean_of_bounds_lower"] == pytest.approx(
+        0.7 * own[EXPOSURE]["lower"] + 0.3 * own[DUAL]["lower"])  # the suite's weights
+    assert row["mean_of_bounds_upper"] == pytest.approx(
+        0.7 * own[EXPOSURE]["upper"] + 0.3 * own[DUAL]["upper"])
+    assert row["specs_with_certificates"] == "2 of 2"
+    assert row["per_spec_not_certified"] == ", ".join(
+        f"{r['spec']} {r['correct']}/{r['answered']}" for r in body["suite_counts"]["per_spec"])
+    page = (folder / "report.html").read_text()
+    summary_html = page[page.index('id="summary"'):page.index('id="reading"')]
+    assert "alz.mix" in summary_html and "mean_of_bounds_lower" in summary_html
+    assert "not a confidence statement" in summary_html and "not_certified" in summary_html
+    assert (folder / "suites.csv").is_file()
+    alone = write_report([suite_run], folder / "alone", figures=False).suites
+    assert alone["mean_of_bounds_lower"].isna().all()  # no spec certified apart: no mean
+    assert alone["specs_with_certificates"].tolist() == ["0 of 2"]
+
+    printed = CliRunner().invoke(report_command, [str(suite_run), str(specs_run), "--out",
+                                                  str(folder / "cli"), "--no-figures"])
+    assert printed.exit_code == 0, printed.output
+    text = " ".join(printed.output.split())
+    assert "Suite certificates" in text and "(not certified)" in text
+    assert "a mean of bounds, not a confidence statement" in text
+    assert f"{body['k']}/{body['n']}" in text
 
 
 def test_a_suite_naming_a_spec_without_matches_is_refused_at_start(
@@ -199,3 +255,67 @@ def test_a_sequential_suite_run_stops_with_one_anytime_valid_certificate(
     body = json.loads(path.read_text())
     assert body["validity"].startswith("anytime-valid") and body["lower"] > 0.5
     assert body["n"] < 400 and "suite seq" in body["guarantee"]
+
+
+def test_a_suite_weighted_by_matches_certifies_that_mixture(
+        alz, embedded_server, embedded_data_dir: Path, tmp_path: Path):
+    """--weights matches through the real pipeline: weights from `specs count`'s exact
+    counts, named in the guarantee, kept by a resume, fitted by the spec draws."""
+    from scipy.stats import chisquare
+
+    from kgcert.specs import find_spec, prepare_sampler
+    from kgcert.stats import clopper_pearson
+
+    specs = (EXPOSURE, DUAL, "primekg.off_label")
+    store = embedded_server.open(alz)
+    counts = [prepare_sampler(find_spec(name, []).spec, store).count() for name in specs]
+    assert all(c.matches for c in counts)  # enumerated on the extract: exact
+    total = sum(c.matches or 0 for c in counts)
+    out = tmp_path / "run"
+    args = ("run", "--kg", KG, "--model", "bernoulli:0.7", "--few-shot", "1", "--seed", "4",
+            "--n", "30", "--suite", "alz.by_matches", *(x for s in specs for x in ("--spec", s)),
+            "--weights", "matches", "--out", str(out))
+    done = kgcert(embedded_data_dir, *args)
+    assert done.exit_code == 0, done.output
+    [path] = (out / "certificates").glob("*.json")
+    body = json.loads(path.read_text())
+    components = body["suite"]["components"]
+    assert body["suite"]["weighting"] == "matches"
+    assert [c["matches"] for c in components] == [
+        {"count": c.matches, "exact": True} for c in counts]
+    weights = [c["weight"] for c in components]
+    assert weights == pytest.approx([(c.matches or 0) / total for c in counts])
+    for component, counted in zip(components, counts, strict=True):
+        assert f"{component['spec']} (weight {component['weight']:.4g})" in body["guarantee"]
+        assert f"{component['spec']} {counted.matches:,}" in body["guarantee"]
+    assert "share of the specs' matches" in body["guarantee"]
+
+    # the design records the counted weights, and the same command resumes with them
+    recorded = yaml.safe_load((out / "run.yaml").read_text())["suite"]
+    assert recorded["weights"] == pytest.approx(weights)
+    again = kgcert(embedded_data_dir, *args)
+    assert again.exit_code == 0, again.output
+    assert json.loads(path.read_text())["design"] == body["design"]
+
+    # the spec draws fit those weights (the suite's own stream, over many indices)
+    suite = SuiteConfig.model_validate(recorded)
+    drawn = Counter(drawn_component(4, suite, i) for i in range(20_000))
+    observed = [drawn[j] for j in range(len(specs))]
+    assert chisquare(observed, [w * 20_000 for w in weights]).pvalue > 1e-3, observed
+
+    # and the certificate recomputes from its sample file
+    records = _samples(out / body["sample_file"])
+    assert sorted(r["index"] for r in records) == list(range(30))
+    for record in records:
+        assert record["prompt"]["provenance"]["spec"] == specs[
+            drawn_component(4, suite, record["index"])]
+    answered = [r for r in records if r["outcome"] not in ("skipped", "error")]
+    k = sum(r["outcome"] == "correct" for r in answered)
+    assert (body["k"], body["n"]) == (k, len(answered))
+    bounds = clopper_pearson(k, len(answered), body["confidence"])
+    assert (body["lower"], body["upper"]) == pytest.approx((bounds.lower, bounds.upper))
+    per_spec = {row["spec"]: row for row in body["suite_counts"]["per_spec"]}
+    for spec in specs:
+        mine = [r for r in records if r["prompt"]["provenance"]["spec"] == spec]
+        assert per_spec[spec]["drawn"] == len(mine)
+        assert per_spec[spec]["correct"] == sum(r["outcome"] == "correct" for r in mine)

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from kgcert.stats import Hierarchy
 
 # Text columns shown like numbers (right-aligned, never wrapped).
-FIGURES = {"k/n", "bounds", "unp/err/skip", "list", "json", "yaml", "turtle", "jsonld"}
+FIGURES = {"k/n", "bounds", "mean of bounds", "unp/err/skip", "list", "json", "yaml", "turtle",
+           "jsonld"}
 # Columns of names a reader needs whole (never cut, never folded mid-name).
 NAME_COLUMNS = {"spec", "model", "setting", "run", "kg", "task", "textualization", "A", "B"}
 RUNS = click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -93,8 +94,10 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
     if not report.summary.empty:
         print_table(console, _table(_summary_columns(report.summary),
                                     "Mean of the certificates' bounds over specs, per model and "
-                                    "setting (a summary, not a confidence statement; n = 0 left "
-                                    "out)"))
+                                    "setting (a summary, not a confidence statement; n = 0 and "
+                                    "suites left out)"))
+    if not report.suites.empty:
+        _print_suites(report.suites)
     several_runs = report.specs["run"].nunique() > 1
     for spec, rows in report.specs.groupby("spec", sort=True):
         shown = _bounds_columns(rows)
@@ -130,6 +133,26 @@ def report_command(runs: tuple[Path, ...], out: Path | None, confidence: float, 
     folder = report.out
     console.print(Text(f"report written to {folder / 'report.html'} ({len(report.files)} files "
                        f"in {folder})"))
+
+
+def _print_suites(suites: pd.DataFrame) -> None:
+    """Each suite certificate (certified: the mixture) beside the mean of its specs' own
+    bounds (a mean of bounds) and its per-spec counts (not certified)."""
+    import pandas as pd
+
+    from kgcert.report.tables import fmt
+
+    shown = pd.DataFrame({
+        "suite": suites["suite"], "setting": suites["setting"], "model": suites["model"],
+        "k/n": [f"{k}/{n}" for k, n in zip(suites["k"], suites["n"], strict=True)],
+        "bounds": [f"[{fmt(lo)}, {fmt(up)}]"
+                   for lo, up in zip(suites["lower"], suites["upper"], strict=True)],
+        "mean of bounds": [f"[{fmt(lo)}, {fmt(up)}]" if lo == lo else "-" for lo, up in zip(
+            suites["mean_of_bounds_lower"], suites["mean_of_bounds_upper"], strict=True)],
+        "per spec (not certified)": suites["per_spec_not_certified"]})
+    print_table(console, _table(shown, "Suite certificates: bounds on the mixture (certified), "
+                                "beside the mean of its specs' own bounds in these runs (a mean "
+                                "of bounds, not a confidence statement; - when a spec has none)"))
 
 
 def _which(better: str | None, model_a: str) -> str:

@@ -41,6 +41,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     from kgcert.run.runner import Runner
     from kgcert.run.spec_files import save_run_specs, use_copies_of
     from kgcert.run.start import fix_budget, record_start, settle
+    from kgcert.run.suite_weights import count_match_weights
 
     pace_for_prompts()
     if half_width is not None or threshold is not None:
@@ -79,6 +80,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         for folder in (config_file.parent if config_file else None, run_dir):
             if folder is not None:
                 use_copies_of(folder)  # a run folder's own copies, when the originals are gone
+        config = count_match_weights(config, store, spec_dirs, cache / "specs")
         jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         save_run_specs(run_dir, store, config.specs, spec_dirs)

@@ -21,7 +21,8 @@ _OPTIONS = [
                  help="One certificate for the mixture of the --spec specs under this name, or "
                       "for a suite file's specs (e.g. primekg.table1) when no --spec is given."),
     click.option("--weights", default=None,
-                 help="Suite weights: equal (default) or SPEC=W,... (normalised to sum 1)."),
+                 help="Suite weights: equal (default), matches (each spec's share of the specs' "
+                      "matches in the KG, counted at the start) or SPEC=W,... (normalised)."),
     click.option("--model", "models", multiple=True,
                  help="Provider string, e.g. smollm2, hf:./model, openai:gpt-4o-mini, "
                       "bernoulli:0.8 (repeatable)."),

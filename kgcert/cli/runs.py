@@ -45,7 +45,9 @@ def runs_command(root: Path, as_json: bool) -> None:
         for column in ("spec", "setting", "model", "k / n", "lower", "upper", "seed", "cost"):
             table.add_column(column, justify="right" if column in ("lower", "upper") else "left")
         for cert in summary.certificates:
-            table.add_row(Text(str(cert["spec"])), Text(str(cert["setting"])),
+            suite = " (suite)" if cert.get(
+                "spec_kind") == "suite" else ""
+            table.add_row(Text(f"{cert['spec']}{suite}"), Text(str(cert["setting"])),
                           Text(str(cert["model"])), f"{cert['k']} / {cert['n']}",
                           _bound(cert["lower"]), _bound(cert["upper"]), str(cert["seed"]),
                           Text(cost_line(cert.get("cost"))))

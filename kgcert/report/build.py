@@ -23,6 +23,7 @@ from kgcert.report import plots
 from kgcert.report.compare import Comparison, compare_all
 from kgcert.report.load import RunSet, load_runs
 from kgcert.report.spec_details import SpecDetails, spec_details
+from kgcert.report.suites import suite_table
 from kgcert.report.tables import (
     chance_levels,
     outcome_roles,
@@ -53,10 +54,12 @@ class Report:
     notes: list[str] = field(default_factory=list)
     out: Path = Path()  # the folder written to
     family: str = "spec"  # the Holm family of the paired comparisons (compare.FAMILIES)
+    # suite certificates beside the mean of their specs' bounds (report/suites.py)
+    suites: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table by file name (without extension)."""
-        return {"summary": self.summary, "spec_certificates": self.specs,
+        return {"summary": self.summary, "suites": self.suites, "spec_certificates": self.specs,
                 "task_formats": self.tasks, "path_length": self.path_lengths,
                 "chosen_roles": self.roles, "certificates": self.runs.certificates,
                 "samples": self.runs.samples}
@@ -85,7 +88,8 @@ def build_report(paths: Sequence[Path], *, confidence: float = 0.95,
                   tasks=task_table(runs.samples, confidence),
                   path_lengths=path_length_table(runs.samples, confidence),
                   roles=outcome_roles(runs.samples), details=spec_details(runs),
-                  comparisons=comparisons, variants=variants, family=family)
+                  comparisons=comparisons, variants=variants, family=family,
+                  suites=suite_table(runs.certificates))
 
 
 def draw_plots(report: Report, out: Path) -> list[plots.Plot]:

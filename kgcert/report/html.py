@@ -13,6 +13,7 @@ import pandas as pd
 from kgcert.report.compare import family_statement
 from kgcert.report.prompt_parts import split_prompt
 from kgcert.report.spec_details import EXAMPLE_CHARS, Example
+from kgcert.report.suites import CAPTION as SUITE_CAPTION
 from kgcert.report.tables import fmt
 from kgcert.run.records import slug
 
@@ -232,11 +233,14 @@ def render(report: Report) -> str:
 
     summary = [_p("Mean of the certificates' lower and upper bounds over specs, per model "
                   "and setting (LLMCert-C Table 1): a summary of bounds, not a confidence "
-                  "statement about any mean; certificates with n = 0 are left out" + (
+                  "statement about any mean; certificates with n = 0 and suite certificates "
+                  "are left out" + (
                       "; baseline: mean accuracy on the static baseline prompts."
                       if "baseline" in report.summary.columns else "; no baseline in these "
                       "runs.")),
                table_html(report.summary)]
+    if not report.suites.empty:  # certified mixtures, beside the mean of their specs' bounds
+        summary += [_p(SUITE_CAPTION), table_html(report.suites)]
     sections.append(_section("Summary", summary + _figure(report, "forest_models"), "summary"))
     sections.append(_section("How to read a certificate", [
         _p(line) for line in HOW_TO_READ], "reading"))

@@ -29,8 +29,10 @@ def summary_table(certificates: pd.DataFrame) -> pd.DataFrame:
     "baseline"), `baseline` is the model's mean baseline accuracy over the specs of that row
     that have one (so task formats, which have no baseline, get none). Baseline certificates
     are not rows. A mean of bounds is a summary, not a confidence statement; certificates
-    with n = 0 (no claim) are left out of it."""
-    main = certificates[~certificates["baseline"] & (certificates["n"] > 0)]
+    with n = 0 (no claim) are left out of it, and so are suite certificates (a mixture of
+    specs is not one more spec: report.suites shows them beside their specs' mean)."""
+    main = certificates[~certificates["baseline"] & (certificates["n"] > 0)
+                        & (certificates["spec_kind"] != "suite")]
     columns = ["model", "setting", "specs", "certificates", "mean_lower", "mean_upper",
                "mean_estimate"]
     if main.empty:

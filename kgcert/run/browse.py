@@ -20,7 +20,7 @@ from kgcert.run.records import complete_records
 
 RUN_MARKERS = ("run.yaml", "certificates", "samples")
 CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
-                      "seed", "method", "cost")
+                      "seed", "method", "cost", "spec_kind")
 
 
 def is_run_dir(path: Path) -> bool:

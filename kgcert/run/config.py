@@ -223,6 +223,8 @@ class RunConfig(BaseModel):
     def fingerprint(self) -> str:
         """Identifies what the run samples and asks; n may grow on a later resume."""
         body = self.model_dump(mode="json", exclude=set(UNHASHED))
+        if self.suite is not None:  # weights counted from the KG name no folder of their own
+            body["suite"] = self.suite.stated().model_dump(mode="json")
         for name, default in NEW_FIELDS.items():  # fields added later hash as before at default
             if body.get(name) == default:
                 body.pop(name, None)

@@ -24,6 +24,7 @@ from kgcert.run.design import (
     record_design,
     refusal,
 )
+from kgcert.run.suite_weights import keep_counted_weights
 from kgcert.yamlfile import read_yaml
 
 # What a new design may change: the samples stay valid answers to the same prompts.
@@ -60,7 +61,7 @@ def settle(config: RunConfig, run_dir: Path, *, seed_given: bool, new_design: bo
     if saved.budget == "per-model" and config.budget == "run" and "seed_source" not in \
             _raw(run_dir):
         update["budget"] = "per-model"  # an older run: its samples hold per-model prompts
-    config = config.model_copy(update=update)
+    config = keep_counted_weights(config.model_copy(update=update), saved)
     if all(getattr(saved, f) == getattr(config, f) for f in BUDGET_FIELDS):
         config = config.model_copy(update={"run_budget": saved.run_budget})
     changed = changed_fields(saved, config)

@@ -16,33 +16,99 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from kgcert.errors import InputError
 
-WEIGHTINGS = ("equal", "explicit")
+WEIGHTINGS = ("equal", "explicit", "matches")
+
+
+class MatchCount(BaseModel):
+    """A spec's matches in the KG, counted once before the first answer for `--weights
+    matches`: exact when its sampler enumerates them, else estimated from seeded probe draws
+    (the weights are then fixed at that estimate, recorded, and are what the run certifies)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    count: float = Field(gt=0)
+    exact: bool
 
 
 class SuiteConfig(BaseModel):
-    """The mixture a suite run certifies: its name, specs and weights (summing to 1)."""
+    """The mixture a suite run certifies: its name, specs and weights (summing to 1).
+
+    With `weighting: matches` the weights are each spec's share of the specs' matches in the
+    KG; they stay empty until the run, with the graph open, counts them (`weighted_by`) before
+    its first answer, and run.yaml records them with the counts, so a resume keeps them."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
     specs: tuple[str, ...] = Field(min_length=1)
-    weights: tuple[float, ...] = Field(min_length=1)
-    weighting: str = "equal"  # how the weights were stated: equal or explicit
+    weights: tuple[float, ...] = ()
+    weighting: str = "equal"  # how the weights were stated: equal, explicit or matches
+    matches: tuple[MatchCount, ...] | None = None  # per spec, with weighting: matches
 
     @model_validator(mode="after")
     def _weights_fit(self) -> SuiteConfig:
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(f"suite {self.name}: weights {self.weighting!r} must be one of "
+                             f"{', '.join(WEIGHTINGS)}")
+        if len(set(self.specs)) != len(self.specs):
+            raise ValueError(f"suite {self.name}: a spec is named twice")
+        if self.weighting != "matches" and self.matches is not None:
+            raise ValueError(f"suite {self.name}: match counts go with weights: matches")
+        if self.pending:
+            if self.matches is not None:
+                raise ValueError(f"suite {self.name}: match counts without their weights")
+            return self
         if len(self.weights) != len(self.specs):
             raise ValueError(f"suite {self.name}: {len(self.specs)} specs but "
                              f"{len(self.weights)} weights")
-        if len(set(self.specs)) != len(self.specs):
-            raise ValueError(f"suite {self.name}: a spec is named twice")
         if any(w <= 0 for w in self.weights) or abs(sum(self.weights) - 1) > 1e-9:
             raise ValueError(f"suite {self.name}: weights must be positive and sum to 1")
+        if self.weighting == "matches":
+            counts = [m.count for m in self.matches or ()]
+            if len(counts) != len(self.specs) or any(
+                    abs(w - c / sum(counts)) > 1e-9 for w, c in zip(self.weights, counts,
+                                                                   strict=True)):
+                raise ValueError(f"suite {self.name}: weights: matches needs one match count "
+                                 "per spec, and weights in proportion to them")
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_unset_counts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        body: dict[str, Any] = handler(self)
+        if body.get("matches") is None:  # suites of other weightings hash as they did before
+            body.pop("matches", None)
+        return body
+
+    @property
+    def pending(self) -> bool:
+        """Weighted by matches that are not counted yet (the graph was not open)."""
+        return self.weighting == "matches" and not self.weights
+
+    def weighted_by(self, counts: Sequence[MatchCount]) -> SuiteConfig:
+        """This suite with its weights in proportion to `counts` (one per spec)."""
+        total = sum(c.count for c in counts)
+        return SuiteConfig(name=self.name, specs=self.specs, weighting="matches",
+                           weights=tuple(c.count / total for c in counts),
+                           matches=tuple(counts))
+
+    def stated(self) -> SuiteConfig:
+        """The suite as a command states it, weights by matches not yet counted: what names
+        the run's folder, so the same command finds it again after the count."""
+        if self.weighting != "matches":
+            return self
+        return SuiteConfig(name=self.name, specs=self.specs, weighting="matches")
 
     def key(self) -> str:
         """The stream key of the spec draws."""
@@ -50,13 +116,13 @@ class SuiteConfig(BaseModel):
 
 
 def parse_weights(text: str | None, specs: Sequence[str]) -> tuple[tuple[float, ...], str]:
-    """`equal` (the default) or `a=0.3,b=0.7` (a spec's full name or its last dotted part;
-    every spec named once; normalised to sum 1)."""
+    """`equal` (the default), `matches` (each spec's share of the specs' matches in the KG,
+    counted when the run opens the graph: no weights yet) or `a=0.3,b=0.7` (a spec's full
+    name or its last dotted part; every spec named once; normalised to sum 1)."""
     if text is None or text.strip() == "equal":
         return tuple(1 / len(specs) for _ in specs), "equal"
     if text.strip() == "matches":
-        raise InputError("--weights matches is not supported yet; use equal or "
-                         "a=0.3,b=0.7")
+        return (), "matches"
     given: dict[str, float] = {}
     for part in text.split(","):
         name, sep, value = part.partition("=")
@@ -126,7 +192,7 @@ def find_suite_file(name_or_path: str, spec_dirs: Iterable[Path]) -> Path:
 
 def load_suite_file(path: Path) -> SuiteConfig:
     """A suite file: `kind: suite`, `name`, `specs` (a list of names, or of {spec, weight}),
-    and `weights: equal` or the weights in the list."""
+    and `weights: equal`, `weights: matches` or the weights in the list."""
     from kgcert.yamlfile import read_yaml
 
     data = read_yaml(path, "suite file")
@@ -149,8 +215,11 @@ def load_suite_file(path: Path) -> SuiteConfig:
     weighting = data.get("weights", "explicit" if stated else "equal")
     if weighting == "equal" and not stated:
         return _valid(name, tuple(specs), tuple(1 / len(specs) for _ in specs), "equal")
+    if weighting == "matches" and not stated:
+        return _valid(name, tuple(specs), (), "matches")
     if weighting != "explicit" or len(stated) != len(specs):
-        raise InputError(f"{path}: give every spec a weight, or weights: equal and none")
+        raise InputError(f"{path}: give every spec a weight, or weights: equal (or matches) "
+                         "and none")
     total = sum(stated)
     return _valid(name, tuple(specs), tuple(w / total for w in stated), "explicit")
 
@@ -164,6 +233,8 @@ def _weight(value: Any, path: Path) -> float:
 def drawn_component(seed: int, suite: SuiteConfig, index: int) -> int:
     """Which spec index `index` of the suite draws: j with probability w_j."""
     import numpy as np
+
+    assert not suite.pending, "--weights matches: the run counts the matches before drawing"
 
     from kgcert.rng import sample_rng
 
@@ -205,8 +276,15 @@ def component_counts(records: Sequence[Mapping[str, Any]], suite: Mapping[str, A
 
 
 def describe(suite: Mapping[str, Any]) -> str:
-    """`suite NAME, the mixture of spec a (weight 0.5) and spec b (weight 0.5)`."""
+    """`suite NAME, the mixture of spec a (weight 0.5) and spec b (weight 0.5)`, and how
+    weights by matches were counted."""
     parts = [f"{c['spec']} (weight {c['weight']:.4g})" for c in suite["components"]]
+    how = ""
+    if suite.get("weighting") == "matches":
+        counted = [f"{c['spec']} {'' if c['matches']['exact'] else 'about '}"
+                   f"{c['matches']['count']:,.0f}" for c in suite["components"]]
+        how = ("; the weights are each spec's share of the specs' matches in the KG, counted "
+               f"before the first answer and fixed: {', '.join(counted)}")
     return (f"suite {suite['name']}, the mixture of spec{'s' if len(parts) > 1 else ''} "
             f"{', '.join(parts)} (each prompt draws a spec by its weight, then a prompt from "
-            "that spec)")
+            f"that spec{how})")

@@ -13,7 +13,7 @@ def suite_jobs(config: RunConfig, jobs: list[Job]) -> list[Job]:
     """One job per (setting, models, n) whose prompt i is the suite's prompt i: the spec
     that index draws, then that spec's own prompt i under the same setting."""
     suite = config.suite
-    assert suite is not None
+    assert suite is not None and not suite.pending, "weights by matches are counted first"
     groups: dict[tuple[str, tuple[str, ...] | None, int | None], list[Job]] = {}
     for job in jobs:
         groups.setdefault((job.setting, job.models, job.n), []).append(job)
@@ -24,6 +24,8 @@ def suite_jobs(config: RunConfig, jobs: list[Job]) -> list[Job]:
         components = [{"spec": part.spec, "spec_hash": part.spec_hash, "weight": weight,
                        "spec_file": part.context.get("spec_file")}
                       for part, weight in zip(parts, suite.weights, strict=True)]
+        for component, counted in zip(components, suite.matches or (), strict=False):
+            component["matches"] = counted.model_dump()  # how the weight was set
         first = parts[0]
         context: dict[str, Any] = {
             key: value for key, value in first.context.items() if key != "spec_file"}
