@@ -102,7 +102,8 @@ def test_choice_mode_and_a_bad_concurrency_are_one_line_errors() -> None:
     with pytest.raises(InputError, match="concurrency must be >= 1"):
         Scripted({}, concurrency=0)
     with pytest.raises(InputError, match="local model"):
-        Scripted({}).generate([ModelRequest(prompt="q")], GenerationConfig(mode="choice", choice_prefix="Answer: "))
+        Scripted({}).generate([ModelRequest(prompt="q")],
+                              GenerationConfig(mode="choice", choice_prefix="Answer: "))
 
 
 def test_http_statuses_sort_into_retry_or_not() -> None:
