@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 DEMO_PATH = "../shared/data/primekg/kg_alzheimer_neighbourhood.csv"
 
@@ -81,6 +83,9 @@ def test_the_readme_has_examples_and_every_skip_rule_is_used() -> None:
         assert any(flag in c for c in commands), f"no README example of {flag}"
 
 
+# Every example in one test, one after another: its time grows with the README, so it gets
+# more than the per-test default (each command keeps its own 600 s limit).
+@pytest.mark.timeout(2400)
 def test_every_readme_example_runs_on_the_demo_kg(shared_data: Path, tmp_path: Path) -> None:
     demo_csv = shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"
     env = {k: v for k, v in os.environ.items() if not k.startswith("KGCERT_NEO4J")}
