@@ -16,16 +16,16 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeRemaining
 from rich.table import Table
 from rich.text import Text
 
-from kgcert import defaults
 from kgcert.cli.common import Context, console, errors
 from kgcert.cli.console import keep_names, print_table
+from kgcert.cli.heap import pace_for_prompts
 from kgcert.cli.progress import progress_display
-from kgcert.config import data_dir
 from kgcert.errors import InputError, NothingAnsweredError
-from kgcert.heap import pace_for_prompts
-from kgcert.output import output_to
-from kgcert.paths import check_folder
 from kgcert.run.config import RunConfig, load_run_config, with_quantization
+from kgcert.util import defaults
+from kgcert.util.locations import data_dir
+from kgcert.util.output import output_to
+from kgcert.util.paths import check_folder
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
 
@@ -422,7 +422,7 @@ def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
 def _file_gives(path: Path | None, key: str) -> bool:
     if path is None:
         return False
-    from kgcert.yamlfile import read_yaml
+    from kgcert.util.yamlfile import read_yaml
 
     loaded = read_yaml(path, "run file")
     return isinstance(loaded, dict) and key in loaded

@@ -8,7 +8,7 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.graphview import open_graph, pull
-from kgcert.manifest import read_manifest
+from kgcert.loading.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model

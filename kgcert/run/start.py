@@ -24,7 +24,7 @@ from kgcert.run.design import (
     record_design,
     refusal,
 )
-from kgcert.yamlfile import read_yaml
+from kgcert.util.yamlfile import read_yaml
 
 # What a new design may change: the samples stay valid answers to the same prompts.
 STATISTICAL = ("n", "confidence", "sequential", "simultaneous", "extendable", "models")

@@ -24,10 +24,10 @@ from __future__ import annotations
 import json
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Pairs, Triple, json_string, structure, triples_from
 from kgcert.textualize.registry import register
+from kgcert.textualize.subgraph import Subgraph
 
 
 @register
