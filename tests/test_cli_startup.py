@@ -88,18 +88,18 @@ def test_plan_loads_only_the_beta_quantiles(tmp_path: Path) -> None:
 
 def test_top_help_lists_every_command_without_importing_it(tmp_path: Path) -> None:
     modules = loaded_after(["--help"], tmp_path)
-    command_modules = {target.partition(":")[0] for target, _ in COMMANDS.values()}
+    command_modules = {entry.target.partition(":")[0] for entry in COMMANDS.values()}
     assert command_modules.isdisjoint(modules)
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_help_line_in_the_table_is_the_commands_own(name: str) -> None:
-    listed = click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit=500)
+    listed = click.Command(name, help=COMMANDS[name].help).get_short_help_str(limit=500)
     assert listed == import_command(name).get_short_help_str(limit=500)
 
 
 def test_every_command_a_module_declares_is_registered() -> None:
-    registered = {target for target, _ in COMMANDS.values()}
+    registered = {entry.target for entry in COMMANDS.values()}
     modules = {target.partition(":")[0] for target in registered}
     for module_name in modules:
         module = importlib.import_module(module_name)

@@ -16,7 +16,8 @@ from rich.table import Table
 
 from kgcert.cli.common import Context
 from kgcert.cli.console import PipeFriendlyConsole, keep_names, print_table
-from kgcert.cli.run import default_run_dir, run_command
+from kgcert.cli.run import run_command
+from kgcert.cli.run_folder import default_run_dir
 from kgcert.cli.specs import specs_group
 from kgcert.run.config import RunConfig
 

@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent / "kgcert"
 # layers', never a higher layer's. An entry names a package (and everything under it) or a
 # module; "kgcert" is the package's own __init__ only.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    # plumbing: the version, the one-line errors, files, paths, seeds, defaults
-    ("kgcert", "kgcert.errors", "kgcert.util"),
+    # plumbing: the version, the one-line errors, files, paths, seeds, defaults, and the one
+    # registry (its targets are "module:attr" strings, imported on first use)
+    ("kgcert", "kgcert.errors", "kgcert.util", "kgcert.plugins"),
     # statistics and the graph servers
     ("kgcert.stats", "kgcert.store"),
     # the KG read in (loaders, loading) and read out (specs, the read model, prompts, tasks,

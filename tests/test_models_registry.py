@@ -10,7 +10,7 @@ import pytest
 
 from kgcert.checker import Outcome, check_answer
 from kgcert.errors import InputError, MissingDependencyError
-from kgcert.models import GenerationConfig, ModelRequest, get_model, known_providers, registry
+from kgcert.models import GenerationConfig, ModelRequest, get_model, known_providers
 from kgcert.models.registry import parse_model_args, parse_model_spec
 
 OPTIONS = ("paris", "rome", "berlin", "madrid")
@@ -59,7 +59,7 @@ def test_missing_dependency_names_the_extra(
     def fake_find_spec(name: str, *args: Any) -> Any:
         return None if name == module else real(name, *args)
 
-    monkeypatch.setattr(registry.importlib.util, "find_spec", fake_find_spec)
+    monkeypatch.setattr(importlib.util, "find_spec", fake_find_spec)
     with pytest.raises(MissingDependencyError) as info:
         get_model(spec)
     assert f"pip install '{extra}'" in str(info.value)

@@ -149,7 +149,7 @@ def test_interrupt_then_shrink_misses_at_most_its_stated_level():
 
 
 def test_live_progress_shows_only_the_pre_registered_quantity():
-    from kgcert.cli.run import _interim
+    from kgcert.cli.run_display import _interim
 
     assert _interim(None, 250) == "bounds at n = 250"  # fixed n: no interim interval
     assert _interim((0.4, 0.6), 250) == "anytime-valid [0.400, 0.600]"

@@ -75,7 +75,7 @@ def test_plan_with_a_kg_measures_the_skip_rate_and_gives_the_n_to_draw(
     from kg_helpers import load_kg
 
     from kgcert.cli.common import Context
-    from kgcert.cli.run import plan_command
+    from kgcert.cli.plan import plan_command
 
     load_kg(embedded_server, "primekg",
             [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "alz_plan")

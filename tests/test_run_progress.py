@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from kgcert.cli.progress import PlainProgress
-from kgcert.cli.run import _Display, pace_text
+from kgcert.cli.run_display import RunDisplay, pace_text
 from kgcert.models.base import GenerationConfig, ModelRequest
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model
@@ -88,10 +88,10 @@ def test_first_line_before_the_model_loads_then_one_per_answer(
 def test_display_shows_the_first_line_and_the_pace(monkeypatch: pytest.MonkeyPatch) -> None:
     out = io.StringIO()
     now = [0.0]
-    monkeypatch.setattr("kgcert.cli.run.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("kgcert.cli.run_display.time.monotonic", lambda: now[0])
     with PlainProgress("{task.description}", "{task.fields[info]}",
                        console=Console(file=out, width=200), interval=0) as bars:
-        display = _Display(bars)
+        display = RunDisplay(bars)
         display.begin("s / vanilla / m", 0, 20, "response cache on")
         now[0] = 5.0  # the weights loaded
         display.answered("s / vanilla / m", 0, False)  # starts computing (after its load)

@@ -12,8 +12,7 @@ from kgcert.textualize.subgraph import Subgraph
 @pytest.fixture
 def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """Register test formats in a copy, so other tests still see only the real five."""
-    names()
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "TEXTUALIZERS", registry.TEXTUALIZERS.copy())
 
 
 def test_lookup_ignores_case_and_spaces() -> None:

@@ -8,79 +8,90 @@ scipy, pandas or torch (issue 10).
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import sys
+from typing import Any
 
 import click
 
 from kgcert import __version__
 from kgcert.cli.common import Context, fail
 from kgcert.errors import KgcertError
+from kgcert.plugins.registry import Registry
 
-# name -> ("module:attribute", the help line `kgcert --help` shows without importing it).
-# tests/test_cli_startup.py checks each line against the command's own docstring.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "load": ("kgcert.cli.load:load_command",
-             "Load a KG from FORMAT files (or directories) into the graph database."),
-    "formats": ("kgcert.cli.load:formats_command", "List the KG formats `kgcert load` reads."),
-    "info": ("kgcert.cli.info:info_command",
+
+def _command(name: str, value: Any) -> click.Command:
+    assert isinstance(value, click.Command), f"{COMMANDS[name].target} is not a click command"
+    return value
+
+
+# Each command's "module:attribute" and the help line `kgcert --help` shows without importing
+# it; tests/test_cli_startup.py checks each line against the command's own docstring.
+COMMANDS = Registry[click.Command]("command", "commands", make=_command)
+COMMANDS.add("load", "kgcert.cli.load:load_command",
+             "Load a KG from FORMAT files (or directories) into the graph database.")
+COMMANDS.add("formats", "kgcert.cli.load:formats_command",
+             "List the KG formats `kgcert load` reads.")
+COMMANDS.add("info", "kgcert.cli.info:info_command",
              "Node and relationship counts per loaded KG, per label and type, with the "
-             "manifest."),
-    "synth": ("kgcert.cli.synth:synth_command",
-              "Write a synthetic PrimeKG- or Wikidata5m-shaped KG with power-law degrees."),
-    "export": ("kgcert.cli.export:export_group",
-               "Write a KG as files for other tools (no graph server needed)."),
-    "specs": ("kgcert.cli.specs:specs_group",
-              "Prompt distributions: relation-centric DAGs, entity-centric paths, KG-LLM-Bench "
-              "tasks."),
-    "prompts": ("kgcert.cli.prompts:prompts_command",
-                "Render prompts start .. start+n-1 of a spec and print them."),
-    "run": ("kgcert.cli.run:run_command",
-            "Certify models on specs: bounds on P(correct) for prompts drawn from each spec."),
-    "plan": ("kgcert.cli.run:plan_command",
-             "How many samples a certificate needs for a target half-width."),
-    "report": ("kgcert.cli.report:report_command",
-               "Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories."),
-    "compare": ("kgcert.cli.report:compare_command",
-                "Paired exact McNemar tests and Holm-corrected hierarchies on prompts aligned "
-                "by sample index: models, task formats, entity names, prompting strategies."),
-    "query": ("kgcert.cli.query:query_command",
-              "Run Cypher, or a named query of explore_failures.cypher, on a loaded KG."),
-    "runs": ("kgcert.cli.runs:runs_command",
-             "List run directories (default ./runs) with their certificates."),
-    "show": ("kgcert.cli.runs:show_command",
-             "Print one sample of a run: prompt, response, answer, outcome and provenance."),
-    "server": ("kgcert.cli.server:server_group",
-               "The warm embedded graph server: start, stop, status."),
-    "writeback": ("kgcert.cli.writeback:writeback_command",
-                  "Write a run into its KG's database (again: nothing new is created), or "
-                  "--delete it."),
-}
+             "manifest.")
+COMMANDS.add("synth", "kgcert.cli.synth:synth_command",
+             "Write a synthetic PrimeKG- or Wikidata5m-shaped KG with power-law degrees.")
+COMMANDS.add("export", "kgcert.cli.export:export_group",
+             "Write a KG as files for other tools (no graph server needed).")
+COMMANDS.add("specs", "kgcert.cli.specs:specs_group",
+             "Prompt distributions: relation-centric DAGs, entity-centric paths, KG-LLM-Bench "
+             "tasks.")
+COMMANDS.add("prompts", "kgcert.cli.prompts:prompts_command",
+             "Render prompts start .. start+n-1 of a spec and print them.")
+COMMANDS.add("run", "kgcert.cli.run:run_command",
+             "Certify models on specs: bounds on P(correct) for prompts drawn from each spec.")
+COMMANDS.add("plan", "kgcert.cli.plan:plan_command",
+             "How many samples a certificate needs for a target half-width.")
+COMMANDS.add("report", "kgcert.cli.report:report_command",
+             "Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories.")
+COMMANDS.add("compare", "kgcert.cli.report:compare_command",
+             "Paired exact McNemar tests and Holm-corrected hierarchies on prompts aligned "
+             "by sample index: models, task formats, entity names, prompting strategies.")
+COMMANDS.add("query", "kgcert.cli.query:query_command",
+             "Run Cypher, or a named query of explore_failures.cypher, on a loaded KG.")
+COMMANDS.add("runs", "kgcert.cli.runs:runs_command",
+             "List run directories (default ./runs) with their certificates.")
+COMMANDS.add("show", "kgcert.cli.runs:show_command",
+             "Print one sample of a run: prompt, response, answer, outcome and provenance.")
+COMMANDS.add("server", "kgcert.cli.server:server_group",
+             "The warm embedded graph server: start, stop, status.")
+COMMANDS.add("writeback", "kgcert.cli.writeback:writeback_command",
+             "Write a run into its KG's database (again: nothing new is created), or "
+             "--delete it.")
 
 
 def import_command(name: str) -> click.Command:
     """The command registered as `name`, importing its module now."""
-    module_name, _, attribute = COMMANDS[name][0].partition(":")
-    command = getattr(importlib.import_module(module_name), attribute)
-    assert isinstance(command, click.Command), f"{COMMANDS[name][0]} is not a click command"
-    return command
+    return COMMANDS.load(name)
 
 
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use, listed from the COMMANDS table."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return COMMANDS.names()
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return import_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = click.utils.make_str(args[0])
+        if name not in COMMANDS and not name.startswith("-"):
+            ctx.fail(str(COMMANDS.unknown(name)))  # the closest command suggested
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         names = self.list_commands(ctx)
         limit = formatter.width - 6 - max(len(name) for name in names)
         # A bare Command per name shortens the help line exactly as the real one would.
-        rows = [(name, click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit))
+        rows = [(name, click.Command(name, help=COMMANDS[name].help).get_short_help_str(limit))
                 for name in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)

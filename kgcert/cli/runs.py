@@ -23,6 +23,7 @@ from kgcert.run.cost import cost_line
 def runs_command(root: Path, as_json: bool) -> None:
     """List run directories (default ./runs) with their certificates."""
     from kgcert.run.browse import find_runs, summarize
+    from kgcert.run.comparison import decision_lines
 
     runs = find_runs(root)
     if not runs and not as_json:
@@ -49,6 +50,8 @@ def runs_command(root: Path, as_json: bool) -> None:
                           _bound(cert["lower"]), _bound(cert["upper"]), str(cert["seed"]),
                           Text(cost_line(cert.get("cost"))))
         print_table(console, keep_names(table, "spec", "setting", "model"))
+        for line in decision_lines(run):
+            console.print(Text(f"  {line}"))
 
 
 def _bound(value: Any) -> str:

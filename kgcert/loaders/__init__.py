@@ -1,36 +1,36 @@
-"""Loader registry: a format name maps to the module defining it, imported on first use."""
+"""Loader registry: a format name maps to the class reading it, imported on first use.
+
+Adding a format is one module with a :class:`Loader` subclass and one line in :data:`LOADERS`.
+"""
 
 from __future__ import annotations
 
-import importlib
+from typing import Any
 
-from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, LoadOptions
-
-_MODULES = {
-    "primekg": "kgcert.loaders.primekg",
-    "wikidata5m": "kgcert.loaders.wikidata5m",
-    "wikidatasets": "kgcert.loaders.wikidatasets",
-    "neo4j-import": "kgcert.loaders.neo4j_import",
-    "triples": "kgcert.loaders.triples",
-}
-_REGISTRY: dict[str, type[Loader]] = {}
+from kgcert.plugins.registry import Registry
 
 
-def register(cls: type[Loader]) -> type[Loader]:
-    _REGISTRY[cls.format] = cls
+def _checked(name: str, cls: Any) -> type[Loader]:
+    if not (isinstance(cls, type) and issubclass(cls, Loader)) or cls.format != name:
+        raise ValueError(f"KG format {name!r} must name a Loader whose format is {name!r}")
     return cls
 
 
+LOADERS = Registry[type[Loader]]("KG format", "known formats", make=_checked)
+LOADERS.add("primekg", "kgcert.loaders.primekg:PrimeKGLoader")
+LOADERS.add("wikidata5m", "kgcert.loaders.wikidata5m:Wikidata5mLoader")
+LOADERS.add("wikidatasets", "kgcert.loaders.wikidatasets:WikiDataSetsLoader")
+LOADERS.add("neo4j-import", "kgcert.loaders.neo4j_import:Neo4jImportLoader")
+LOADERS.add("triples", "kgcert.loaders.triples:TriplesLoader")
+
+
 def formats() -> list[str]:
-    return sorted(_MODULES)
+    return LOADERS.names()
 
 
 def get_loader(name: str, options: LoadOptions | None = None) -> Loader:
-    if name not in _MODULES:
-        raise InputError(f"unknown KG format {name!r}; known formats: {', '.join(formats())}")
-    importlib.import_module(_MODULES[name])
-    return _REGISTRY[name](options)
+    return LOADERS.load(name)(options)
 
 
-__all__ = ["Loader", "LoadOptions", "formats", "get_loader", "register"]
+__all__ = ["LOADERS", "Loader", "LoadOptions", "formats", "get_loader"]

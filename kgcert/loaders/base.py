@@ -30,7 +30,7 @@ class LoadOptions:
 
 
 class Loader(ABC):
-    """One KG file layout. Subclasses set `format` and register themselves."""
+    """One KG file layout. Subclasses set `format`, listed in `kgcert.loaders.LOADERS`."""
 
     format: ClassVar[str]
     summary: ClassVar[str]

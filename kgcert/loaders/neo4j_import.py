@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgcert.errors import InputError
-from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist, find_file
 from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.tabular import read_rows
@@ -93,7 +92,6 @@ def is_import_edges(path: Path) -> bool:
     return any(_field(c)[1] == "START_ID" for c in _header(path))
 
 
-@register
 class Neo4jImportLoader(Loader):
     format = "neo4j-import"
     summary = ("neo4j-admin import CSVs (nodes.csv with :ID/:LABEL, "

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
 from kgcert.loaders.factcodes import FactCodes, NodeBook, distinct
 from kgcert.loaders.fastcsv import read_blocks
@@ -88,7 +87,6 @@ def _kind(path: Path) -> str:
     )
 
 
-@register
 class PrimeKGLoader(Loader):
     format = "primekg"
     summary = "PrimeKG: kg.csv, nodes.csv + edges.csv, or a neo4j-admin export (+ *_features.csv)"

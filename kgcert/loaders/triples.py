@@ -34,7 +34,6 @@ from typing import Any
 import yaml
 
 from kgcert.errors import InputError
-from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
 from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.tabular import read_rows, require_file
@@ -135,7 +134,6 @@ def _rules(roles: dict[str, str]) -> FieldRules:
                       multiline=columns("sentence"))
 
 
-@register
 class TriplesLoader(Loader):
     format = "triples"
     summary = "Triples in CSV/TSV with a column mapping (--set head=... or a mapping YAML)"

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgcert.errors import InputError
-from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist
 from kgcert.loaders.wikidata_common import (
     check_settings,
@@ -99,7 +98,6 @@ def supporting_sentences(
     return (kept + extra)[:cap]
 
 
-@register
 class Wikidata5mLoader(Loader):
     format = "wikidata5m"
     summary = ("Wikidata5m release: triples + wikidata5m_entity/relation.txt aliases "

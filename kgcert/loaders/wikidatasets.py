@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.loaders import register
 from kgcert.loaders.base import Loader, check_paths_exist, find_file
 from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.tabular import read_rows
@@ -47,7 +46,6 @@ SETTINGS = ("include_attributes", "core_label")
 FILES = ("entities.tsv", "relations.tsv", "edges.tsv", "attributes.tsv", "nodes.tsv")
 
 
-@register
 class WikiDataSetsLoader(Loader):
     format = "wikidatasets"
     summary = ("WikiDataSets: entities.tsv, relations.tsv, edges.tsv (+ attributes.tsv, "

@@ -10,42 +10,25 @@ seed, so sampled (temperature > 0) answers are not reproducible; greedy ones mos
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import importlib
 import os
-import random
-import time
-from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlparse
 
 from kgcert.errors import InputError, MissingDependencyError
-from kgcert.models._async import gather_limited, run_sync
-from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
-from kgcert.models.openai_compat import RETRY_STATUS
-from kgcert.models.reply_cap import (
-    capped_transport,
-    check_text,
-    reply_bytes,
-    too_long,
-    too_long_cause,
+from kgcert.models.base import GenerationConfig, ModelRequest
+from kgcert.models.remote import (
+    RemoteModel,
+    Reply,
+    check_http_url,
+    int_or_none,
+    one_line,
+    retry_policy,
+    status_failure,
 )
-from kgcert.models.retry import (
-    CallFailed,
-    Refused,
-    RetryableError,
-    RetryPolicy,
-    Sleep,
-    call_with_retries,
-    parse_retry_after,
-)
-from kgcert.models.secrets import (
-    Redactor,
-    header_refusal,
-    key_from_env,
-    refused_header,
-    split_credentials,
-)
+from kgcert.models.reply_cap import capped_transport, reply_bytes
+from kgcert.models.retry import CallFailed, Refused, RetryableError, RetryPolicy
+from kgcert.models.secrets import Redactor, key_from_env, split_credentials
 
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"  # the SDK's own, read here so identity shows it
@@ -62,8 +45,8 @@ def _import_sdk() -> Any:
     return anthropic
 
 
-class AnthropicModel:
-    cacheable = True
+class AnthropicModel(RemoteModel):
+    provider = "anthropic"
 
     def __init__(
         self,
@@ -77,61 +60,25 @@ class AnthropicModel:
         timeout_s: float = 120.0,
         retry: RetryPolicy | None = None,
     ) -> None:
-        if concurrency < 1:
-            raise InputError(f"concurrency must be >= 1, got {concurrency}")
-        self.model_name = name
-        self.name = f"anthropic:{name}"
-        self.config = config
-        self.base_url = base_url.rstrip("/") if base_url else None
+        super().__init__(name, config, concurrency=concurrency, timeout_s=timeout_s,
+                         retry=retry, redact=Redactor([api_key]), api_key_env=api_key_env,
+                         base_url=base_url.rstrip("/") if base_url else None)
         self._api_key = api_key
-        self.api_key_env = api_key_env
-        self._redact = Redactor([api_key])
-        self.concurrency = concurrency
-        self.timeout_s = timeout_s
-        self.retry = retry or RetryPolicy()
-        self.sleep: Sleep = asyncio.sleep  # replaceable in tests
-        self._rng = random.Random(0)
 
-    def __repr__(self) -> str:  # never show the key
-        return f"AnthropicModel({self.model_name!r}, base_url={self.base_url!r})"
-
-    def identity(self) -> dict[str, Any]:
-        identity = {"provider": "anthropic", "model": self.model_name}
-        if self.base_url is not None:
-            identity["base_url"] = self.base_url
-        return identity
-
-    def close(self) -> None:
-        pass
-
-    def generate(
-        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
-    ) -> list[ModelResponse]:
-        return run_sync(self.agenerate(requests, config))
-
-    def _client(self, config: GenerationConfig) -> Any:
+    def session(self, config: GenerationConfig) -> contextlib.AbstractAsyncContextManager[Any]:
         anthropic = _import_sdk()
         # One client per batch: its connection pool belongs to the event loop of the batch.
         # Its transport stops reading a reply at what max_new_tokens can produce.
         http = _http_module(anthropic.DefaultAsyncHttpxClient)
         transport = capped_transport(http, reply_bytes(config.max_new_tokens),
                                      limits=http.Limits(max_connections=self.concurrency))
-        return anthropic.AsyncAnthropic(
+        client: contextlib.AbstractAsyncContextManager[Any] = anthropic.AsyncAnthropic(
             api_key=self._api_key, base_url=self.base_url, max_retries=0,
             timeout=self.timeout_s,
             http_client=anthropic.DefaultAsyncHttpxClient(transport=transport))
+        return client
 
-    async def agenerate(
-        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
-    ) -> list[ModelResponse]:
-        config = config or self.config
-        if config.mode == "choice":
-            raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
-        async with self._client(config) as client:
-            return await gather_limited(requests, self.concurrency,
-                                        lambda request: self._complete(client, request, config))
-
-    def _body(self, request: ModelRequest, config: GenerationConfig) -> dict[str, Any]:
+    def body(self, request: ModelRequest, config: GenerationConfig) -> dict[str, Any]:
         messages = request.chat()
         # Sampling settings go in extra_body: recent SDKs dropped them from create()'s
         # signature, the API still reads them; recent models refuse temperature and top_p
@@ -150,62 +97,29 @@ class AnthropicModel:
             body["system"] = system
         return body
 
-    async def _complete(self, client: Any, request: ModelRequest,
-                        config: GenerationConfig) -> ModelResponse:
+    async def call(self, target: Any, body: Any, config: GenerationConfig) -> Any:
+        return await target.messages.create(**body)
+
+    def classify(self, error: Exception, target: Any,
+                 config: GenerationConfig) -> RetryableError | CallFailed | None:
         anthropic = _import_sdk()
-        body = self._body(request, config)
-        limit = reply_bytes(config.max_new_tokens)
-        start = time.perf_counter()
+        if isinstance(error, anthropic.APIStatusError):
+            return status_failure(int(error.status_code), _error_detail(error, self._redact),
+                                  dict(error.response.headers), self.api_key_env)
+        if isinstance(error, anthropic.APITimeoutError):
+            return self.timed_out()
+        if isinstance(error, anthropic.APIConnectionError):
+            return RetryableError(f"cannot reach {self.base_url or 'the Anthropic API'}")
+        if isinstance(error, anthropic.APIResponseValidationError):
+            return CallFailed("malformed response: not a Messages API reply")
+        if isinstance(error, ValueError):  # the SDK parses the body as JSON and lets this through
+            return CallFailed("malformed response: body is not JSON")
+        return None
 
-        async def attempt() -> Any:
-            try:
-                # the SDK's timeout bounds each read; this bounds the whole attempt
-                async with asyncio.timeout(self.timeout_s):
-                    return await client.messages.create(**body)
-            except anthropic.APIStatusError as exc:
-                status = int(exc.status_code)
-                detail = _error_detail(exc, self._redact)
-                if status in RETRY_STATUS or status >= 500:
-                    kind = "rate limited" if status == 429 else "server error"
-                    raise RetryableError(f"{kind} (HTTP {status}: {detail})",
-                                         parse_retry_after(dict(exc.response.headers))) from exc
-                if status in (401, 403):
-                    raise CallFailed(f"authentication failed (HTTP {status}); check the key "
-                                     f"in {self.api_key_env}") from exc
-                raise CallFailed(f"request rejected (HTTP {status}: {detail})") from exc
-            except (TimeoutError, anthropic.APITimeoutError) as exc:
-                raise RetryableError(
-                    f"timeout: no complete response within {self.timeout_s:g} s") from exc
-            except anthropic.APIConnectionError as exc:
-                if too_long_cause(exc) is not None:
-                    raise CallFailed(too_long(limit, "bytes", config.max_new_tokens)) from exc
-                if refused_header(exc):
-                    raise CallFailed(header_refusal(self.api_key_env)) from exc
-                where = self.base_url or "the Anthropic API"
-                raise RetryableError(f"cannot reach {where}") from exc
-            except anthropic.APIResponseValidationError as exc:
-                raise CallFailed("malformed response: not a Messages API reply") from exc
-            except UnicodeEncodeError as exc:  # a key no header can carry, not wrapped
-                raise CallFailed(header_refusal(self.api_key_env)) from exc
-            except ValueError as exc:  # the SDK parses the body as JSON and lets this through
-                raise CallFailed("malformed response: body is not JSON") from exc
-
-        try:
-            message = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
-            text = _text(message)
-            overlong = check_text(text, config.max_new_tokens)
-            if overlong is not None:  # the SDK read it; it is not stored
-                raise CallFailed(overlong)
-        except CallFailed as exc:
-            return self._redact.response(
-                ModelResponse.from_exception(exc, time.perf_counter() - start))
-        usage = getattr(message, "usage", None)
-        return self._redact.response(ModelResponse(
-            text=text,
-            prompt_tokens=_int_or_none(getattr(usage, "input_tokens", None)),
-            completion_tokens=_int_or_none(getattr(usage, "output_tokens", None)),
-            latency_s=time.perf_counter() - start,
-        ))
+    def read(self, reply: Any) -> Reply:
+        usage = getattr(reply, "usage", None)
+        return Reply(_text(reply), int_or_none(getattr(usage, "input_tokens", None)),
+                     int_or_none(getattr(usage, "output_tokens", None)))
 
 
 def _http_module(client_class: type) -> Any:
@@ -218,12 +132,7 @@ def _error_detail(exc: Any, redact: Redactor) -> str:
     body = getattr(exc, "body", None)
     error = body.get("error", body) if isinstance(body, dict) else body
     message = error.get("message", "") if isinstance(error, dict) else (error or exc.message)
-    # masked before cutting, so a cut cannot leave part of a secret unmasked
-    return " ".join(redact(str(message)).split())[:200]
-
-
-def _int_or_none(value: Any) -> int | None:
-    return int(value) if isinstance(value, int | float) else None
+    return one_line(str(message), redact)
 
 
 def _text(message: Any) -> str:
@@ -265,20 +174,13 @@ def create(
         raise InputError(f"missing API key: set the environment variable {key_env}")
     url = base_url or os.environ.get(BASE_URL_VARIABLE) or None
     if url is not None:
-        parsed = urlparse(url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            shown = split_credentials(url).public_url
-            raise InputError(f"base_url must be an http(s) URL, got {shown!r}")
+        check_http_url(url)
         credentials = split_credentials(url)
         if credentials.basic_token() is not None:
             raise InputError(f"base_url {credentials.public_url!r} carries user:password, which "
                              f"the anthropic provider does not send; it authenticates with "
                              f"{key_env} only")
-    if max_attempts < 1:
-        raise InputError(f"max_attempts must be >= 1, got {max_attempts}")
+    retry = retry_policy(max_attempts, base_retry_delay_s, max_retry_delay_s)
     _import_sdk()
-    retry = RetryPolicy(
-        max_attempts=max_attempts, base_delay_s=base_retry_delay_s, max_delay_s=max_retry_delay_s
-    )
     return AnthropicModel(name, config, api_key=key, api_key_env=key_env, base_url=url,
                           concurrency=concurrency, timeout_s=timeout_s, retry=retry)

@@ -8,43 +8,26 @@ a deadline, and a failed call or a response without text is an error outcome.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import functools
 import importlib
 import os
-import random
-import time
-from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlparse
 
 from kgcert.errors import InputError, MissingDependencyError
-from kgcert.models._async import gather_limited, run_sync
-from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
-from kgcert.models.openai_compat import RETRY_STATUS, sample_seed
-from kgcert.models.reply_cap import (
-    ReplyTooLong,
-    capped_transport,
-    check_text,
-    reply_bytes,
-    too_long,
+from kgcert.models.base import GenerationConfig, ModelRequest
+from kgcert.models.remote import (
+    RemoteModel,
+    Reply,
+    check_http_url,
+    one_line,
+    retry_policy,
+    sample_seed,
+    status_failure,
 )
-from kgcert.models.retry import (
-    CallFailed,
-    Refused,
-    RetryableError,
-    RetryPolicy,
-    Sleep,
-    call_with_retries,
-    parse_retry_after,
-)
-from kgcert.models.secrets import (
-    Redactor,
-    header_refusal,
-    key_from_env,
-    refused_header,
-    split_credentials,
-)
+from kgcert.models.reply_cap import capped_transport, reply_bytes
+from kgcert.models.retry import CallFailed, Refused, RetryableError, RetryPolicy
+from kgcert.models.secrets import Redactor, key_from_env, split_credentials
 
 KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 BASE_URL_VARIABLE = "GOOGLE_GEMINI_BASE_URL"  # the SDK's own, read here so identity shows it
@@ -71,8 +54,8 @@ def _find_key(api_key_env: str | None) -> tuple[str, str]:
     raise InputError(f"missing API key: set the environment variable {' or '.join(names)}")
 
 
-class GeminiModel:
-    cacheable = True
+class GeminiModel(RemoteModel):
+    provider = "gemini"
 
     def __init__(
         self,
@@ -88,49 +71,18 @@ class GeminiModel:
         api_key_env: str | None = None,
         transport: Any = None,
     ) -> None:
-        self.model_name = name
-        self.name = f"gemini:{name}"
-        self.config = config
-        self._client = client
-        self.concurrency = concurrency
-        self.retry = retry
-        self.timeout_s = timeout_s
-        self.base_url = split_credentials(base_url).public_url if base_url else None
-        self._redact = redact or Redactor(())
-        self.api_key_env = api_key_env
+        super().__init__(name, config, concurrency=concurrency, timeout_s=timeout_s,
+                         retry=retry, redact=redact or Redactor(()), api_key_env=api_key_env,
+                         base_url=split_credentials(base_url).public_url if base_url else None)
+        self._client = client  # kept across batches: the SDK opens a connection per call
         self._transport = transport  # capped_transport's, whose limit each batch sets
-        self.sleep: Sleep = asyncio.sleep
-        self._rng = random.Random(0)
 
-    def __repr__(self) -> str:
-        return f"GeminiModel({self.model_name!r})"
-
-    def identity(self) -> dict[str, Any]:
-        identity = {"provider": "gemini", "model": self.model_name}
-        if self.base_url is not None:  # only when set, so default cache keys stay as they were
-            identity["base_url"] = self.base_url
-        return identity
-
-    def close(self) -> None:
-        pass
-
-    def generate(
-        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
-    ) -> list[ModelResponse]:
-        return run_sync(self.agenerate(requests, config))
-
-    async def agenerate(
-        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
-    ) -> list[ModelResponse]:
-        config = config or self.config
-        if config.mode == "choice":
-            raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
+    def session(self, config: GenerationConfig) -> contextlib.AbstractAsyncContextManager[Any]:
         if self._transport is not None:
             self._transport.limit = reply_bytes(config.max_new_tokens)
-        return await gather_limited(requests, self.concurrency,
-                                    lambda request: self._complete(request, config))
+        return contextlib.nullcontext(self._client)
 
-    def _request_parts(self, request: ModelRequest, config: GenerationConfig) -> tuple[Any, Any]:
+    def body(self, request: ModelRequest, config: GenerationConfig) -> tuple[Any, Any]:
         from google.genai import types
 
         messages = request.chat()
@@ -154,57 +106,28 @@ class GeminiModel:
         )
         return contents, gen_config
 
-    async def _complete(self, request: ModelRequest, config: GenerationConfig) -> ModelResponse:
+    async def call(self, target: Any, body: tuple[Any, Any], config: GenerationConfig) -> Any:
+        contents, gen_config = body
+        return await target.aio.models.generate_content(
+            model=self.model_name, contents=contents, config=gen_config)
+
+    def classify(self, error: Exception, target: Any,
+                 config: GenerationConfig) -> RetryableError | CallFailed | None:
         from google.genai import errors
 
-        contents, gen_config = self._request_parts(request, config)
-        start = time.perf_counter()
+        if isinstance(error, errors.APIError):
+            message = one_line(str(getattr(error, "message", "") or error), self._redact)
+            headers = getattr(getattr(error, "response", None), "headers", None) or {}
+            return status_failure(int(getattr(error, "code", 0) or 0), message, dict(headers),
+                                  self.api_key_env)
+        if isinstance(error, _transport_errors()):
+            return RetryableError(f"cannot reach the Gemini API ({type(error).__name__})")
+        return None
 
-        async def attempt() -> Any:
-            try:
-                # the SDK's timeout bounds each read; this bounds the whole attempt
-                async with asyncio.timeout(self.timeout_s):
-                    return await self._client.aio.models.generate_content(
-                        model=self.model_name, contents=contents, config=gen_config
-                    )
-            except errors.APIError as exc:
-                code = int(getattr(exc, "code", 0) or 0)
-                raw = self._redact(str(getattr(exc, "message", "") or exc))
-                message = " ".join(raw.split())[:200]  # masked before cutting
-                if code in RETRY_STATUS or code >= 500:
-                    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-                    raise RetryableError(
-                        f"HTTP {code}: {message}", parse_retry_after(dict(headers))
-                    ) from exc
-                raise CallFailed(f"request rejected (HTTP {code}: {message})") from exc
-            except TimeoutError as exc:
-                raise RetryableError(
-                    f"timeout: no complete response within {self.timeout_s:g} s") from exc
-            except UnicodeEncodeError as exc:  # a key no header can carry
-                raise CallFailed(header_refusal(self.api_key_env)) from exc
-            except ReplyTooLong as exc:
-                raise CallFailed(too_long(exc.limit, "bytes", config.max_new_tokens)) from exc
-            except _transport_errors() as exc:
-                if refused_header(exc):
-                    raise CallFailed(header_refusal(self.api_key_env)) from exc
-                raise RetryableError(f"cannot reach the Gemini API ({type(exc).__name__})") from exc
-
-        try:
-            response = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
-            text = _text(response)
-            overlong = check_text(text, config.max_new_tokens)
-            if overlong is not None:  # the SDK read it; it is not stored
-                raise CallFailed(overlong)
-        except CallFailed as exc:
-            return self._redact.response(
-                ModelResponse.from_exception(exc, time.perf_counter() - start))
-        usage = getattr(response, "usage_metadata", None)
-        return self._redact.response(ModelResponse(
-            text=text,
-            prompt_tokens=getattr(usage, "prompt_token_count", None),
-            completion_tokens=getattr(usage, "candidates_token_count", None),
-            latency_s=time.perf_counter() - start,
-        ))
+    def read(self, reply: Any) -> Reply:
+        usage = getattr(reply, "usage_metadata", None)
+        return Reply(_text(reply), getattr(usage, "prompt_token_count", None),
+                     getattr(usage, "candidates_token_count", None))
 
 
 def _http_module() -> Any:
@@ -274,12 +197,8 @@ def create(
     key, key_env = _find_key(api_key_env)
     url = base_url or os.environ.get(BASE_URL_VARIABLE) or None
     if url is not None:
-        parsed = urlparse(url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            shown = split_credentials(url).public_url
-            raise InputError(f"base_url must be an http(s) URL, got {shown!r}")
-    if max_attempts < 1:
-        raise InputError(f"max_attempts must be >= 1, got {max_attempts}")
+        check_http_url(url)
+    retry = retry_policy(max_attempts, base_retry_delay_s, max_retry_delay_s)
     genai = _import_genai()
     from google.genai import types
 
@@ -292,9 +211,6 @@ def create(
         async_client_args={"transport": transport},
     )
     client = genai.Client(api_key=key, http_options=http_options)
-    retry = RetryPolicy(
-        max_attempts=max_attempts, base_delay_s=base_retry_delay_s, max_delay_s=max_retry_delay_s
-    )
     credentials = split_credentials(url) if url else None
     redact = Redactor([key] + ([credentials.password, credentials.basic_token()]
                                if credentials else []))

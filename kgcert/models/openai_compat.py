@@ -11,50 +11,38 @@ concurrency limit; a call that fails on one is retried at once on the others
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import hashlib
 import json
 import os
-import random
-import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from urllib.parse import urlparse
 
 import httpx
 
 from kgcert.errors import InputError
-from kgcert.models._async import gather_limited, run_sync
-from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse, report_answers
+from kgcert.models.base import GenerationConfig, ModelRequest
+from kgcert.models.remote import (
+    RemoteModel,
+    Reply,
+    check_http_url,
+    int_or_none,
+    one_line,
+    retry_policy,
+    sample_seed,
+    status_failure,
+)
 from kgcert.models.replicas import Replica, ReplicaPool, parse_urls
-from kgcert.models.reply_cap import check_text, reply_bytes, too_long
-from kgcert.models.retry import (
-    CallFailed,
-    Refused,
-    RetryableError,
-    RetryPolicy,
-    Sleep,
-    call_with_retries,
-    parse_retry_after,
-)
-from kgcert.models.secrets import (
-    Redactor,
-    header_refusal,
-    key_from_env,
-    split_credentials,
-)
+from kgcert.models.reply_cap import reply_bytes, too_long
+from kgcert.models.retry import CallFailed, Refused, RetryableError, RetryPolicy
+from kgcert.models.secrets import Redactor, header_refusal, key_from_env, split_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 URLS_ENV = "OPENAI_BASE_URLS"  # several replicas, separated by commas
-RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 
-
-def sample_seed(seed: int, sample_index: int) -> int:
-    """A per-sample seed, so sampled responses differ across sample indices."""
-    digest = hashlib.sha256(f"{seed}:{sample_index}".encode()).digest()
-    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+# One replica and its client: what a call goes through.
+Target = tuple[Replica, httpx.AsyncClient]
 
 
 def _error_detail(raw: bytes, redact: Redactor) -> str:
@@ -64,12 +52,11 @@ def _error_detail(raw: bytes, redact: Redactor) -> str:
         message = err.get("message", "") if isinstance(err, dict) else str(err)
     except ValueError:
         message = raw.decode("utf-8", "replace")
-    # masked before cutting, so a cut cannot leave part of a secret unmasked
-    return " ".join(redact(str(message)).split())[:200]
+    return one_line(str(message), redact)
 
 
-class OpenAICompatModel:
-    cacheable = True
+class OpenAICompatModel(RemoteModel):
+    provider = "openai"
 
     def __init__(
         self,
@@ -84,57 +71,24 @@ class OpenAICompatModel:
         retry: RetryPolicy | None = None,
         replicas: Sequence[str] = (),
     ) -> None:
-        if concurrency < 1:
-            raise InputError(f"concurrency must be >= 1, got {concurrency}")
-        self.model_name = name
-        self.name = f"openai:{name}"
-        self.config = config
-        # credentials in the URL authenticate the requests but are never recorded
-        self._credentials = split_credentials(base_url)
-        self.base_url = self._credentials.public_url.rstrip("/")
         # replicas besides base_url; the identity names base_url alone, since replicas serve
         # the same model and a run's answers do not depend on which one served them
-        self.pool = ReplicaPool([base_url, *replicas])
-        self._api_key = api_key
-        self._redact = Redactor([api_key, *(secret for r in self.pool.replicas for secret in (
+        pool = ReplicaPool([base_url, *replicas])
+        redact = Redactor([api_key, *(secret for r in pool.replicas for secret in (
             r.credentials.password, r.credentials.basic_token()))])
-        self.api_key_env = api_key_env
-        self.concurrency = concurrency
-        self.timeout_s = timeout_s
-        self.retry = retry or RetryPolicy()
-        self.sleep: Sleep = asyncio.sleep  # replaceable in tests
-        self._rng = random.Random(0)
+        # credentials in the URL authenticate the requests but are never recorded
+        super().__init__(name, config, concurrency=concurrency, timeout_s=timeout_s,
+                         retry=retry, redact=redact, api_key_env=api_key_env,
+                         base_url=split_credentials(base_url).public_url.rstrip("/"))
+        self.pool = pool
+        self._api_key = api_key
 
-    def __repr__(self) -> str:  # never show the key
-        return f"OpenAICompatModel({self.model_name!r}, base_url={self.base_url!r})"
-
-    def identity(self) -> dict[str, Any]:
-        return {"provider": "openai", "model": self.model_name, "base_url": self.base_url}
-
-    def close(self) -> None:
-        pass
-
-    def generate(
-        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
-    ) -> list[ModelResponse]:
-        return run_sync(self.agenerate(requests, config))
-
-    async def agenerate(
-        self, requests: Sequence[ModelRequest], config: GenerationConfig | None = None
-    ) -> list[ModelResponse]:
-        config = config or self.config
-        if config.mode == "choice":
-            raise InputError("choice scoring needs a local model (hf:); use mode='generate'")
+    def session(self, config: GenerationConfig) -> contextlib.AbstractAsyncContextManager[Any]:
         try:
             made = [(replica, self._client(replica)) for replica in self.pool.replicas]
-        except (UnicodeEncodeError, httpx.LocalProtocolError):  # a header it cannot send
-            report_answers(self, len(requests))
-            return [ModelResponse.failure(header_refusal(self.api_key_env)) for _ in requests]
-        async with contextlib.AsyncExitStack() as stack:
-            clients = {id(replica): await stack.enter_async_context(client)
-                       for replica, client in made}
-            return await gather_limited(requests, self.concurrency,
-                                        lambda request: self._complete(clients, request, config))
+        except (UnicodeEncodeError, httpx.LocalProtocolError) as exc:  # a header it cannot send
+            raise CallFailed(header_refusal(self.api_key_env)) from exc
+        return _opened(made)
 
     def _client(self, replica: Replica) -> httpx.AsyncClient:
         headers = {"Content-Type": "application/json"}
@@ -152,7 +106,7 @@ class OpenAICompatModel:
             limits=httpx.Limits(max_connections=self.concurrency),
         )
 
-    def _body(self, request: ModelRequest, config: GenerationConfig) -> dict[str, Any]:
+    def body(self, request: ModelRequest, config: GenerationConfig) -> dict[str, Any]:
         seed = config.seed if config.greedy else sample_seed(config.seed, request.sample_index)
         return {
             "model": self.model_name,
@@ -164,89 +118,63 @@ class OpenAICompatModel:
             "n": 1,
         }
 
-    async def _complete(
-        self, clients: dict[int, httpx.AsyncClient], request: ModelRequest,
-        config: GenerationConfig,
-    ) -> ModelResponse:
-        body = self._body(request, config)
-        start = time.perf_counter()
-
-        limit = reply_bytes(config.max_new_tokens)
-
-        async def attempt() -> dict[str, Any]:
-            """One try on each replica in turn until one answers (one replica: one try)."""
-            failure: RetryableError | None = None
-            for replica in self.pool.order():
-                replica.busy += 1
-                try:
-                    payload = await on(replica, clients[id(replica)])
-                except RetryableError as exc:
-                    failure = exc
-                    if len(self.pool) > 1:
-                        self.pool.set_aside(replica)
-                    continue
-                finally:
-                    replica.busy -= 1
-                self.pool.answered(replica)
-                return payload
-            assert failure is not None
-            raise failure
-
-        async def on(replica: Replica, client: httpx.AsyncClient) -> dict[str, Any]:
+    async def attempt(self, target: dict[int, httpx.AsyncClient], body: Any,
+                      config: GenerationConfig) -> Any:
+        """One try on each replica in turn until one answers (one replica: one try)."""
+        failure: RetryableError | None = None
+        for replica in self.pool.order():
+            replica.busy += 1
             try:
-                # httpx's timeout bounds each read; this bounds the whole attempt
-                async with asyncio.timeout(self.timeout_s):
-                    response, raw = await _read_capped(client, body, limit)
-            except (TimeoutError, httpx.TimeoutException) as exc:
-                raise RetryableError(
-                    f"timeout: no complete response within {self.timeout_s:g} s") from exc
-            except (httpx.LocalProtocolError, UnicodeEncodeError) as exc:
-                raise CallFailed(header_refusal(self.api_key_env)) from exc
-            except httpx.TransportError as exc:
-                reason = " ".join(self._redact(str(exc)).split())[:120] or type(exc).__name__
-                raise RetryableError(f"cannot reach {replica.url} ({reason})") from exc
-            status = response.status_code
-            if raw is None:
-                raise CallFailed(too_long(limit, "bytes", config.max_new_tokens))
-            detail = _error_detail(raw, self._redact) if status >= 400 else ""
-            if status in RETRY_STATUS or status >= 500:
-                kind = "rate limited" if status == 429 else "server error"
-                raise RetryableError(
-                    f"{kind} (HTTP {status}: {detail})", parse_retry_after(response.headers)
-                )
-            if status in (401, 403):
-                raise CallFailed(
-                    f"authentication failed (HTTP {status}); check the key in {self.api_key_env}"
-                )
-            if status >= 400:
-                raise CallFailed(f"request rejected (HTTP {status}: {detail})")
-            try:
-                payload = json.loads(raw)
-            except ValueError as exc:
-                raise CallFailed("malformed response: body is not JSON") from exc
-            if not isinstance(payload, dict):
-                raise CallFailed("malformed response: body is not a JSON object")
+                payload = await self.try_once((replica, target[id(replica)]), body, config)
+            except RetryableError as exc:
+                failure = exc
+                if len(self.pool) > 1:
+                    self.pool.set_aside(replica)
+                continue
+            finally:
+                replica.busy -= 1
+            self.pool.answered(replica)
             return payload
+        assert failure is not None
+        raise failure
 
+    async def call(self, target: Target, body: Any, config: GenerationConfig) -> Any:
+        limit = reply_bytes(config.max_new_tokens)
+        response, raw = await _read_capped(target[1], body, limit)
+        if raw is None:
+            raise CallFailed(too_long(limit, "bytes", config.max_new_tokens))
+        if response.status_code >= 400:
+            raise status_failure(response.status_code, _error_detail(raw, self._redact),
+                                 response.headers, self.api_key_env)
         try:
-            payload = await call_with_retries(attempt, self.retry, self.sleep, self._rng)
-            text = _content(payload)
-            overlong = check_text(text, config.max_new_tokens)
-            if overlong is not None:
-                raise CallFailed(overlong)
-        except CallFailed as exc:
-            report_answers(self, 1)
-            return self._redact.response(
-                ModelResponse.from_exception(exc, time.perf_counter() - start))
-        report_answers(self, 1)
-        usage = payload.get("usage")
+            payload = json.loads(raw)
+        except ValueError as exc:
+            raise CallFailed("malformed response: body is not JSON") from exc
+        if not isinstance(payload, dict):
+            raise CallFailed("malformed response: body is not a JSON object")
+        return payload
+
+    def classify(self, error: Exception, target: Target,
+                 config: GenerationConfig) -> RetryableError | CallFailed | None:
+        if isinstance(error, httpx.TimeoutException):
+            return self.timed_out()
+        if isinstance(error, httpx.TransportError):
+            reason = one_line(str(error), self._redact, 120) or type(error).__name__
+            return RetryableError(f"cannot reach {target[0].url} ({reason})")
+        return None
+
+    def read(self, reply: dict[str, Any]) -> Reply:
+        usage = reply.get("usage")
         usage = usage if isinstance(usage, dict) else {}
-        return self._redact.response(ModelResponse(
-            text=text,
-            prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
-            completion_tokens=_int_or_none(usage.get("completion_tokens")),
-            latency_s=time.perf_counter() - start,
-        ))
+        return Reply(_content(reply), int_or_none(usage.get("prompt_tokens")),
+                     int_or_none(usage.get("completion_tokens")))
+
+
+@contextlib.asynccontextmanager
+async def _opened(made: list[Target]) -> AsyncIterator[dict[int, httpx.AsyncClient]]:
+    """Each replica's client, by the replica's id, open for one batch."""
+    async with contextlib.AsyncExitStack() as stack:
+        yield {id(replica): await stack.enter_async_context(client) for replica, client in made}
 
 
 async def _read_capped(client: httpx.AsyncClient, body: dict[str, Any], limit: int
@@ -265,10 +193,6 @@ async def _read_capped(client: httpx.AsyncClient, body: dict[str, Any], limit: i
                 return response, None
             chunks.append(chunk)
     return response, b"".join(chunks)
-
-
-def _int_or_none(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) else None
 
 
 def _content(payload: dict[str, Any]) -> str:
@@ -324,21 +248,14 @@ def create(
     urls = (parse_urls(listed) if listed else []) or [
         base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL]
     for url in urls:
-        parsed = urlparse(url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            shown = split_credentials(url).public_url
-            raise InputError(f"base_url must be an http(s) URL, got {shown!r}")
-    url, parsed = urls[0], urlparse(urls[0])
+        check_http_url(url)
+    url = urls[0]
     key_env = api_key_env or DEFAULT_KEY_ENV
     key = key_from_env(key_env)
-    needs_key = api_key_env is not None or parsed.netloc.endswith("api.openai.com")
+    needs_key = api_key_env is not None or urlparse(url).netloc.endswith("api.openai.com")
     if key is None and needs_key:
         raise InputError(f"missing API key: set the environment variable {key_env}")
-    if max_attempts < 1:
-        raise InputError(f"max_attempts must be >= 1, got {max_attempts}")
-    retry = RetryPolicy(
-        max_attempts=max_attempts, base_delay_s=base_retry_delay_s, max_delay_s=max_retry_delay_s
-    )
+    retry = retry_policy(max_attempts, base_retry_delay_s, max_retry_delay_s)
     return OpenAICompatModel(
         name,
         config,

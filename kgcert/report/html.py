@@ -105,7 +105,8 @@ HOW_TO_READ = (
     "cache hits); tokens as the provider reported them, or as a local model counted them; "
     "wall_s the seconds of those calls; gpu_s the seconds a local model held a CUDA device "
     "(0 on a CPU, empty for models served elsewhere); money_usd from the run's prices, "
-    "empty when none was given.",
+    "empty when none was given; calls_saved, in a run with --until, the calls the fixed-n "
+    "design of the same n and confidence would have sent beyond these.",
 )
 
 
@@ -207,6 +208,19 @@ def variants_section(report: Report) -> list[str]:
         table_html(pd.DataFrame(rows), digits=3)], "variants")]
 
 
+def _stopped_comparisons(report: Report) -> list[str]:
+    """Runs with --until: each spec and setting's claims, from its comparisons file."""
+    from kgcert.run.comparison import decision_lines
+
+    items = [f"<li>{html.escape(run.label)}: {html.escape(line)}</li>"
+             for run in report.runs.runs for line in decision_lines(run.path)]
+    if not items:
+        return []
+    return [_p("Models compared as they answered (anytime-valid paired tests, Holm across the "
+               "pairs of each spec and setting); a model stopped being asked once its pairs "
+               "were resolved."), f"<ul>{''.join(items)}</ul>"]
+
+
 def render(report: Report) -> str:
     runs = report.runs
     sections: list[str] = []
@@ -279,6 +293,10 @@ def render(report: Report) -> str:
                    report.family, [*report.comparisons, *report.variants]) + "."),
             table_html(pd.DataFrame(rows))],
             "compare"))
+
+    stopped = _stopped_comparisons(report)
+    if stopped:
+        sections.append(_section("Comparisons that stopped when decided", stopped, "until"))
 
     from kgcert.report.explorer import explorer_section
 

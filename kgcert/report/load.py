@@ -34,7 +34,7 @@ CERTIFICATE_COLUMNS = (
     "sequential", "simultaneous", "kg", "kg_fingerprint", "spec_hash", "spec_file", "seed",
     "samples_requested", "samples_recorded", "chance", "unconditional_lower",
     "unconditional_upper", "guarantee", "file", "calls", "cache_hits", "tokens", "wall_s",
-    "gpu_s", "money_usd",
+    "gpu_s", "money_usd", "calls_saved",
 )
 SAMPLE_COLUMNS = (
     "run", "spec", "setting", "model", "index", "spec_kind", "outcome", "answered", "correct",
@@ -200,7 +200,7 @@ def cost_columns(cost: Mapping[str, Any] | None) -> dict[str, Any]:
               if "prompt_tokens" in cost else None)
     return {"calls": cost.get("calls"), "cache_hits": cost.get("cache_hits"),
             "tokens": tokens, "wall_s": cost.get("wall_s"), "gpu_s": cost.get("gpu_s"),
-            "money_usd": cost.get("money_usd")}
+            "money_usd": cost.get("money_usd"), "calls_saved": cost.get("calls_saved")}
 
 
 def entity_path_length(provenance: Mapping[str, Any]) -> int | None:

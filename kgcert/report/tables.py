@@ -57,11 +57,12 @@ def summary_table(certificates: pd.DataFrame) -> pd.DataFrame:
 def spec_table(certificates: pd.DataFrame) -> pd.DataFrame:
     """One row per certificate: spec, setting, model, run, seed, k, n, bounds, chance level
     (1/options), the unconditional bounds, outcome counts and what it cost (model calls sent,
-    cache hits, tokens, seconds of model calls, GPU seconds, dollars)."""
+    cache hits, tokens, seconds of model calls, GPU seconds, dollars, and in a run with
+    --until the calls saved against fixed n)."""
     columns = ["spec", "setting", "model", "run", "seed", "k", "n", "lower", "upper",
                "estimate", "chance", "unconditional_lower", "unconditional_upper",
                "confidence", "unparseable", "error", "skipped", "method", "calls",
-               "cache_hits", "tokens", "wall_s", "gpu_s", "money_usd"]
+               "cache_hits", "tokens", "wall_s", "gpu_s", "money_usd", "calls_saved"]
     return (certificates[columns].sort_values(["spec", "setting", "model", "run"])
             .reset_index(drop=True))
 

@@ -29,7 +29,8 @@ ENTITY_NAMES = ("real", "pseudonymized")  # task prompts: KG-LLM-Bench's two var
 # the spec files were found; the spec hashes in the certificates say which specs were used).
 UNHASHED = ("n", "batch_size", "cache", "seed_source", "run_budget", "specs_dirs",
             "prices")
-NEW_FIELDS: dict[str, Any] = {"budget": "run", "extendable": False, "suite": None}
+NEW_FIELDS: dict[str, Any] = {"budget": "run", "extendable": False, "suite": None,
+                               "until": None, "margin": None}
 
 
 class SequentialConfig(BaseModel):
@@ -106,6 +107,9 @@ class RunConfig(BaseModel):
     # dollars per million prompt / completion tokens, by model: what certificates' cost says
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     suite: SuiteConfig | None = None  # one certificate for the mixture of `specs`
+    # compare the models as they answer and stop each (spec, setting) once decided
+    until: Literal["ranked", "best"] | None = None
+    margin: float | None = Field(default=None, gt=0, lt=1)  # --until: "within margin" claims
 
     @field_validator("model_options")
     @classmethod
@@ -199,6 +203,17 @@ class RunConfig(BaseModel):
         if self.suite is not None and self.suite.specs != self.specs:
             raise ValueError(f"suite {self.suite.name} lists specs "
                              f"{', '.join(self.suite.specs)}, not the run's specs")
+        return self
+
+    @model_validator(mode="after")
+    def _comparison_fits(self) -> RunConfig:
+        if self.margin is not None and self.until is None:
+            raise ValueError("margin goes with until (ranked or best)")
+        if self.until is not None and len(self.models) < 2:
+            raise ValueError(f"until {self.until} compares models: give at least two")
+        if self.until is not None and self.sequential and self.sequential.half_width:
+            raise ValueError(f"until {self.until} stops when the comparisons are decided; "
+                             "half_width stops each certificate on its own width: give one")
         return self
 
     def strategy(self, name: str) -> Strategy:

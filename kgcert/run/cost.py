@@ -124,4 +124,6 @@ def cost_line(cost: Mapping[str, Any] | None) -> str:
         parts.append(f"GPU {cost['gpu_s']:.1f} s")
     if cost.get("money_usd") is not None:
         parts.append(f"${cost['money_usd']:.4f}")
+    if cost.get("calls_saved") is not None:  # a run that stopped once its comparisons did
+        parts.append(f"{cost['calls_saved']} saved vs fixed n")
     return ", ".join(parts)

@@ -29,8 +29,9 @@ OUTSIDE = ("models", "model_options", "batch_size", "cache", "seed_source", "spe
 
 def design_fields(config: RunConfig) -> dict[str, Any]:
     body = config.model_dump(mode="json", exclude=set(OUTSIDE))
-    if body.get("suite") is None:  # runs of specs hash as they did before suites
-        body.pop("suite", None)
+    for name in ("suite", "until", "margin"):  # older runs hash as they did before these
+        if body.get(name) is None:
+            body.pop(name, None)
     if config.extendable:  # declared before the first answer: n may grow later
         body.pop("n")
     if config.simultaneous:  # the Bonferroni family counts the models

@@ -33,6 +33,7 @@ from kgcert.models.base import (
 )
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import ANSWERED, REFUSED, SKIPPED, certificate
+from kgcert.run.comparison import JobRace, calls_saved, comparison_path, stop_rule
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
@@ -178,9 +179,14 @@ class Runner:
                                  f"{job.spec_hash}; it changed since, so use another --out")
         # samples whose call failed (an outage, a rate limit) are asked again on a rerun
         done = {name: logs[name].retry_failed(existing) for name, existing in done.items()}
-        sequential = job.setting != "baseline"  # the baseline is a fixed set, never stopped
+        # the baseline is a fixed set, never stopped; with --until the race stops models
+        race = self._race(job, slots, total)
+        sequential = job.setting != "baseline" and race is None
         stopped = {name: sequential and self._cut(existing, total)[0] is not None
                    for name, existing in done.items()}
+        if race is not None:
+            race.feed(done)
+            stopped = {name: race.stopped(name) for name in done}
         for slot in slots:  # a line per certificate at once, before the first call
             self._report(job, slot, done[slot.spec_string], total, None)
 
@@ -211,7 +217,21 @@ class Runner:
                 cut, bounds = self._cut(done[name], total) if sequential else (None, None)
                 stopped[name] = cut is not None
                 self._report(job, slot, done[name], total, bounds)
-        return [self._certify(job, slot, done[slot.spec_string], total) for slot in slots]
+            if race is not None:  # after every index all models still asked answered
+                race.feed(done)
+                stopped = {name: race.stopped(name) for name in done}
+        if race is not None:
+            write_json(comparison_path(self.run_dir, job.spec, job.setting),
+                       {"spec": job.spec, "setting": job.setting, "design": self.design,
+                        **race.summary(done)})
+        return [self._certify(job, slot, done[slot.spec_string], total, race)
+                for slot in slots]
+
+    def _race(self, job: Job, slots: list[ModelSlot], total: int) -> JobRace | None:
+        if self.config.until is None or job.setting == "baseline" or len(slots) < 2:
+            return None
+        return JobRace(stop_rule(self.config, total, self.confidence),
+                       [slot.spec_string for slot in slots])
 
     def _cut(self, records: dict[int, dict[str, Any]], total: int
              ) -> tuple[int | None, tuple[float, float] | None]:
@@ -300,9 +320,11 @@ class Runner:
         return f"{job.spec} / {job.setting} / {slot.spec_string}"
 
     def _certify(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
-                 total: int) -> Path:
-        sequential = self.config.sequential is not None and job.setting != "baseline"
-        cut = self._cut(records, total)[0] if sequential else None
+                 total: int, race: JobRace | None = None) -> Path:
+        sequential = ((self.config.sequential is not None or race is not None)
+                      and job.setting != "baseline")
+        cut = (race.last_index(slot.spec_string) if race is not None
+               else self._cut(records, total)[0] if sequential else None)
         last = cut if cut is not None else total - 1
         # A sequential certificate ends where its rule stopped; samples drawn after that in
         # the same batch stay in the file but not in the bounds.
@@ -321,8 +343,8 @@ class Runner:
             "looks": look.as_dict(),
             "samples_requested": total, "samples_recorded": len(ordered),
             "written_at_n": written_at,
-            "sequential": (self.config.sequential.model_dump() | {"stopped_at_index": cut}
-                           if self.config.sequential and job.setting != "baseline" else None),
+            "sequential": (_stop_fields(self.config, race) | {"stopped_at_index": cut}
+                           if sequential else None),
             "simultaneous": ({"method": "bonferroni", "family_confidence": self.config.confidence,
                               "certificates": self.certificates,
                               "covers": "the headline bound of every certificate of the run; "
@@ -333,6 +355,10 @@ class Runner:
             # every call this certificate's samples took, over all sessions (from the files)
             "cost": file_cost(self.log(job, slot), self.config.prices.get(slot.spec_string)),
         }
+        if race is not None:  # what the fixed-n design of the same n would have asked
+            context["cost"] = calls_saved(context["cost"], records, total)
+            context["comparisons"] = str(comparison_path(self.run_dir, job.spec, job.setting)
+                                         .relative_to(self.run_dir))
         body = certificate(ordered, confidence=look.confidence, context=context,
                            anytime=look.anytime, validity=look.validity)
         keep_earlier_look(path, body)
@@ -340,6 +366,16 @@ class Runner:
         self.history[path.name] = written_at
         write_history(self.run_dir, self.history)
         return path
+
+
+def _stop_fields(config: RunConfig, race: JobRace | None) -> dict[str, Any]:
+    """The certificate's stop rule: its own (--half-width, --threshold) and the run's
+    comparison (--until, --margin) when its models were compared as they answered."""
+    fields = config.sequential.model_dump() if config.sequential else {
+        "half_width": None, "threshold": None}
+    if race is not None:
+        fields |= {"until": config.until, "margin": config.margin}
+    return fields
 
 
 def _cached_note(model: Model) -> str:

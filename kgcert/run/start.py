@@ -27,7 +27,8 @@ from kgcert.run.design import (
 from kgcert.util.yamlfile import read_yaml
 
 # What a new design may change: the samples stay valid answers to the same prompts.
-STATISTICAL = ("n", "confidence", "sequential", "simultaneous", "extendable", "models")
+STATISTICAL = ("n", "confidence", "sequential", "simultaneous", "extendable", "models",
+               "until", "margin")
 BUDGET_FIELDS = ("budget", "context_chars", "context_tokens", "max_new_tokens")
 
 

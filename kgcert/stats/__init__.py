@@ -8,7 +8,9 @@
 - :mod:`~kgcert.stats.multiple`: Bonferroni-simultaneous bounds over many specs, Holm p-values;
 - :mod:`~kgcert.stats.sequential`: an anytime-valid confidence sequence and a monitor that says
   when to stop sampling;
-- :mod:`~kgcert.stats.planning`: the number of prompts a target interval width needs.
+- :mod:`~kgcert.stats.planning`: the number of prompts a target interval width needs;
+- :mod:`~kgcert.stats.discordant` and :mod:`~kgcert.stats.racing`: anytime-valid paired
+  comparisons with Holm, and which models still have to answer (`--until ranked|best`).
 
 Results are frozen dataclasses so a report can be built from them without recomputation.
 """

@@ -17,7 +17,7 @@ from __future__ import annotations
 from kgcert.tasks.base import MAX_ATTEMPTS, Task, TaskGenerator, generate_instance
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.neighbourhood import CachedView, CypherView, KGView, edge_id, make_view
-from kgcert.tasks.registry import get_task, names, register
+from kgcert.tasks.registry import TASKS, get_task, names
 from kgcert.tasks.spec import SamplingParams, TaskSpec, load_task_spec, shipped_specs
 
 
@@ -34,6 +34,7 @@ def score_flexible(instance: TaskInstance, response: str | None) -> bool:
 
 __all__ = [
     "MAX_ATTEMPTS",
+    "TASKS",
     "CachedView",
     "CypherView",
     "KGView",
@@ -48,7 +49,6 @@ __all__ = [
     "load_task_spec",
     "make_view",
     "names",
-    "register",
     "score_exact",
     "score_flexible",
     "shipped_specs",

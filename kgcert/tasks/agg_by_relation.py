@@ -17,7 +17,6 @@ from kgcert.errors import InputError
 from kgcert.tasks import scoring
 from kgcert.tasks.base import Job, Task, stratified, unique_label_nodes
 from kgcert.tasks.instance import TaskInstance
-from kgcert.tasks.registry import register
 from kgcert.tasks.spec import TaskSpec
 
 COUNT_FORMAT = "Reply with one line of the form Answer: <number>."
@@ -31,7 +30,6 @@ def check_min_count(task: Task, spec: TaskSpec) -> None:
         raise InputError(f"{spec.source}: options.min_count must be an integer >= 0")
 
 
-@register
 class AggByRelation(Task):
     name = "agg_by_relation"
     paper_name = "AggByRelation"

@@ -16,11 +16,9 @@ from kgcert.tasks import scoring
 from kgcert.tasks.agg_by_relation import COUNT_FORMAT, check_min_count
 from kgcert.tasks.base import Job, Task, stratified, unique_label_nodes
 from kgcert.tasks.instance import TaskInstance
-from kgcert.tasks.registry import register
 from kgcert.tasks.spec import TaskSpec
 
 
-@register
 class AggNeighborProperties(Task):
     name = "agg_neighbor_properties"
     paper_name = "AggNeighborProperties"

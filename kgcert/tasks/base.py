@@ -23,6 +23,7 @@ from kgcert.errors import InputError
 from kgcert.store.graph import GraphStore
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.neighbourhood import DEFAULT_CACHE_EDGES, KGView, make_view
+from kgcert.tasks.registry import get_task
 from kgcert.tasks.sampler import Resample, SampledSubgraph, build_subgraph, choose_seeds
 from kgcert.tasks.spec import TaskSpec, load_task_spec
 from kgcert.textualize.subgraph import Subgraph
@@ -128,8 +129,6 @@ def unique_label_nodes(subgraph: Subgraph) -> set[str]:
 
 def generate_instance(view: KGView, spec: TaskSpec, seed: int, index: int) -> TaskInstance:
     """Instance `index` of `spec` under run seed `seed`, read through `view`."""
-    from kgcert.tasks.registry import get_task
-
     task = get_task(spec.task)
     rng = sample_rng(seed, f"{STREAM}/{spec.hash}", index)
     reasons: Counter[str] = Counter()

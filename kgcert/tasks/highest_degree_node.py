@@ -17,7 +17,6 @@ from kgcert.errors import InputError
 from kgcert.tasks import scoring
 from kgcert.tasks.base import Job, Task
 from kgcert.tasks.instance import TaskInstance
-from kgcert.tasks.registry import register
 from kgcert.tasks.sampler import Resample
 from kgcert.tasks.spec import TaskSpec
 
@@ -29,7 +28,6 @@ _MEANING = {
 }
 
 
-@register
 class HighestDegreeNode(Task):
     name = "highest_degree_node"
     paper_name = "HighestDegreeNode"

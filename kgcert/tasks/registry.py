@@ -1,50 +1,45 @@
-"""Task registry: a task name maps to the module defining it, imported on first use.
+"""Task registry: a task name maps to the class defining it, imported on first use.
 
 Names are snake_case (`triple_retrieval`); the paper's names (`TripleRetrieval`) are
-accepted as aliases. Adding a task is one module with a `@register`ed `Task` subclass and
-one entry in `_MODULES`.
+accepted as aliases. Adding a task is one module with a `Task` subclass and one line in
+`TASKS`. Nothing here imports a task module, so the task modules, `base` and `spec` can all
+import this one without a circle.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from kgcert.errors import InputError
+from kgcert.plugins.registry import Registry
 
 if TYPE_CHECKING:
     from kgcert.tasks.base import Task
 
-_MODULES = {
-    "triple_retrieval": "kgcert.tasks.triple_retrieval",
-    "shortest_path": "kgcert.tasks.shortest_path",
-    "agg_by_relation": "kgcert.tasks.agg_by_relation",
-    "agg_neighbor_properties": "kgcert.tasks.agg_neighbor_properties",
-    "highest_degree_node": "kgcert.tasks.highest_degree_node",
-}
-_ALIASES = {
+
+def _instance(name: str, cls: Any) -> Task:
+    task = cls()
+    if task.name != name:
+        raise ValueError(f"task {name!r} names {cls.__qualname__}, whose name is {task.name!r}")
+    return task
+
+
+TASKS = Registry["Task"]("task", "valid tasks", make=_instance, aliases={
     "TripleRetrieval": "triple_retrieval",
     "ShortestPath": "shortest_path",
     "AggByRelation": "agg_by_relation",
     "AggNeighborProperties": "agg_neighbor_properties",
     "HighestDegreeNode": "highest_degree_node",
-}
-_REGISTRY: dict[str, Task] = {}
-
-
-def register(cls: type[Task]) -> type[Task]:
-    _REGISTRY[cls.name] = cls()
-    return cls
+})
+TASKS.add("triple_retrieval", "kgcert.tasks.triple_retrieval:TripleRetrieval")
+TASKS.add("shortest_path", "kgcert.tasks.shortest_path:ShortestPath")
+TASKS.add("agg_by_relation", "kgcert.tasks.agg_by_relation:AggByRelation")
+TASKS.add("agg_neighbor_properties", "kgcert.tasks.agg_neighbor_properties:AggNeighborProperties")
+TASKS.add("highest_degree_node", "kgcert.tasks.highest_degree_node:HighestDegreeNode")
 
 
 def names() -> list[str]:
-    return sorted(_MODULES)
+    return TASKS.names()
 
 
 def get_task(name: str) -> Task:
-    key = _ALIASES.get(name, name)
-    if key not in _MODULES:
-        raise InputError(f"unknown task {name!r}; valid tasks: {', '.join(names())}")
-    if key not in _REGISTRY:
-        importlib.import_module(_MODULES[key])
-    return _REGISTRY[key]
+    return TASKS.load(name)

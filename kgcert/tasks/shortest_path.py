@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from kgcert.tasks import scoring
 from kgcert.tasks.base import Job, Task, unique_label_nodes
 from kgcert.tasks.instance import TaskInstance
-from kgcert.tasks.registry import register
 from kgcert.tasks.sampler import Resample, sample_shortest_path
 from kgcert.textualize.subgraph import Subgraph
 
@@ -103,7 +102,6 @@ def check_path(subgraph: Subgraph, source: str, target: str, length: int,
     return target in current
 
 
-@register
 class ShortestPath(Task):
     name = "shortest_path"
     paper_name = "ShortestPath"

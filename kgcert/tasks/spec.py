@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
+from kgcert.tasks.registry import TASKS, get_task, names
 from kgcert.util.paths import not_ascii
 from kgcert.util.resources import data_folder
 from kgcert.util.yamlfile import read_yaml
@@ -134,8 +135,6 @@ class TaskSpec:
         task = raw.get("task")
         if not isinstance(task, str) or not task:
             raise InputError(f"{source}: 'task' must name a task")
-        from kgcert.tasks.registry import get_task
-
         task = get_task(task).name  # unknown names fail here, listing the valid ones
         description = raw.get("description")
         if not isinstance(description, str) or not description.strip():
@@ -187,8 +186,6 @@ def _read(path: Path) -> TaskSpec:
 def load_task_spec(name_or_path: str | Path) -> TaskSpec:
     """A shipped task spec by task name (`triple_retrieval`, `TripleRetrieval`) or spec name
     (`kgllmbench.triple_retrieval`), or a spec file by path."""
-    from kgcert.tasks.registry import get_task, names
-
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.is_file():
         if not path.is_file():
@@ -196,7 +193,7 @@ def load_task_spec(name_or_path: str | Path) -> TaskSpec:
         return _read(path)
     wanted = str(name_or_path)
     try:
-        return _read(spec_path(get_task(wanted).name))
+        return _read(spec_path(TASKS.key(wanted)))
     except InputError as error:
         if "unknown task" not in str(error):
             raise

@@ -19,7 +19,6 @@ from __future__ import annotations
 from kgcert.tasks import scoring
 from kgcert.tasks.base import STREAM, Job, Task
 from kgcert.tasks.instance import TaskInstance
-from kgcert.tasks.registry import register
 from kgcert.tasks.sampler import Resample
 from kgcert.util.rng import sample_rng
 
@@ -32,7 +31,6 @@ def question_text(head: str, relation: str, tail: str) -> str:
             f"is, an edge from {head} to {tail} with the relation {relation}?")
 
 
-@register
 class TripleRetrieval(Task):
     name = "triple_retrieval"
     paper_name = "TripleRetrieval"

@@ -20,7 +20,6 @@ import json
 from kgcert.errors import InputError
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Triple, hidden_char, json_string, shown_edges
-from kgcert.textualize.registry import register
 from kgcert.textualize.subgraph import Subgraph
 
 _SPECIAL = frozenset(',()"\\')
@@ -64,7 +63,6 @@ def _parse_line(line: str, number: int) -> Triple:
     return items[0], items[1], items[2]
 
 
-@register
 class EdgeList(EdgeTextualizer):
     name = "list"
     description = (

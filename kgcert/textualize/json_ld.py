@@ -28,7 +28,6 @@ from __future__ import annotations
 from kgcert.textualize.base import RdfTextualizer
 from kgcert.textualize.common import json_string
 from kgcert.textualize.rdf import PREFIXES, Statement, layout
-from kgcert.textualize.registry import register
 from kgcert.textualize.subgraph import Subgraph
 
 
@@ -43,7 +42,6 @@ def _node(prefix: str, statement: Statement) -> str:
     return "    {" + ", ".join(members) + "}"
 
 
-@register
 class JsonLd(RdfTextualizer):
     name = "jsonld"
     rdflib_format = "json-ld"

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from kgcert.textualize.base import RdfTextualizer
 from kgcert.textualize.rdf import PREFIXES, Statement, layout, turtle_string
-from kgcert.textualize.registry import register
 from kgcert.textualize.subgraph import Subgraph
 
 
@@ -34,7 +33,6 @@ def _statement(prefix: str, statement: Statement) -> str:
     return " ;\n    ".join(parts) + " .\n"
 
 
-@register
 class RdfTurtle(RdfTextualizer):
     name = "turtle"
     rdflib_format = "turtle"

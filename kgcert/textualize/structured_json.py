@@ -26,11 +26,9 @@ import json
 from kgcert.errors import InputError
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Pairs, Triple, json_string, structure, triples_from
-from kgcert.textualize.registry import register
 from kgcert.textualize.subgraph import Subgraph
 
 
-@register
 class StructuredJson(EdgeTextualizer):
     name = "json"
     description = (

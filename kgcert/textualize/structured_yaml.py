@@ -27,7 +27,6 @@ import yaml
 from kgcert.errors import InputError
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Pairs, Triple, hidden_char, structure, triples_from
-from kgcert.textualize.registry import register
 from kgcert.textualize.subgraph import Subgraph
 
 
@@ -57,7 +56,6 @@ def _construct_pairs(loader: yaml.SafeLoader, node: yaml.MappingNode) -> Pairs:
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_pairs)
 
 
-@register
 class StructuredYaml(EdgeTextualizer):
     name = "yaml"
     description = (

@@ -1,0 +1,144 @@
+"""What `kgcert run` shows: a progress bar per certificate while it runs, then the table of
+certificates."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress, TaskID
+from rich.table import Table
+from rich.text import Text
+
+from kgcert.cli.common import console
+from kgcert.cli.console import keep_names, print_table
+
+
+class RunDisplay:
+    """Rich progress: one bar per certificate with the model's pace, correct so far and
+    bounds; its first line comes before the first model call, then one after every answer."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, TaskID] = {}
+        self.pace: dict[str, _Pace] = {}
+        self.info: dict[str, str] = {}  # the last batch's correct count and bounds
+        self.recorded: dict[str, int] = {}
+
+    def _task(self, label: str, total: int) -> TaskID:
+        if label not in self.tasks:
+            self.tasks[label] = self.progress.add_task(label, total=total, info="")
+            self.pace[label] = _Pace(time.monotonic())
+        return self.tasks[label]
+
+    def begin(self, label: str, recorded: int, total: int, cached: str) -> None:
+        task = self._task(label, total)
+        self.recorded[label] = recorded
+        self.info[label] = f"n = {total}, {recorded} recorded"
+        self.progress.update(task, completed=recorded, info=f"{self.info[label]}, {cached}")
+
+    def answered(self, label: str, count: int, cached: bool) -> None:
+        if label not in self.tasks:
+            return
+        pace = self.pace[label]
+        pace.add(count, cached, time.monotonic())
+        total = int(self.progress.tasks[self.tasks[label]].total or 0)
+        # the batch's update (with its answers checked) is the one that reaches the total
+        done = min(self.recorded.get(label, 0) + pace.batch, total - 1)
+        self.progress.update(self.tasks[label], completed=done,
+                             info=", ".join(p for p in (self.info.get(label), pace.text()) if p))
+
+    def update(self, label: str, done: int, total: int, correct: int,
+               bounds: tuple[float, float] | None, answered: int, failed: int) -> None:
+        task = self._task(label, total)
+        pace = self.pace[label]
+        pace.batch = 0
+        self.recorded[label] = done
+        # the tally rests on the answered samples; failed calls are no answer at all
+        tally = f"{correct}/{answered} correct" if answered else "0 answered"
+        if failed:
+            tally += f", {failed} failed"
+        self.info[label] = f"{tally}, {_interim(bounds, total)}"
+        self.progress.update(task, completed=done,
+                             info=", ".join(p for p in (self.info[label], pace.text()) if p))
+
+
+def _interim(bounds: tuple[float, float] | None, total: int) -> str:
+    """Only the certificate's own pre-registered quantity: a sequential run's anytime-valid
+    bounds (at its own level), and for n fixed in advance nothing until n is reached, since
+    an interim fixed-n interval read mid-run is not what the certificate states."""
+    if bounds is None:
+        return f"bounds at n = {total}"
+    return f"anytime-valid [{bounds[0]:.3f}, {bounds[1]:.3f}]"
+
+
+class _Pace:
+    """The model's pace on one certificate: answers it computed (not those from the cache)
+    over the time since it started computing."""
+
+    def __init__(self, now: float) -> None:
+        self.start, self.computed, self.cached, self.batch = now, 0, 0, 0
+        self.last = now
+
+    def add(self, count: int, cached: bool, now: float) -> None:
+        if count == 0 and not cached:  # the model starts computing: its load is left out
+            if self.computed == 0:
+                self.start = now
+            return
+        self.batch += count
+        if cached:
+            self.cached += count
+        else:
+            self.computed += count
+            self.last = now
+
+    def text(self) -> str:
+        parts = [f"{self.cached} from cache"] if self.cached else []
+        if self.computed:
+            parts.append(pace_text(self.computed, self.last - self.start))
+        return ", ".join(parts)
+
+
+def pace_text(answered: int, seconds: float) -> str:
+    """`2.5 prompts/s`, or `31 s/prompt` for a model slower than one a second."""
+    if seconds <= 0:
+        return ""
+    rate = answered / seconds
+    return f"{rate:.1f} prompts/s" if rate >= 1 else f"{seconds / answered:.0f} s/prompt"
+
+
+def print_certificates(paths: list[Path]) -> None:
+    table = Table(show_header=True, header_style="bold")
+    for column in ("spec", "setting", "model", "seed", "k / n", "lower", "upper", "chance",
+                   "unparseable", "errors", "skipped"):
+        table.add_column(column, no_wrap=column in ("k / n", "lower", "upper"))
+    warnings, notes = [], []
+    for path in paths:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        outcomes = body["outcomes"]
+        chance = body.get("chance")
+        table.add_row(Text(body["spec"]), body["setting"], Text(body["model"]),
+                      str(body.get("seed")), f"{body['k']} / {body['n']}",
+                      f"{body['lower']:.3f}", f"{body['upper']:.3f}",
+                      f"{chance['level']:.3f} ({chance['reading'].split(' (')[0]})"
+                      if chance else "-", str(outcomes["unparseable"]),
+                      str(outcomes["error"]), str(outcomes["skipped"]))
+        warnings += body.get("warnings", [])
+        if counts := body.get("suite_counts"):
+            notes.append(_suite_line(body, counts["per_spec"]))
+    print_table(console, keep_names(table, "spec", "setting", "model"))
+    for note in notes:
+        console.print(Text(note))
+    for warning in warnings:
+        console.print(Text(f"warning: {warning}"), style="yellow")
+    console.print(Text("Each certificate's `guarantee` field says what it certifies; the "
+                       "seed is the run's --seed, or one drawn fresh when the run began "
+                       "(recorded in run.yaml), fixed before the first answer."))
+
+
+def _suite_line(body: dict[str, Any], per_spec: list[dict[str, Any]]) -> str:
+    shown = ", ".join(f"{row['spec']} {row['correct']}/{row['answered']}" for row in per_spec)
+    return (f"{body['spec']} / {body['setting']} / {body['model']}: per spec (correct/answered, "
+            f"not certified; the bounds are about the mixture): {shown}")

@@ -1,0 +1,147 @@
+"""A (spec, setting) whose models are compared as they answer (`run --until ranked|best`).
+
+The race of :mod:`kgcert.stats.racing` is fed index by index, in order, as soon as every
+model it still asks has a record for that index (a skipped prompt is no answer for anyone, a
+failed call none for that model). It is rebuilt from the sample files on every run, so a
+resumed run replays the same decisions and asks only where it stopped. A model the race
+lets go stops being asked; its certificate counts the indices up to where it was let go,
+with the anytime-valid sequence (answers drawn later in the same batch stay in the file,
+not in the bounds). The decisions go to comparisons/<spec>__<setting>.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kgcert.run.certificate import ANSWERED, SKIPPED
+from kgcert.run.config import RunConfig
+from kgcert.stats.racing import PAIR_STATES, THRESHOLD_STATES, Race, StopRule
+
+COMPARISONS = "comparisons"
+
+Records = Mapping[int, Mapping[str, Any]]
+
+
+def stop_rule(config: RunConfig, total: int, confidence: float) -> StopRule:
+    threshold = config.sequential.threshold if config.sequential else None
+    return StopRule(n=total, until=config.until, confidence=confidence, margin=config.margin,
+                    threshold=threshold, threshold_confidence=confidence)
+
+
+class JobRace:
+    def __init__(self, rule: StopRule, models: Sequence[str]) -> None:
+        self.rule = rule
+        self.models = list(models)
+        self.race = Race(rule, len(self.models))
+        self.fed = 0  # indices fed so far
+
+    def feed(self, done: Mapping[str, Records]) -> None:
+        """Every index, in order, that all models still asked have answered."""
+        while not self.race.done[0] and self.fed < self.rule.n:
+            active = self.race.active[0]
+            records = []
+            for model, asked in zip(self.models, active, strict=True):
+                record = done[model].get(self.fed)
+                if asked and record is None:
+                    return
+                records.append(record)
+            answered = np.array([[r is not None and r["outcome"] in ANSWERED
+                                  for r in records]])
+            correct = np.array([[r is not None and r["outcome"] == "correct"
+                                 for r in records]])
+            self.race.step(correct, answered)
+            self.fed += 1
+
+    def stopped(self, model: str) -> bool:
+        at = self.models.index(model)
+        return bool(self.race.done[0] or not self.race.active[0, at])
+
+    def last_index(self, model: str) -> int | None:
+        """The last index the model's certificate counts (None while it is still asked)."""
+        at = self.models.index(model)
+        stop = int(self.race.stopped_at[0, at])
+        if stop >= 0:
+            return stop - 1
+        return self.fed - 1 if self.race.done[0] else None
+
+    def summary(self, done: Mapping[str, Records]) -> dict[str, Any]:
+        race, rule = self.race, self.rule
+        p_values = race.p_values()
+        pairs = []
+        for (a, b, state), p in zip(race.pair_states(), p_values, strict=True):
+            at = race.pairs.index((a, b))
+            first, second = self.models[a], self.models[b]
+            claim = {"first better": f"{first} is more accurate than {second}",
+                     "second better": f"{second} is more accurate than {first}",
+                     "within margin": f"{first} and {second} are within {rule.margin} of "
+                                      "each other"}.get(state)
+            pairs.append({"first": first, "second": second, "decision": state,
+                          "claim": claim, "anytime_p_value": p,
+                          "first_right_second_wrong": int(race.wins[0, at]),
+                          "first_wrong_second_right": int(race.losses[0, at]),
+                          "paired_answers": int(race.paired[0, at])})
+        models = []
+        for at, model in enumerate(self.models):
+            last = self.last_index(model)
+            asked = [r for i, r in done[model].items() if r["outcome"] != SKIPPED]
+            models.append({
+                "model": model, "stopped_after_index": last,
+                "eliminated": bool(race.eliminated()[0, at]),
+                "threshold": (THRESHOLD_STATES[int(race.threshold_state[0, at])]
+                              if rule.threshold is not None else None),
+                "answers_recorded": len(asked)})
+        return {"until": rule.until, "margin": rule.margin, "threshold": rule.threshold,
+                "confidence": rule.confidence, "n": rule.n, "indices_fed": self.fed,
+                "finished": bool(race.done[0]),
+                "family": f"Holm over the {len(pairs)} pairs at {rule.alpha_directions:.6g}"
+                          + (f"; within-margin claims Bonferroni at {rule.alpha_margin:.6g}"
+                             if rule.margin is not None else ""),
+                "holds": (f"every claim below holds together with probability at least "
+                          f"{rule.confidence:.6g}, at whatever index the run stopped "
+                          "(anytime-valid e-processes on the prompts where exactly one model "
+                          "was right); an undecided or 'undecidable by n' pair claims nothing"),
+                "states": list(PAIR_STATES), "pairs": pairs, "models": models}
+
+
+def comparison_path(run_dir: Path, spec: str, setting: str) -> Path:
+    from kgcert.run.records import slug
+
+    return run_dir / COMPARISONS / f"{slug(spec)}__{slug(setting)}.json"
+
+
+def calls_saved(cost: dict[str, Any], records: Records, total: int) -> dict[str, Any]:
+    """The cost block's comparison with the fixed-n design of the same n and confidence:
+    it would have asked every prompt below n that is not skipped (the skip share of the
+    prompts drawn stands in for those never drawn)."""
+    drawn = len(records)
+    skipped = sum(1 for r in records.values() if r["outcome"] == SKIPPED)
+    fixed = round(total * (1 - skipped / drawn)) if drawn else total
+    asked = int(cost["calls"]) + int(cost.get("cache_hits") or 0)
+    return {**cost, "fixed_n_calls": fixed, "calls_saved": max(0, fixed - asked)}
+
+
+def decision_lines(run_dir: Path) -> list[str]:
+    """One line per compared (spec, setting): its claims, and what stayed undecided."""
+    import json
+
+    lines = []
+    folder = run_dir / COMPARISONS
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            body = json.loads(path.read_text(encoding="utf-8"))
+            claims = [pair["claim"] for pair in body["pairs"] if pair.get("claim")]
+            open_ = sum(1 for pair in body["pairs"] if not pair.get("claim"))
+            where = (f"stopped after {body['indices_fed']} of n = {body['n']} indices"
+                     if body["finished"] else f"{body['indices_fed']} indices so far")
+            lines.append(
+                f"{body['spec']} / {body['setting']} (--until {body['until']}, {where}; "
+                f"claims hold together at {body['confidence']:.6g}): "
+                + ("; ".join(claims) if claims else "no claim")
+                + (f"; {open_} pair{'s' if open_ != 1 else ''} undecided" if open_ else ""))
+        except (OSError, ValueError, KeyError, TypeError):
+            lines.append(f"{path}: not a comparison record")
+    return lines
