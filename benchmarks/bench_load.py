@@ -31,11 +31,11 @@ import time
 from pathlib import Path
 
 from kgcert.loaders import get_loader
-from kgcert.loading import write_kg
-from kgcert.manifest import Manifest
+from kgcert.loading.manifest import Manifest
+from kgcert.loading.pipeline import write_kg
 from kgcert.store.bulk import BoltBulkWriter
 from kgcert.store.embedded import start_embedded
-from kgcert.synth import SyntheticPrimeKG, scale_for_edges
+from kgcert.synth.primekg import SyntheticPrimeKG, scale_for_edges
 
 # Runs in a fresh process on the kgcert found on PYTHONPATH (this one or --baseline), with only
 # the APIs both have: parse kg.csv, then bulk-write it into a new embedded server.
@@ -43,9 +43,13 @@ MEASURE = """
 import json, resource, sys, time
 from pathlib import Path
 from kgcert.loaders import get_loader
-from kgcert.loading import write_kg
-from kgcert.manifest import Manifest
 from kgcert.store.embedded import exit_now, start_embedded
+try:  # this checkout's homes, else an older --baseline's
+    from kgcert.loading.pipeline import write_kg
+    from kgcert.loading.manifest import Manifest
+except ImportError:
+    from kgcert.loading import write_kg
+    from kgcert.manifest import Manifest
 kg_csv, data_dir, out = map(Path, sys.argv[1:4])
 peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 loader = get_loader("primekg")

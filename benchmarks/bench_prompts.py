@@ -27,7 +27,7 @@ from typing import Any
 
 from kgcert.graphview import open_graph
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import load
+from kgcert.loading.pipeline import load
 from kgcert.prompts import PromptBuilder
 from kgcert.specs import load_spec_file, prepare_sampler
 from kgcert.store.embedded import start_embedded

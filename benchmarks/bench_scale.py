@@ -47,68 +47,21 @@ import tracemalloc
 from pathlib import Path
 from typing import cast
 
+from bench_common import (
+    SETTINGS,
+    moved,
+    pace_as_the_commands_do,
+    per_cpu_s,
+    prompt_specs,
+    snapshot_graph,
+    start_server,
+)
+
 from kgcert.errors import KgcertError
 from kgcert.loaders import get_loader
-from kgcert.loading import load
 from kgcert.prompts import PromptBuilder
-from kgcert.resources import data_folder
-from kgcert.spec_listing import is_suite_file
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.graph import GraphStore
-from kgcert.synth import SyntheticPrimeKG
-
-
-def snapshot_graph(store: GraphStore, cache: Path):
-    """The KG's snapshot and a prompt graph over it, with the kgcert this process imports:
-    this checkout's, or a --baseline's from before kgcert.graphview (the old names)."""
-    try:
-        from kgcert.graphview import open_graph, pull
-    except ImportError:
-        from kgcert.prompts.snapshot import pull  # type: ignore[import-not-found,no-redef]
-
-        from kgcert.prompts import PromptGraph  # type: ignore[attr-defined]
-
-        snapshot = pull(store, cache)
-        return snapshot, lambda: PromptGraph(store, snapshot=snapshot)
-    snapshot = pull(store, cache)
-    return snapshot, lambda: open_graph(store, snapshot)
-
-
-def _server(kind: str, work: Path):
-    if kind == "embedded":
-        from kgcert.store.embedded import start_embedded
-
-        return start_embedded(work / "data")
-    from kgcert.config import StoreTarget
-    from kgcert.store import connect
-
-    if not os.environ.get("KGCERT_NEO4J_URI"):
-        raise SystemExit("--server neo4j needs KGCERT_NEO4J_URI (and its credentials)")
-    return connect(StoreTarget.resolve(os.environ["KGCERT_NEO4J_URI"], str(work / "data")))
-
-
-SETTINGS = ("vanilla", "distractor")
-
-
-def _per_cpu_s(builder: PromptBuilder, indices: range) -> float:
-    cpu = time.process_time()  # the embedded server runs in this process: its CPU counts too
-    for index in indices:
-        builder.build(index)
-    return len(indices) / (time.process_time() - cpu)
-
-
-def _prompt_specs(only: str | None = None) -> list[Path]:
-    """The shipped PrimeKG specs, or those of `only` (names with or without "primekg.",
-    comma-separated)."""
-    paths = sorted(p for p in data_folder("specs").glob("primekg/*.yaml")
-                   if not is_suite_file(p))  # table1.yaml is a suite
-    if only is None:
-        return paths
-    wanted = {name.strip().removeprefix("primekg.") for name in only.split(",") if name.strip()}
-    unknown = wanted - {path.stem for path in paths}
-    if unknown:
-        raise SystemExit(f"--specs: no shipped PrimeKG spec {', '.join(sorted(unknown))}")
-    return [path for path in paths if path.stem in wanted]
 
 
 def bench_prompts(store: GraphStore, cache: Path, count: int, cold: bool = False,
@@ -132,7 +85,7 @@ def bench_prompts(store: GraphStore, cache: Path, count: int, cold: bool = False
     print(f"prompt snapshot: {row['snapshot_s']:.1f} s ({row['snapshot_cpu_s']:.1f} CPU-s), "
           f"{row['snapshot_cached_s']:.1f} s from its file", flush=True)
     graph = new_graph()
-    for path in _prompt_specs(specs):
+    for path in prompt_specs(specs):
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, store, cache)
@@ -141,18 +94,18 @@ def bench_prompts(store: GraphStore, cache: Path, count: int, cold: bool = False
                 graph = new_graph()
             builder = PromptBuilder(store, spec, sampler, setting=setting, graph=graph)
             if not cold:
-                _per_cpu_s(builder, range(count))  # warm-up: caches fill
-            row[f"{spec.name}/{setting}"] = rate = _per_cpu_s(builder, range(count, 2 * count))
+                per_cpu_s(builder, range(count))  # warm-up: caches fill
+            row[f"{spec.name}/{setting}"] = rate = per_cpu_s(builder, range(count, 2 * count))
             if max_distractors is None or setting != "distractor":
                 print(f"prompts {spec.name}/{setting}: {rate:,.1f} per CPU-s", flush=True)
             else:
                 capped = PromptBuilder(store, spec, sampler, setting=setting, graph=graph,
                                        max_distractors=max_distractors)
-                _per_cpu_s(capped, range(count))
+                per_cpu_s(capped, range(count))
                 cut, full = [], [rate]
                 for _ in range(2):
-                    cut.append(_per_cpu_s(capped, range(count, 2 * count)))
-                    full.append(_per_cpu_s(builder, range(count, 2 * count)))
+                    cut.append(per_cpu_s(capped, range(count, 2 * count)))
+                    full.append(per_cpu_s(builder, range(count, 2 * count)))
                 row[f"{spec.name}/{setting}"] = max(full)
                 row[f"{spec.name}/{setting}/max_distractors={max_distractors}"] = max(cut)
                 print(f"prompts {spec.name}/{setting}: {max(full):,.1f} per CPU-s, "
@@ -169,7 +122,7 @@ def bench_run(store: GraphStore, kg: str, cache: Path, n: int,
     from kgcert.run.jobs import build_jobs, build_models
     from kgcert.run.runner import Runner
 
-    specs = tuple(load_spec_file(path).name for path in _prompt_specs(only))
+    specs = tuple(load_spec_file(path).name for path in prompt_specs(only))
     config = RunConfig(kg=kg, specs=specs, models=("bernoulli:0.7", "oracle"),
                        settings=SETTINGS, n=n, cache=False)
     models = build_models(config, None)
@@ -264,16 +217,6 @@ def _compare(results: dict[str, object], baseline: dict[str, object]) -> None:
                   f"({before[key] / run[key]:.1f}x)")
 
 
-def _pace_as_the_commands_do() -> None:
-    """The collector's pace of `kgcert run` and `kgcert prompts` (a --baseline checkout from
-    before kgcert/heap.py ran at Python's default pace)."""
-    try:
-        from kgcert.heap import pace_for_prompts
-    except ImportError:
-        return
-    pace_for_prompts()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=float, default=0.1,
@@ -325,7 +268,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the loaded KGs in --work")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale.json"))
     args = parser.parse_args()
-    _pace_as_the_commands_do()
+    pace_as_the_commands_do()
     if args.baseline is not None and not (args.loaded and args.work):
         parser.error("--baseline needs --work and --loaded (a KG both checkouts read)")
     if args.baseline is not None and not (args.baseline / "kgcert").is_dir():
@@ -336,7 +279,7 @@ def main() -> None:
                                              or args.baseline is not None):
         parser.error("--max-distractors takes K >= 1, without --cold or --baseline")
     if args.specs is not None:
-        _prompt_specs(args.specs)  # unknown names are refused before anything runs
+        prompt_specs(args.specs)  # unknown names are refused before anything runs
         if args.baseline is not None and not args.paired:
             parser.error("--specs with --baseline needs --paired (an older baseline's own "
                          "script may not know --specs)")
@@ -351,7 +294,7 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="kgcert-bench-scale-"))
     results: dict[str, object] = {"scale": args.scale, "server": args.server}
 
-    server = _server(args.server, work)
+    server = start_server(args.server, work)
     if args.scale > 0 or args.loaded:
         bench_relation(server, work, args, results)
     if baseline is not None:
@@ -406,20 +349,22 @@ def bench_relation(server, work: Path, args: argparse.Namespace,
         kg = args.loaded
     else:
         start = time.perf_counter()
-        rows = SyntheticPrimeKG(args.scale, seed=args.seed).write_kg_csv(work / "kg.csv")
+        synthetic = moved("SyntheticPrimeKG", "kgcert.synth.primekg", "kgcert.synth")
+        rows = synthetic(args.scale, seed=args.seed).write_kg_csv(work / "kg.csv")
         seconds = time.perf_counter() - start
         results.update(synth_rows=rows, synth_s=seconds, synth_rows_per_s=rows / seconds)
         print(f"synth: {rows:,} rows in {seconds:.1f} s ({rows / seconds:,.0f} rows/s)")
 
         start = time.perf_counter()
         kg = "bench_scale"
+        load = moved("load", "kgcert.loading.pipeline", "kgcert.loading")
         load(server, get_loader("primekg"), [work / "kg.csv"], kg, replace=True)
         seconds = time.perf_counter() - start
         results.update(load_s=seconds, load_rows_per_s=rows / seconds)
         print(f"load: {seconds:.1f} s ({rows / seconds:,.0f} rows/s)")
     store = server.open(kg)
     per_spec: dict[str, dict[str, object]] = {}
-    for path in [] if args.only_prompts else _prompt_specs(args.specs):
+    for path in [] if args.only_prompts else prompt_specs(args.specs):
         spec = load_spec_file(path)
         row: dict[str, object] = {}
         per_spec[spec.name] = row

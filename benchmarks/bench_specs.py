@@ -19,14 +19,14 @@ from pathlib import Path
 
 from kgcert.errors import InputError
 from kgcert.loaders import get_loader
-from kgcert.loading import load
-from kgcert.resources import data_folder
-from kgcert.spec_listing import is_suite_file
+from kgcert.loading.pipeline import load
 from kgcert.specs import RelationSampler, compile_relation_spec, load_spec_file, prepare_sampler
+from kgcert.specs.folders import is_suite_file
 from kgcert.specs.model import RelationSpec, parse_spec
 from kgcert.specs.schema import KGSchema
 from kgcert.store.embedded import start_embedded
-from kgcert.synth import SyntheticPrimeKG, scale_for_edges
+from kgcert.synth.primekg import SyntheticPrimeKG, scale_for_edges
+from kgcert.util.resources import data_folder
 
 
 def _rate(draw, count: int) -> float:

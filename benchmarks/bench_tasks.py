@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import load
+from kgcert.loading.pipeline import load
 from kgcert.store.embedded import start_embedded
 from kgcert.tasks import TaskGenerator, make_view, names
 

@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import load
+from kgcert.loading.pipeline import load
 from kgcert.specs import EntitySampler, load_spec_file, prepare_sampler
 from kgcert.specs.generate import generate_entity_specs
 from kgcert.store.graph import GraphStore
-from kgcert.synth_wikidata5m import DROPPED, SyntheticWikidata5m
+from kgcert.synth.wikidata5m import DROPPED, SyntheticWikidata5m
 
 
 def load_wikidata5m(server, work: Path, scale: float, unsupported: str,

@@ -119,30 +119,30 @@ def _side(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     os.sched_setaffinity(0, {args.core})
 
-    from bench_scale import (
+    from bench_common import (
         SETTINGS,
-        _pace_as_the_commands_do,
-        _per_cpu_s,
-        _prompt_specs,
-        _server,
+        pace_as_the_commands_do,
+        per_cpu_s,
+        prompt_specs,
         snapshot_graph,
+        start_server,
     )
 
     import kgcert
     from kgcert.prompts import PromptBuilder
     from kgcert.specs import RelationSpec, load_spec_file, prepare_sampler
 
-    _pace_as_the_commands_do()
+    pace_as_the_commands_do()
     other = "new" if args.side == "base" else "base"
     if args.side == "new":  # the server is the baseline side's until it is set up
         _await(args.sync / "base-setup")
-    server = _server(args.server, args.work)
+    server = start_server(args.server, args.work)
     store = server.open(args.loaded)
     cache = args.work / "bench-cache"
     graph = snapshot_graph(store, cache)[1]()
     count = args.prompts
     builders, digests = {}, {}
-    for path in _prompt_specs(args.specs):
+    for path in prompt_specs(args.specs):
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, store, cache)
@@ -161,7 +161,7 @@ def _side(argv: list[str]) -> None:
     for step, (key, builder) in enumerate(builders.items()):
         (args.sync / f"{args.side}-{step}").touch()
         _await(args.sync / f"{other}-{step}")
-        rates[key] = max(_per_cpu_s(builder, range(batch * count, (batch + 1) * count))
+        rates[key] = max(per_cpu_s(builder, range(batch * count, (batch + 1) * count))
                          for batch in range(1, BATCHES + 1))
     result = {"kgcert": kgcert.__file__, "rates": rates, "digests": digests}
     (args.sync / f"{args.side}.json").write_text(json.dumps(result), encoding="utf-8")

@@ -26,7 +26,7 @@ def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def cli_kg(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The data directory holding the KG `synth_cli`."""
-    from kgcert.synth import SyntheticPrimeKG
+    from kgcert.synth.primekg import SyntheticPrimeKG
 
     root = tmp_path_factory.mktemp("cli-kg")
     SyntheticPrimeKG(scale=0.003, seed=5).write_kg_csv(root / "kg.csv")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import LoadResult, load
+from kgcert.loading.pipeline import LoadResult, load
 from kgcert.store.graph import GraphStore
 
 

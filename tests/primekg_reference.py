@@ -21,10 +21,10 @@ from kgcert.loaders.primekg import (
     PrimeKGLoader,
     _kind,
 )
-from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.tabular import read_rows
 from kgcert.loaders.templates import template_book
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+from kgcert.store.kg_data import KGData, RelationInfo
 
 
 class RowByRowPrimeKG(PrimeKGLoader):

@@ -12,7 +12,7 @@ from kg_helpers import kg_name
 
 from kgcert.errors import InputError, StoreError
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import load
+from kgcert.loading.pipeline import load
 
 KG_HEADER = ("relation,display_relation,x_index,x_id,x_type,x_name,x_source,"
              "y_index,y_id,y_type,y_name,y_source\n")

@@ -21,7 +21,7 @@ import pytest
 from kg_helpers import load_kg
 
 from kgcert.run.records import SampleLog
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 KG_HEADER = ("relation,display_relation,x_index,x_id,x_type,x_name,x_source,"
              "y_index,y_id,y_type,y_name,y_source\n")
@@ -109,7 +109,7 @@ def test_a_run_file_key_given_twice_is_refused_before_anything_is_written(kgcert
 
 
 def test_a_mapping_merge_may_still_override_keys(tmp_path):
-    from kgcert.yamlfile import read_yaml
+    from kgcert.util.yamlfile import read_yaml
 
     path = tmp_path / "merge.yaml"
     path.write_text("base: &b {n: 1, seed: 2}\nrun:\n  <<: *b\n  n: 3\n")

@@ -44,7 +44,7 @@ def test_piped_specs_list_prints_a_long_name_whole(tmp_path: Path) -> None:
 
 
 def test_piped_export_prints_plain_progress_lines(tmp_path: Path) -> None:
-    from kgcert.synth import SyntheticPrimeKG
+    from kgcert.synth.primekg import SyntheticPrimeKG
 
     source = tmp_path / "kg.csv"
     SyntheticPrimeKG(scale=0.002, seed=3).write_kg_csv(source)

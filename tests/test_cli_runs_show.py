@@ -15,7 +15,7 @@ import pytest
 from test_report_tables import ENTITY, RELATION, make_runs, sample_records
 
 from kgcert.cli.runs import describe_sample
-from kgcert.spec_listing import is_suite_file
+from kgcert.specs.folders import is_suite_file
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -20,12 +20,12 @@ import pytest
 
 from kgcert.loaders.wikidata5m import BUILDING, PAIRING
 from kgcert.loaders.wikidata5m_text import MATCHING
-from kgcert.loading import WRITING_EDGES, WRITING_NODES
-from kgcert.loadprogress import READING
+from kgcert.loading.pipeline import WRITING_EDGES, WRITING_NODES
+from kgcert.loading.progress import READING
 from kgcert.store.jvm_heap import choose_heap
 from kgcert.store.seal import Seal, damage
 from kgcert.store.warm_files import WarmFiles, is_warm_server, pid_alive
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 SPEC = "primekg.dual_indication"
 SMALL_KG = ("relation,display_relation,x_index,x_id,x_type,x_name,x_source,"
@@ -156,7 +156,7 @@ def test_a_cut_index_is_named_with_the_fix_and_reloading_repairs_it(
 _MAKE_KG = """
 import json, stat, sys
 from pathlib import Path
-from kgcert.config import StoreTarget
+from kgcert.util.locations import StoreTarget
 from kgcert.store import connect
 data = Path(sys.argv[1])
 server = connect(StoreTarget(data_dir=data, warm=True))

@@ -26,16 +26,16 @@ from click.testing import CliRunner
 from kg_helpers import load_kg
 
 from kgcert.cli.export import export_group
+from kgcert.cli.kg_counts import kg_info
 from kgcert.errors import InputError
 from kgcert.export import ImportFiles, read_source, write_neo4j_admin
-from kgcert.info import kg_info
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loaders.records import KGData, RelationInfo
-from kgcert.loading import load
-from kgcert.manifest import COMPLETE, Manifest
+from kgcert.loading.manifest import COMPLETE, Manifest
+from kgcert.loading.pipeline import load
 from kgcert.store.bulk import SCHEMA_STATEMENTS, edge_statement
 from kgcert.store.cypher import kg_label, statement
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.store.kg_data import KGData, RelationInfo
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 TRICKY_NAMES = ['Comma, "quoted" name', "semi;colon; alias", "two\nlines", "back\\slash 'x'"]
 

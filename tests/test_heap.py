@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from kgcert.heap import YOUNG_THRESHOLD, pace_for_prompts
+from kgcert.cli.heap import YOUNG_THRESHOLD, pace_for_prompts
 
 
 @pytest.fixture

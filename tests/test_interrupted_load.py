@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import pytest
 
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loaders.wikidata5m_tables import ColumnEdges, ColumnNodes
-from kgcert.loading import load
+from kgcert.loading.pipeline import load
 from kgcert.store.jvm_heap import HEAP_ENV, choose_heap
-from kgcert.synth_wikidata5m import SyntheticWikidata5m
+from kgcert.synth.wikidata5m import SyntheticWikidata5m
 
 GIB = 1 << 30
 
@@ -79,21 +79,21 @@ def test_small_parts_and_edge_batches_write_the_same_kg(
     """The edge batch is closed and reopened every EDGE_BATCH_EDGES edges, so its close never
     holds every edge's incoming list in the heap (the full Wikidata5m ran a 4 GB heap out
     at that close); nodes and edges cross in parts. The KG written is the same."""
-    from kgcert.store import embedded
+    from kgcert.store import arcade_bulk
 
     loader = get_loader("wikidata5m", LoadOptions())
     load(embedded_server, loader, [synth], "whole", replace=True)
     closes: list[int] = []
-    finish = embedded.ArcadeBulkWriter.finish
+    finish = arcade_bulk.ArcadeBulkWriter.finish
 
-    def counted(writer: embedded.ArcadeBulkWriter) -> None:
+    def counted(writer: arcade_bulk.ArcadeBulkWriter) -> None:
         if writer._edges is not None:
             closes.append(writer._edges_in_batch)
         finish(writer)
 
-    monkeypatch.setattr(embedded.ArcadeBulkWriter, "finish", counted)
-    monkeypatch.setattr(embedded, "EDGE_BATCH_EDGES", 40)
-    monkeypatch.setattr(embedded, "NODE_CHUNK", 11)
+    monkeypatch.setattr(arcade_bulk.ArcadeBulkWriter, "finish", counted)
+    monkeypatch.setattr(arcade_bulk, "EDGE_BATCH_EDGES", 40)
+    monkeypatch.setattr(arcade_bulk, "NODE_CHUNK", 11)
     result = load(embedded_server, loader, [synth], "parts", replace=True)
     edges = result.manifest.counts["edges"]
     assert len(closes) >= 3 and sum(closes) == edges

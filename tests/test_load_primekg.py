@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from kg_helpers import load_kg
 
-from kgcert.info import kg_info
+from kgcert.cli.kg_counts import kg_info
 
 
 def _expected_from_kg_csv(*paths) -> tuple[int, int, dict[str, int]]:

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from kgcert import loadprogress
 from kgcert.cli.progress import PhaseBars, PlainProgress, speed_text
 from kgcert.errors import InputError
 from kgcert.loaders import (
@@ -21,12 +20,13 @@ from kgcert.loaders import (
     wikidata5m_text,
 )
 from kgcert.loaders.fastcsv import read_blocks
-from kgcert.loaders.records import Problems
 from kgcert.loaders.tabular import read_rows
 from kgcert.loaders.wikidata_common import read_tab_lines
-from kgcert.loading import WRITING_EDGES, WRITING_NODES, load, read_source
-from kgcert.synth import SyntheticPrimeKG
-from kgcert.synth_wikidata5m import SyntheticWikidata5m
+from kgcert.loading import progress as loadprogress
+from kgcert.loading.pipeline import WRITING_EDGES, WRITING_NODES, load, read_source
+from kgcert.store.kg_data import Problems
+from kgcert.synth.primekg import SyntheticPrimeKG
+from kgcert.synth.wikidata5m import SyntheticWikidata5m
 
 
 def test_speed_text_gives_rate_and_time_left_then_time_taken() -> None:
@@ -170,9 +170,9 @@ def test_nodes_are_written_in_parts_each_heard(embedded_server, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """One batch call per label ran the JVM out of heap at Wikidata5m size; parts of
     NODE_CHUNK rows keep it bounded, and every part is a progress step."""
-    from kgcert.store import embedded
+    from kgcert.store import arcade_bulk
 
-    monkeypatch.setattr(embedded, "NODE_CHUNK", 7)
+    monkeypatch.setattr(arcade_bulk, "NODE_CHUNK", 7)
     SyntheticPrimeKG(scale=0.002, seed=1).write_kg_csv(tmp_path / "kg.csv")
     heard: list[loadprogress.Tick] = []
     loader = get_loader("primekg", LoadOptions())
@@ -193,21 +193,21 @@ def test_the_edge_batch_commits_its_vertex_updates_in_parts(
     """At its close the edge batch points every vertex touched at its edge lists. Without a
     commit cadence that was one transaction holding 2.9M changed vertices, which ran the
     4 GB heap out at Wikidata5m size (measured; a unit-size KG cannot show it)."""
-    from kgcert.store import embedded
+    from kgcert.store import arcade_bulk
 
     cadences: list[int] = []
-    finish = embedded.ArcadeBulkWriter.finish
+    finish = arcade_bulk.ArcadeBulkWriter.finish
 
-    def spy(writer: embedded.ArcadeBulkWriter) -> None:
+    def spy(writer: arcade_bulk.ArcadeBulkWriter) -> None:
         if writer._edges is not None:
             cadences.append(int(writer._edges._java_graph_batch.getCommitEvery()))
         finish(writer)
 
-    monkeypatch.setattr(embedded.ArcadeBulkWriter, "finish", spy)
+    monkeypatch.setattr(arcade_bulk.ArcadeBulkWriter, "finish", spy)
     SyntheticPrimeKG(scale=0.002, seed=1).write_kg_csv(tmp_path / "kg.csv")
     result = load(embedded_server, get_loader("primekg", LoadOptions()), [tmp_path / "kg.csv"],
                   "commits", replace=True)
-    assert cadences == [embedded.EDGE_COMMIT_EVERY] and embedded.EDGE_COMMIT_EVERY > 0
+    assert cadences == [arcade_bulk.EDGE_COMMIT_EVERY] and arcade_bulk.EDGE_COMMIT_EVERY > 0
     store = embedded_server.open("commits")
     edges = store.query("MATCH ()-[r]->() RETURN count(r) AS c")[0]["c"]
     assert edges == result.manifest.counts["edges"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from kg_helpers import load_kg
 
-from kgcert.info import kg_info
+from kgcert.cli.kg_counts import kg_info
 
 DROPPED = {"P31", "P279", "P361", "P2184", "P2633"}
 

@@ -11,9 +11,9 @@ import pytest
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loaders.fields import MAX_KEY_BYTES
-from kgcert.loaders.records import KGData
 from kgcert.specs.schema import KGSchema
 from kgcert.store.cypher import distinct_identifiers, hashed_identifier, sanitize_identifier
+from kgcert.store.kg_data import KGData
 
 KG_HEADER = ("relation,display_relation,x_index,x_id,x_type,x_name,x_source,"
              "y_index,y_id,y_type,y_name,y_source\n")

@@ -10,8 +10,8 @@ import pytest
 
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loaders.records import KGData
-from kgcert.resources import data_folder
+from kgcert.store.kg_data import KGData
+from kgcert.util.resources import data_folder
 
 
 def load(*paths: Path, **options: Any) -> KGData:

@@ -17,7 +17,6 @@ from shared_data import shared_data
 
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loaders.records import KGData
 from kgcert.loaders.wikidata5m import DEFAULT_DROP, supporting_sentences
 from kgcert.loaders.wikidata_common import (
     earliest_alias,
@@ -25,6 +24,7 @@ from kgcert.loaders.wikidata_common import (
     mentions,
     split_sentences,
 )
+from kgcert.store.kg_data import KGData
 
 
 def load(fmt: str, *paths: Path, **options: Any) -> KGData:

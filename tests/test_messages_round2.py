@@ -13,8 +13,8 @@ import pytest
 
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import read_source
-from kgcert.manifest import file_digest
+from kgcert.loading.manifest import file_digest
+from kgcert.loading.pipeline import read_source
 from kgcert.specs.pattern_parser import parse_cypher_pattern
 from kgcert.store.server import check_kg_name
 

@@ -19,7 +19,7 @@ from fake_openai import serve
 
 from kgcert.errors import InputError
 from kgcert.run.config import load_run_config
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 pytest.importorskip("httpx")
 

@@ -19,15 +19,15 @@ import pytest
 from kg_helpers import load_kg
 from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
+from kgcert.cli.kg_counts import kg_info
 from kgcert.errors import InputError, StoreError
 from kgcert.graphview import open_graph
 from kgcert.graphview.snapshot import pull
-from kgcert.info import kg_info
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import load
+from kgcert.loading.pipeline import load
 from kgcert.prompts import PromptBuilder
-from kgcert.spec_listing import is_suite_file
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
+from kgcert.specs.folders import is_suite_file
 from kgcert.store.cypher import escape_identifier, kg_label
 from kgcert.store.graph import GraphStore
 from kgcert.store.neo4j_server import Neo4jServer, _agent_major

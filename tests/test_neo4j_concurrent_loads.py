@@ -13,11 +13,11 @@ import pytest
 
 from kgcert.errors import KgcertError, StoreError
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import load
-from kgcert.manifest import COMPLETE, read_manifest
+from kgcert.loading.manifest import COMPLETE, read_manifest
+from kgcert.loading.pipeline import load
 from kgcert.store.cypher import statement
 from kgcert.store.graph import GraphStore
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 pytestmark = pytest.mark.neo4j
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kgcert.errors import InputError
-from kgcert.paths import check_folder
+from kgcert.util.paths import check_folder
 
 WRONG: dict[str, tuple[Callable[[Path], Path], str]] = {
     "file": (lambda root: _file(root / "afile"), "is a file"),

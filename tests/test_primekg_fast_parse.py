@@ -16,8 +16,8 @@ from primekg_reference import RowByRowPrimeKG
 
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, fastcsv, get_loader
-from kgcert.loaders.records import KGData
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.store.kg_data import KGData
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 
 def canonical(data: KGData) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from kgcert.report.prompt_parts import question_line
 from kgcert.report.sample_graph import sample_graph, sample_graphs
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, Runner
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 MODELS = ("bernoulli:0.7", "bernoulli:0.4")
 N = 24

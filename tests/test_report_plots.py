@@ -27,7 +27,8 @@ from kgcert.report.tables import chance_levels, heatmap_cells
 from kgcert.run.config import RunConfig
 from kgcert.run.records import slug
 from kgcert.run.runner import Job, ModelSlot, Runner
-from kgcert.specs import catalog, spec_hash
+from kgcert.specs import spec_hash
+from kgcert.specs.catalog import catalog
 from kgcert.stats import clopper_pearson
 
 pytest.importorskip("matplotlib")

@@ -1,4 +1,4 @@
-"""kgcert.rng: sorted_subsets gives the values and the stream Generator.choice gives, many
+"""kgcert.util.rng: sorted_subsets gives the values and the stream Generator.choice gives, many
 populations at once; sample_rng's streams are those of their documented seed words."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from kgcert.rng import SUBSETS_AT_ONCE_FROM, sample_rng, sorted_subsets
+from kgcert.util.rng import SUBSETS_AT_ONCE_FROM, sample_rng, sorted_subsets
 
 
 def _one_at_a_time(rng: np.random.Generator, sizes: list[int], count: int):

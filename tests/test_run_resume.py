@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from kgcert.run.records import SampleLog
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 KILLS = 10
 N = 150

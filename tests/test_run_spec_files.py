@@ -18,7 +18,7 @@ import pytest
 import yaml
 from kg_helpers import load_kg
 
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 KG = "specfiles_synth"
 SPEC = (Path(__file__).resolve().parent.parent / "specs" / "primekg" / "dual_indication.yaml")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kgcert.spec_listing import is_suite_file
+from kgcert.specs.folders import is_suite_file
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = sorted(p for p in (REPO / "specs" / "primekg").glob("*.yaml")

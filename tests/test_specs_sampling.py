@@ -18,12 +18,12 @@ import pytest
 from scipy.stats import chisquare
 
 from kgcert.loaders import LoadOptions, get_loader
-from kgcert.loading import load
+from kgcert.loading.pipeline import load
 from kgcert.specs import EntitySampler, RelationSampler, compile_relation_spec
+from kgcert.specs.edge_tables import TableCache
 from kgcert.specs.model import EntitySpec, RelationSpec, parse_spec
 from kgcert.specs.schema import KGSchema
-from kgcert.specs.tables import TableCache
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 ALPHA = 0.001
 DRAWS = 20_000

@@ -19,7 +19,6 @@ import pytest
 from kg_helpers import load_kg
 
 from kgcert.errors import InputError
-from kgcert.spec_listing import is_suite_file
 from kgcert.specs import (
     EntitySampler,
     EntitySpec,
@@ -28,6 +27,7 @@ from kgcert.specs import (
     load_spec_file,
     prepare_sampler,
 )
+from kgcert.specs.folders import is_suite_file
 from kgcert.specs.generate import generate_entity_specs
 from kgcert.specs.pattern import PatternEdge
 from kgcert.specs.server_count import answer_pages, count_on_server

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from kg_helpers import load_kg
 
-from kgcert.specs.tables import PairTable, _pull, _source_pages
+from kgcert.specs.edge_tables import PairTable, _pull, _source_pages
 from kgcert.store.cypher import named
-from kgcert.synth import SyntheticPrimeKG
+from kgcert.synth.primekg import SyntheticPrimeKG
 
 
 def _as_set(table: PairTable) -> set[tuple[str, str]]:

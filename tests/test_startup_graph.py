@@ -95,7 +95,8 @@ def test_a_bad_pattern_fails_every_time_and_is_not_cached(tmp_path: Path,
 def test_a_shipped_spec_found_by_its_file_is_the_catalogs() -> None:
     """find_spec reads only the file a shipped name points to; it must agree with the catalog
     for every shipped spec."""
-    from kgcert.specs import catalog, find_spec
+    from kgcert.specs import find_spec
+    from kgcert.specs.catalog import catalog
 
     for entry in catalog():
         assert find_spec(entry.spec.name) == entry
@@ -104,7 +105,7 @@ def test_a_shipped_spec_found_by_its_file_is_the_catalogs() -> None:
 LIST_AND_REPORT = """
 import json, sys
 from pathlib import Path
-from kgcert.spec_listing import listed_specs
+from kgcert.specs.listing import listed_specs
 extra = [Path(p) for p in sys.argv[1:]]
 names = [(s.name, s.description) for s in listed_specs(extra)]
 print(json.dumps({"pydantic": "pydantic" in sys.modules, "names": names}))
@@ -112,7 +113,7 @@ print(json.dumps({"pydantic": "pydantic" in sys.modules, "names": names}))
 
 
 def test_specs_list_reads_its_cache_until_a_spec_changes(tmp_path: Path) -> None:
-    from kgcert.specs import catalog
+    from kgcert.specs.catalog import catalog
 
     mine = tmp_path / "mine"
     mine.mkdir()
@@ -144,7 +145,7 @@ def test_a_broken_spec_is_reported_every_time(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A broken file is reported on every listing (from the cache too), and the other specs
     are still listed (issue 32: one bad file must not hide the rest)."""
-    from kgcert.spec_listing import listing
+    from kgcert.specs.listing import listing
 
     monkeypatch.setenv("KGCERT_CACHE_DIR", str(tmp_path / "cache"))
     mine = tmp_path / "mine"

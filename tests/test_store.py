@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 from kg_helpers import kg_name, load_kg
 
-from kgcert.info import kg_info
+from kgcert.cli.kg_counts import kg_info
 from kgcert.store.cypher import escape_identifier, named, render, sanitize_identifier
-from kgcert.synth import NODE_COUNTS, RELATIONS, SyntheticPrimeKG
+from kgcert.synth.primekg import NODE_COUNTS, RELATIONS, SyntheticPrimeKG
 
 
 def test_identifiers_are_escaped_not_interpolated():

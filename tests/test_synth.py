@@ -13,8 +13,8 @@ import pytest
 
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.store.cypher import sanitize_identifier
-from kgcert.synth import NODE_COUNTS, RELATIONS, SyntheticPrimeKG
-from kgcert.synth_wikidata5m import DROPPED, SyntheticWikidata5m, sizes
+from kgcert.synth.primekg import NODE_COUNTS, RELATIONS, SyntheticPrimeKG
+from kgcert.synth.wikidata5m import DROPPED, SyntheticWikidata5m, sizes
 
 SCALE = 0.05  # ~405k rows; every relation above ~1,000 full-size rows keeps its exact count
 

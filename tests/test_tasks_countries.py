@@ -14,8 +14,6 @@ import pytest
 from anyascii import anyascii
 from kg_helpers import load_kg
 
-from kgcert.rng import sample_rng
-from kgcert.subgraph import Subgraph
 from kgcert.tasks import (
     CachedView,
     CypherView,
@@ -30,6 +28,8 @@ from kgcert.tasks import (
 from kgcert.tasks.base import unique_label_nodes
 from kgcert.tasks.sampler import build_subgraph
 from kgcert.tasks.spec import SamplingParams
+from kgcert.textualize.subgraph import Subgraph
+from kgcert.util.rng import sample_rng
 
 SEEDS = (0, 1, 7)
 PER_SEED = 4

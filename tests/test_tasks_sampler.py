@@ -11,12 +11,12 @@ import pytest
 from kg_helpers import load_kg
 
 from kgcert.errors import InputError
-from kgcert.rng import sample_rng
 from kgcert.tasks import CachedView, CypherView, TaskGenerator, TaskSpec
 from kgcert.tasks.neighbourhood import KGView
 from kgcert.tasks.sampler import build_subgraph, sample_shortest_path
 from kgcert.tasks.shortest_path import render_labels
 from kgcert.tasks.spec import SamplingParams
+from kgcert.util.rng import sample_rng
 
 TRIPLES = [
     ("a", "likes", "b"), ("a", "knows", "b"), ("b", "likes", "a"),  # parallel, both ways

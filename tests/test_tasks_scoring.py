@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Edge, Node, Subgraph
 from kgcert.tasks import (
     TaskInstance,
     TaskSpec,
@@ -23,6 +22,7 @@ from kgcert.tasks import (
 )
 from kgcert.tasks.scoring import normalize, parse_label_list
 from kgcert.tasks.shortest_path import all_shortest_paths, render_labels
+from kgcert.textualize.subgraph import Edge, Node, Subgraph
 
 COTE = "Côte d'Ivoire"
 
@@ -265,7 +265,7 @@ def test_spec_hash_changes_with_any_setting() -> None:
 
 
 def test_task_specs_share_the_spec_catalog() -> None:
-    from kgcert.specs import catalog
+    from kgcert.specs.catalog import catalog
 
     listed = {e.spec.name: e for e in catalog() if e.spec.kind == "task"}
     assert sorted(listed) == [f"kgllmbench.{name}" for name in names()]

@@ -13,7 +13,6 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import RDFS
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Edge, Node, Subgraph
 from kgcert.textualize import (
     EdgeTextualizer,
     RdfTextualizer,
@@ -24,6 +23,7 @@ from kgcert.textualize import (
     to_ids,
 )
 from kgcert.textualize.rdf import rdf_graph, relation_local_name
+from kgcert.textualize.subgraph import Edge, Node, Subgraph
 
 FORMATS = ["json", "jsonld", "list", "turtle", "yaml"]
 EDGE_FORMATS = ["json", "list", "yaml"]

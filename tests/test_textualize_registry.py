@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Subgraph
 from kgcert.textualize import Textualizer, get_textualizer, names, register, registry
+from kgcert.textualize.subgraph import Subgraph
 
 
 @pytest.fixture

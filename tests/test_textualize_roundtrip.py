@@ -11,10 +11,10 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgcert.subgraph import Edge, Node, Subgraph
 from kgcert.textualize import EdgeTextualizer, RdfTextualizer, get_textualizer, names, to_ids
 from kgcert.textualize.common import hidden_char
 from kgcert.textualize.rdf import rdf_graph
+from kgcert.textualize.subgraph import Edge, Node, Subgraph
 
 # Any text without surrogates, plus a pool that makes repeated and awkward names likely.
 awkward = st.sampled_from(
@@ -82,7 +82,7 @@ def test_no_raw_control_characters_or_line_breaks_inside_items(graph: Subgraph) 
 
 
 RENDER_ALL = """
-from kgcert.subgraph import Edge, Node, Subgraph
+from kgcert.textualize.subgraph import Edge, Node, Subgraph
 from kgcert.textualize import get_textualizer, names
 from kgcert.tasks.pseudonym import pseudonymize
 nodes = [Node(f"n{i}", name, kind) for i, (name, kind) in enumerate(

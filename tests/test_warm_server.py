@@ -47,7 +47,7 @@ def _kgcert(data_dir: Path, *args: str, code: int = 0, **extra: str) -> str:
 _CLIENT = """
 import json, sys, time
 from pathlib import Path
-from kgcert.config import StoreTarget
+from kgcert.util.locations import StoreTarget
 from kgcert.store import connect
 server = connect(StoreTarget(data_dir=Path(sys.argv[1]), warm=True))
 hold = float(sys.argv[2])
@@ -66,7 +66,7 @@ print(json.dumps(seen))
 _HOLDER = """
 import json, sys, time
 from pathlib import Path
-from kgcert.config import StoreTarget
+from kgcert.util.locations import StoreTarget
 from kgcert.store import connect
 server = connect(StoreTarget(data_dir=Path(sys.argv[1]), warm=True))
 time.sleep(float(sys.argv[2]))
@@ -181,7 +181,7 @@ def test_concurrent_commands_share_one_server_that_stops_when_idle(data_dir: Pat
 @pytest.mark.slow
 def test_stale_files_never_block_and_load_runs_in_process(data_dir: Path,
                                                           tmp_path_factory) -> None:
-    from kgcert.synth import SyntheticPrimeKG
+    from kgcert.synth.primekg import SyntheticPrimeKG
 
     files = WarmFiles.of(data_dir)
     # Left by a dead server: a state file naming a pid that is gone, a socket nobody

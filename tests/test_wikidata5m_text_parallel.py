@@ -15,8 +15,8 @@ from wikidata5m_before import Wikidata5mBefore
 
 from kgcert.loaders import LoadOptions, get_loader, wikidata5m_columns
 from kgcert.loaders import wikidata5m_text as text_steps
-from kgcert.loaders.records import KGData
-from kgcert.synth_wikidata5m import SyntheticWikidata5m
+from kgcert.store.kg_data import KGData
+from kgcert.synth.wikidata5m import SyntheticWikidata5m
 
 SAMPLE = "wikidata5m_text_sample"
 

@@ -21,7 +21,7 @@ import yaml
 from kg_helpers import load_kg
 
 from kgcert.errors import InputError, KgcertError
-from kgcert.manifest import read_manifest
+from kgcert.loading.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.mcqa import PromptBuilder
@@ -574,7 +574,7 @@ def test_query_says_what_is_missing(alz, written, query_cli):
 
 
 def test_info_counts_written_back_links(alz, written):
-    from kgcert.info import kg_info
+    from kgcert.cli.kg_counts import kg_info
 
     report = kg_info(alz)
     totals = written["result"].totals

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.wikidata5m import (
     ENTITY_FILE,
     LABEL,
@@ -30,6 +29,7 @@ from kgcert.loaders.wikidata_common import (
     words,
 )
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+from kgcert.store.kg_data import KGData, RelationInfo
 
 
 class Wikidata5mBefore(Wikidata5mLoader):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NoReturn
 from rich.markup import escape
 
 from kgcert.cli.console import PipeFriendlyConsole
-from kgcert.config import StoreTarget
+from kgcert.util.locations import StoreTarget
 
 if TYPE_CHECKING:
     from kgcert.store import GraphServer

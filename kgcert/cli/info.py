@@ -19,7 +19,7 @@ from kgcert.cli.console import keep_names, print_table
 @click.pass_obj
 def info_command(ctx: Context, kg_names: tuple[str, ...], as_json: bool) -> None:
     """Node and relationship counts per loaded KG, per label and type, with the manifest."""
-    from kgcert.info import kg_info
+    from kgcert.cli.kg_counts import kg_info
 
     server = ctx.server()
     names = list(kg_names) or server.list_kgs()

@@ -10,11 +10,11 @@ import yaml
 from rich.progress import BarColumn, TextColumn
 from rich.text import Text
 
-from kgcert import loadprogress
 from kgcert.cli.common import Context, console, errors
 from kgcert.cli.progress import PLAIN_INTERVAL_S, PhaseBars, progress_display
 from kgcert.errors import InputError
 from kgcert.loaders import LoadOptions, formats, get_loader
+from kgcert.loading import progress as loadprogress
 
 
 def _settings(pairs: tuple[str, ...]) -> dict[str, object]:
@@ -47,7 +47,7 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
 
     FORMAT is one of: primekg, wikidata5m, wikidatasets, neo4j-import, triples.
     """
-    from kgcert.loading import parsed_kg_frozen, read_source, store_source
+    from kgcert.loading.pipeline import parsed_kg_frozen, read_source, store_source
     from kgcert.store.server import check_kg_name
 
     options = LoadOptions(strict=strict, ascii_fold=not no_ascii, settings=_settings(pairs))
@@ -83,8 +83,8 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
 def _say_heap(ctx: Context) -> None:
     """The embedded server's heap, before it starts (after the files parsed: bad input
     still gets its one-line error alone), so a load that runs out of it says which it had."""
-    from kgcert.config import StoreTarget
     from kgcert.store.jvm_heap import choose_heap
+    from kgcert.util.locations import StoreTarget
 
     target = StoreTarget.resolve(ctx.db, ctx.data_dir, no_server=ctx.no_server)
     if target.is_embedded and not _jvm_running():

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from kgcert import defaults
 from kgcert.cli.common import Context, console
-from kgcert.config import data_dir
 from kgcert.errors import InputError
+from kgcert.util import defaults
+from kgcert.util.locations import data_dir
 
 
 @click.command("plan")

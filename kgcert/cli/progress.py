@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import Progress, ProgressColumn, Task, TaskID
 
 if TYPE_CHECKING:
-    from kgcert.loadprogress import Tick
+    from kgcert.loading.progress import Tick
 
 PLAIN_INTERVAL_S = 5.0
 

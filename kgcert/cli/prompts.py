@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kgcert import defaults
 from kgcert.cli.common import Context
-from kgcert.config import data_dir
+from kgcert.cli.heap import pace_for_prompts
 from kgcert.errors import InputError
-from kgcert.heap import pace_for_prompts
+from kgcert.util import defaults
+from kgcert.util.locations import data_dir
 
 if TYPE_CHECKING:
     from kgcert.prompts import Prompt, PromptBuilder

@@ -11,15 +11,15 @@ from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
+from kgcert.cli.heap import pace_for_prompts
 from kgcert.cli.progress import progress_display
 from kgcert.cli.run_display import RunDisplay, print_certificates
 from kgcert.cli.run_folder import _locks, run_dir_locked
 from kgcert.cli.run_folder import run_path as folder_for
 from kgcert.cli.run_options import run_options
-from kgcert.config import data_dir
 from kgcert.errors import InputError, NothingAnsweredError
-from kgcert.heap import pace_for_prompts
 from kgcert.run.config import RunConfig, load_run_config, with_quantization
+from kgcert.util.locations import data_dir
 
 __all__ = ["_locks", "run_command", "with_prices"]  # _locks: tests release them between runs
 
@@ -157,7 +157,7 @@ def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
 def _file_gives(path: Path | None, key: str) -> bool:
     if path is None:
         return False
-    from kgcert.yamlfile import read_yaml
+    from kgcert.util.yamlfile import read_yaml
 
     loaded = read_yaml(path, "run file")
     return isinstance(loaded, dict) and key in loaded

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.output import output_to
-from kgcert.paths import check_folder
 from kgcert.run.config import RunConfig, load_run_config
+from kgcert.util.output import output_to
+from kgcert.util.paths import check_folder
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
 

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from kgcert import defaults
+from kgcert.util import defaults
 
 F = TypeVar("F", bound=Callable[..., Any])
 

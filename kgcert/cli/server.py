@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from kgcert.cli.common import Context, console, fail
-from kgcert.config import StoreTarget
+from kgcert.util.locations import StoreTarget
 
 
 def _data_dir(ctx: Context) -> Any:

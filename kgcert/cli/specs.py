@@ -14,8 +14,8 @@ from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
 from kgcert.cli.console import keep_names, print_table
-from kgcert.config import data_dir
 from kgcert.errors import InputError
+from kgcert.util.locations import data_dir
 
 # Samplers, the compiler and the graph driver are imported in the commands that use them.
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def specs_group() -> None:
 def list_command(ctx: Context, specs_dirs: tuple[Path, ...], kg_name: str | None,
                  as_json: bool) -> None:
     """Every spec kgcert can see, shipped and yours."""
-    from kgcert.spec_listing import applies, family_of, kg_format, listing
+    from kgcert.specs.listing import applies, family_of, kg_format, listing
 
     specs, unusable = listing(specs_dirs)
     left_out = 0
@@ -129,7 +129,7 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
     store = ctx.server().open(kg_name) if kg_name else None
     left_out = ""
     if store is not None and not specs:  # every spec: those written for this KG's family
-        from kgcert.spec_listing import applies, family_of, kg_format, listing
+        from kgcert.specs.listing import applies, family_of, kg_format, listing
 
         listed, unusable = listing(specs_dirs)
         fmt = kg_format(store)

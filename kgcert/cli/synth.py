@@ -28,7 +28,7 @@ def synth_command(out: Path, layout: str, scale: float | None, edges: int | None
         raise InputError(f"--scale must be positive, got {scale}")
     started = time.monotonic()
     if layout == "wikidata5m":
-        from kgcert.synth_wikidata5m import SyntheticWikidata5m
+        from kgcert.synth.wikidata5m import SyntheticWikidata5m
 
         if edges is not None:
             raise InputError("--edges applies to --layout primekg; use --scale")
@@ -39,7 +39,7 @@ def synth_command(out: Path, layout: str, scale: float | None, edges: int | None
                       f"in {seconds:.1f} s ({counts['triples'] / seconds:,.0f} triples/s); "
                       f"load it with `kgcert load wikidata5m {out}`", highlight=False)
         return
-    from kgcert.synth import SyntheticPrimeKG, scale_for_edges
+    from kgcert.synth.primekg import SyntheticPrimeKG, scale_for_edges
 
     if scale is None:
         scale = scale_for_edges(edges) if edges else 0.01

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
 from kgcert.errors import KgcertError
-from kgcert.resources import data_folder
+from kgcert.util.resources import data_folder
 
 LABELS = {"runs": "KgcertRun", "certificates": "KgcertCertificate", "samples": "KgcertSample"}
 
@@ -78,7 +78,7 @@ def writeback_command(ctx: Context, run_dir: Path, kg: str | None, remove: bool,
 def next_steps(ctx: Context, server_name: str, kg: str, run: str) -> list[str]:
     """What to type next on the server in use: `kgcert query` works on both, Browser only on
     Neo4j (the embedded server has no graph UI)."""
-    from kgcert.config import EMBEDDED
+    from kgcert.util.locations import EMBEDDED
 
     words = ["kgcert"]
     neo4j = (ctx.db or os.environ.get("KGCERT_NEO4J_URI") or EMBEDDED) != EMBEDDED

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcert.atomicfile import replacing
-from kgcert.manifest import read_manifest
+from kgcert.loading.manifest import read_manifest
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
+from kgcert.util.atomicfile import replacing
 
 STATEMENTS = "prompts"
 PAGE_SOURCES = 5_000  # source entities per edge query: bounds each query's rows on the server
@@ -241,7 +241,7 @@ def _indexed(ids: np.ndarray, names: tuple[str | None, ...],
 
 def _pages(ids: np.ndarray) -> list[tuple[str, str]]:
     """[low, high] id ranges of PAGE_SOURCES entities; one range when an id is outside the
-    part of Unicode where the server orders strings as numpy does (see specs/tables.py)."""
+    part of Unicode where the server orders strings as numpy does (see specs/edge_tables.py)."""
     if not len(ids):
         return []
     if np.ascontiguousarray(ids).view(np.uint32).max() >= 0xE000:

@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 from anyascii import anyascii
 
 from kgcert.errors import InputError
-from kgcert.loaders.records import KGData
-from kgcert.paths import missing_file
+from kgcert.store.kg_data import KGData
+from kgcert.util.paths import missing_file
 
 
 @dataclass(frozen=True)

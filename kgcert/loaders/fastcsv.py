@@ -17,10 +17,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from kgcert import loadprogress
 from kgcert.loaders.fields import MAX_KEY_BYTES, MAX_TYPE_CHARS, FieldRules
-from kgcert.loaders.records import Problems
 from kgcert.loaders.tabular import NO_RULES, CarefulReader, not_utf8, read_rows, require_file
+from kgcert.loading import progress as loadprogress
+from kgcert.store.kg_data import Problems
 
 BLOCK_BYTES = 16 * 2**20
 # Bytes that can never make a row malformed: printable ASCII but the quote, LF, CR and every

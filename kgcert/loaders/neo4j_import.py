@@ -12,9 +12,9 @@ from pathlib import Path
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist, find_file
 from kgcert.loaders.fields import FieldRules
-from kgcert.loaders.records import KGData, Problems, RelationInfo
 from kgcert.loaders.tabular import read_rows
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+from kgcert.store.kg_data import KGData, Problems, RelationInfo
 
 NODE_FILES = ("nodes.csv",)
 EDGE_FILES = ("edges.csv", "relationships.csv")

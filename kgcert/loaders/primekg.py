@@ -30,10 +30,10 @@ from kgcert.loaders.neo4j_import import (
     read_import_edges,
     read_import_nodes,
 )
-from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.tabular import read_rows
 from kgcert.loaders.templates import template_book
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+from kgcert.store.kg_data import KGData, RelationInfo
 
 KG_COLUMNS = ("relation", "display_relation", "x_index", "x_id", "x_type", "x_name", "x_source",
               "y_index", "y_id", "y_type", "y_name", "y_source")
@@ -216,7 +216,7 @@ class PrimeKGLoader(Loader):
         # An edge carries its display relation only where its type joins the same entity
         # types under several displays (drug_protein: target, enzyme, carrier, transporter);
         # elsewhere the one KgcertRelation of (type, source type, target type) names it, and
-        # edges without properties load about a third faster.
+        # edges without properties load faster (benchmarks/bench_load.py).
         displays: dict[tuple[str, str, str], set[str]] = defaultdict(set)
         for rel, display, x_type, y_type in keys:
             displays[(rel, x_type, y_type)].add(display)

@@ -7,11 +7,11 @@ import io
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders.fields import SURELY_SHORT, FieldRules
-from kgcert.loaders.records import Problems
-from kgcert.paths import missing_file
+from kgcert.loading import progress as loadprogress
+from kgcert.store.kg_data import Problems
+from kgcert.util.paths import missing_file
 
 NO_RULES = FieldRules()
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from kgcert.resources import data_folder
+from kgcert.util.resources import data_folder
 
 
 @dataclass(frozen=True)

@@ -36,10 +36,10 @@ import yaml
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist
 from kgcert.loaders.fields import FieldRules
-from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.tabular import read_rows, require_file
 from kgcert.loaders.wikidata_common import check_settings
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+from kgcert.store.kg_data import KGData, RelationInfo
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt")
 YAML_SUFFIXES = (".yaml", ".yml")

@@ -32,10 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist
-from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.wikidata_common import (
     check_settings,
     earliest_alias,
@@ -44,7 +42,9 @@ from kgcert.loaders.wikidata_common import (
     setting_list,
     split_sentences,
 )
+from kgcert.loading import progress as loadprogress
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+from kgcert.store.kg_data import KGData, RelationInfo
 
 if TYPE_CHECKING:  # numpy and Arrow load with a Wikidata5m read, not with `kgcert formats`
     import numpy as np
@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # numpy and Arrow load with a Wikidata5m read, not with `kgce
     from kgcert.loaders import wikidata5m_tables as tables
 
 LABEL = "WikidataEntity"
-PAIRING = "pairing sentences"  # a load phase (loadprogress.py), after the matching
+PAIRING = "pairing sentences"  # a load phase (kgcert/loading/progress.py), after the matching
 BUILDING = "building edges"
 ALL_TRIPLES = "wikidata5m_all_triplet.txt"
 SPLITS = {

@@ -26,11 +26,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kgcert import loadprogress
 from kgcert.loaders import wikidata5m_text as text_steps
-from kgcert.loaders.records import Problems
 from kgcert.loaders.wikidata5m_text import MATCHING, EntityText, _Inputs, entity_text
 from kgcert.loaders.wikidata_common import read_tab_lines, word_key
+from kgcert.loading import progress as loadprogress
+from kgcert.store.kg_data import Problems
 
 BLOCK = 1 << 18  # lines turned into Arrow arrays at a time
 ENTITY_CHUNK = 20_000  # entities whose texts are matched at a time

@@ -1,7 +1,7 @@
 """Wikidata5m's kept edges and their nodes as tables that make their rows one part at a time.
 
 `pair_sentences` picks each entity pair's sentences (wikidata5m.supporting_sentences) as pool
-ids; `ColumnNodes` and `ColumnEdges` act as NodeTable and EdgeTable (records.py) for the
+ids; `ColumnNodes` and `ColumnEdges` act as NodeTable and EdgeTable (store/kg_data.py) for the
 writer: `parts()` builds the Python rows of one part from the columns, so the whole KG never
 exists as Python objects. `rows` and `sources`/`targets`/`properties` build everything, for
 small KGs and tests.
@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from kgcert import loadprogress
-from kgcert.loaders.records import EDGE_PART, NODE_PART, EdgePart
 from kgcert.loaders.wikidata5m_columns import Matched
+from kgcert.loading import progress as loadprogress
+from kgcert.store.kg_data import EDGE_PART, NODE_PART, EdgePart
 
 PAIR_CHUNK = 100_000  # pairs whose sentences are picked at a time
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from kgcert import loadprogress
 from kgcert.loaders.wikidata_common import AliasMatcher, earliest_alias, split_sentences, words
+from kgcert.loading import progress as loadprogress
 
 MATCHING = "matching sentences"
 PARALLEL_FROM = 5_000  # texts; below this a pool costs more than it saves
@@ -89,9 +89,8 @@ def worker_count() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    # Workers cost about 20% more CPU in all (pickling, copied pages) while the parent keeps
-    # the serial steps: on 2 busy cores they were slower (scale 0.05: 0.64x), so few cores
-    # keep it in-process.
+    # Workers cost CPU of their own (pickling, copied pages) while the parent keeps the
+    # serial steps, so few cores keep it in-process (benchmarks/bench_wikidata5m_text.py).
     return 1 if cores < MIN_CORES else min(cores, MAX_WORKERS)
 
 

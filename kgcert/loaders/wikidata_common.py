@@ -19,11 +19,11 @@ from typing import Any
 
 from sentencex import segment
 
-from kgcert import loadprogress
 from kgcert.errors import InputError
 from kgcert.loaders.fields import MAX_TYPE_CHARS, SURELY_SHORT, value_problem
-from kgcert.loaders.records import Problems
 from kgcert.loaders.tabular import require_file
+from kgcert.loading import progress as loadprogress
+from kgcert.store.kg_data import Problems
 
 _WORD = re.compile(r"\w+")
 

@@ -28,10 +28,10 @@ from typing import Any
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist, find_file
 from kgcert.loaders.fields import FieldRules
-from kgcert.loaders.records import KGData, RelationInfo
 from kgcert.loaders.tabular import read_rows
 from kgcert.loaders.wikidata_common import check_settings, generic_template
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
+from kgcert.store.kg_data import KGData, RelationInfo
 
 OTHER_LABEL = "WikidataEntity"
 ENTITY_COLUMNS = ("entityID", "wikidataID", "label")

@@ -28,7 +28,7 @@ SCHEMA_VERSION = 1
 
 
 def default_cache_dir() -> Path:
-    from kgcert.config import cache_dir
+    from kgcert.util.locations import cache_dir
 
     return cache_dir() / "responses"
 

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgcert import defaults
 from kgcert.errors import InputError
+from kgcert.util import defaults
 
 DEFAULT_CHARACTERS = defaults.CONTEXT_CHARS
 

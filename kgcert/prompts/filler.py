@@ -19,7 +19,7 @@ from kgcert.graphview.lengths import SentenceLengths
 from kgcert.graphview.rows import FactRows
 from kgcert.graphview.snapshot import in_sorted
 from kgcert.prompts.context import LazyPending
-from kgcert.rng import sorted_subsets
+from kgcert.util.rng import sorted_subsets
 
 
 class PendingRows(LazyPending):

@@ -44,7 +44,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
@@ -59,7 +58,6 @@ from kgcert.prompts.query import Query
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.prompts.settings import PromptSettings, Setting
 from kgcert.prompts.tiers import engine_for
-from kgcert.rng import sample_rng
 from kgcert.specs import (
     DagSample,
     EntitySampler,
@@ -71,6 +69,8 @@ from kgcert.specs import (
     spec_hash,
 )
 from kgcert.store.graph import GraphStore
+from kgcert.util import defaults
+from kgcert.util.rng import sample_rng
 
 MAX_REDRAWS = 1_000
 RANDOM_OPTION_TRIES = 200

@@ -15,11 +15,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from kgcert import defaults
 from kgcert.errors import InputError
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import WEIGHTINGS, Weighting
 from kgcert.prompts.fewshot import MAX_EXAMPLES
+from kgcert.util import defaults
 
 if TYPE_CHECKING:
     from kgcert.run.config import RunConfig

@@ -28,7 +28,7 @@ from kgcert.graphview.lengths import SentenceLengths
 from kgcert.graphview.rows import FactRows, RowIndex
 from kgcert.prompts import context as ctx
 from kgcert.prompts.filler import draw_filler, offer_rows
-from kgcert.rng import sorted_subsets
+from kgcert.util.rng import sorted_subsets
 
 FactKey = tuple[str, str, str, str]
 Lengths = Callable[[], SentenceLengths | None]  # measured line costs, worked out if asked

@@ -18,7 +18,6 @@ from pathlib import Path
 import pandas as pd
 
 from kgcert.errors import InputError, KgcertError
-from kgcert.output import output_to
 from kgcert.report import plots
 from kgcert.report.compare import Comparison, compare_all
 from kgcert.report.load import RunSet, load_runs
@@ -34,6 +33,7 @@ from kgcert.report.tables import (
 )
 from kgcert.report.variants import VariantComparison
 from kgcert.run.records import slug
+from kgcert.util.output import output_to
 
 
 @dataclass

@@ -6,8 +6,8 @@ The page stays one offline file. Rows are embedded as JSON (strings interned); t
 (prompt texts, responses, laid-out subgraphs) are gzip-compressed in chunks of CHUNK prompts
 and inflated by the browser (DecompressionStream) when a row opens, so 50,000 samples make a
 file of tens of megabytes that opens at once. A prompt that several models answered is stored
-and laid out once. The script (explorer.js) writes data into the page with textContent and
-SVG attributes only, never as markup.
+and laid out once. The script (explorer_js/, in parts) writes data into the page with
+textContent and SVG attributes only, never as markup.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ CHUNK = 100  # prompts per compressed detail chunk
 # Draws the subgraphs (vendored, MIT; see vendor/README.md): inlined, the page stays offline.
 CYTOSCAPE = "vendor/cytoscape.min.js"
 ASSETS = Path(__file__).resolve().parent
+# The explorer's script in parts, joined in this order inside one function (see base.js).
+SCRIPT_PARTS = ("base", "filter", "table", "rows", "links", "graph", "start")
 ROW_FIELDS = ("run", "spec", "setting", "model", "index", "outcome", "chosen", "chosen_name",
               "correct", "correct_name", "role", "path_length", "task", "format", "prompt",
               "draw", "question", "names")
@@ -216,6 +218,12 @@ def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
+def explorer_script() -> str:
+    """The explorer's script: its parts in order, in one function of their own."""
+    parts = "\n".join(_asset(f"explorer_js/{name}.js") for name in SCRIPT_PARTS)
+    return f'(function () {{\n  "use strict";\n{parts}}})();\n'
+
+
 def explorer_section(runs: RunSet) -> str:
     """The explorer as one HTML fragment (heading, controls, data, style and script)."""
     data = explorer_data(runs)
@@ -234,4 +242,4 @@ def explorer_section(runs: RunSet) -> str:
             '<div id="kgx"><noscript>The sample explorer needs JavaScript.</noscript></div>\n'
             f'<script type="application/json" id="kgx-data">{script_json(meta)}</script>\n'
             f"{chunks}\n" + (f"<script>{_asset(CYTOSCAPE)}</script>\n" if data.graphs else "")
-            + f"<script>{_asset('explorer.js')}</script>\n")
+            + f"<script>{explorer_script()}</script>\n")

@@ -21,7 +21,7 @@ import pandas as pd
 
 from kgcert.errors import InputError
 from kgcert.run.records import complete_records
-from kgcert.yamlfile import read_yaml
+from kgcert.util.yamlfile import read_yaml
 
 # outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)
 ANSWERED = ("correct", "wrong", "unparseable", "refused")

@@ -99,7 +99,7 @@ def first_examples(runs: RunSet) -> dict[str, dict[str, Example]]:
 def _shipped() -> dict[str, Any]:
     """The shipped specs by name; none when the catalog cannot be read (the report does not
     fail over a description)."""
-    from kgcert.specs import catalog
+    from kgcert.specs.catalog import catalog
 
     try:
         return {entry.spec.name: entry for entry in catalog()}

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgcert.report.compare import Alignment, align_rows, labelled, tests_dict
+from kgcert.report.alignment import Alignment, align_rows, labelled, tests_dict
 from kgcert.run.variants import SettingParts, parse_setting
 from kgcert.stats import Hierarchy, hierarchy
 

@@ -16,12 +16,12 @@ from pydantic import (
     model_validator,
 )
 
-from kgcert import defaults
 from kgcert.answer_format.strategies import STANDARD, STRATEGIES, Strategy
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
 from kgcert.run.suite import SuiteConfig
-from kgcert.yamlfile import read_yaml
+from kgcert.util import defaults
+from kgcert.util.yamlfile import read_yaml
 
 SETTINGS = ("vanilla", "distractor")
 ENTITY_NAMES = ("real", "pseudonymized")  # task prompts: KG-LLM-Bench's two variants

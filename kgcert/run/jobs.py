@@ -10,7 +10,7 @@ from kgcert.answer_format.reply import ANSWER_PREFIX, answer_line_complete
 from kgcert.answer_format.strategies import STANDARD, Strategy
 from kgcert.errors import InputError
 from kgcert.graphview import open_graph, pull
-from kgcert.manifest import read_manifest
+from kgcert.loading.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgcert.atomicfile import replacing
 from kgcert.errors import InputError
-from kgcert.output import output_to
+from kgcert.util.atomicfile import replacing
+from kgcert.util.output import output_to
 
 
 def slug(text: str) -> str:

@@ -25,7 +25,7 @@ from kgcert.run.design import (
     refusal,
 )
 from kgcert.run.suite_weights import keep_counted_weights
-from kgcert.yamlfile import read_yaml
+from kgcert.util.yamlfile import read_yaml
 
 # What a new design may change: the samples stay valid answers to the same prompts.
 STATISTICAL = ("n", "confidence", "sequential", "simultaneous", "extendable", "models",

@@ -173,8 +173,8 @@ def _valid(name: str, specs: tuple[str, ...], weights: tuple[float, ...],
 
 
 def find_suite_file(name_or_path: str, spec_dirs: Iterable[Path]) -> Path:
-    from kgcert.spec_listing import spec_folders, suite_files_in
     from kgcert.specs.catalog import declared_name
+    from kgcert.specs.folders import spec_folders, suite_files_in
 
     path = Path(name_or_path)
     if path.suffix in (".yaml", ".yml") or path.is_file():
@@ -193,7 +193,7 @@ def find_suite_file(name_or_path: str, spec_dirs: Iterable[Path]) -> Path:
 def load_suite_file(path: Path) -> SuiteConfig:
     """A suite file: `kind: suite`, `name`, `specs` (a list of names, or of {spec, weight}),
     and `weights: equal`, `weights: matches` or the weights in the list."""
-    from kgcert.yamlfile import read_yaml
+    from kgcert.util.yamlfile import read_yaml
 
     data = read_yaml(path, "suite file")
     if not isinstance(data, dict) or data.get("kind") != "suite":
@@ -236,7 +236,7 @@ def drawn_component(seed: int, suite: SuiteConfig, index: int) -> int:
 
     assert not suite.pending, "--weights matches: the run counts the matches before drawing"
 
-    from kgcert.rng import sample_rng
+    from kgcert.util.rng import sample_rng
 
     cumulative = np.cumsum(suite.weights)
     u = sample_rng(seed, suite.key(), index).random() * cumulative[-1]

@@ -1,8 +1,9 @@
 """Specs: YAML files stating a prompt distribution, compiled to exact IID samplers.
 
-The spec files' model and catalog load with the package; the compiler and samplers are
-imported on first use (PEP 562), so reading spec files (`kgcert specs list`) does not load the
-graph driver, which the samplers need.
+Every name below is imported on first use (PEP 562), so importing a submodule such as
+kgcert.specs.listing (`kgcert specs list`) loads neither the pydantic models nor the graph
+driver the samplers need. The spec catalog function is `kgcert.specs.catalog.catalog`: a
+package attribute `catalog` would be shadowed by the submodule of that name.
 """
 
 from __future__ import annotations
@@ -10,20 +11,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-# Eager on purpose: `catalog` is also a submodule's name, and a lazy attribute would be shadowed
-# by the module once anything imported kgcert.specs.catalog directly.
-from kgcert.lazy import lazy_attributes
-from kgcert.specs.catalog import AnySpec, SpecEntry, catalog, find_spec
-from kgcert.specs.model import EntitySpec, RelationSpec, TaskSpec, load_spec_file, spec_hash
+from kgcert.util.lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from kgcert.specs.catalog import AnySpec, SpecEntry, find_spec
     from kgcert.specs.compile import CompiledRelationSpec, compile_relation_spec
     from kgcert.specs.entity_sampler import EntitySampler, PathSample
+    from kgcert.specs.model import EntitySpec, RelationSpec, TaskSpec, load_spec_file, spec_hash
     from kgcert.specs.relation_sampler import DagSample, RelationSampler
     from kgcert.specs.schema import KGSchema
     from kgcert.store.graph import GraphStore
 
 _HOMES = {
+    "kgcert.specs.catalog": ("AnySpec", "SpecEntry", "find_spec"),
+    "kgcert.specs.model": ("EntitySpec", "RelationSpec", "TaskSpec", "load_spec_file",
+                           "spec_hash"),
     "kgcert.specs.compile": ("CompiledRelationSpec", "compile_relation_spec"),
     "kgcert.specs.entity_sampler": ("EntitySampler", "PathSample"),
     "kgcert.specs.relation_sampler": ("DagSample", "RelationSampler"),
@@ -33,7 +35,7 @@ _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names
 
 __all__ = [
     "AnySpec", "CompiledRelationSpec", "DagSample", "EntitySampler", "EntitySpec", "KGSchema",
-    "PathSample", "RelationSampler", "RelationSpec", "SpecEntry", "TaskSpec", "catalog",
+    "PathSample", "RelationSampler", "RelationSpec", "SpecEntry", "TaskSpec",
     "compile_relation_spec", "find_spec", "load_spec_file", "prepare_sampler", "spec_hash",
 ]
 
@@ -46,10 +48,11 @@ def prepare_sampler(spec: AnySpec, store: GraphStore,
     """Check the spec against the KG and build its sampler (reusing cached edge tables)."""
     from kgcert.errors import InputError
     from kgcert.specs.compile import compile_relation_spec
+    from kgcert.specs.edge_tables import TableCache
     from kgcert.specs.entity_sampler import EntitySampler
+    from kgcert.specs.model import EntitySpec, RelationSpec
     from kgcert.specs.relation_sampler import RelationSampler
     from kgcert.specs.schema import KGSchema
-    from kgcert.specs.tables import TableCache
 
     schema = KGSchema.read(store)
     if isinstance(spec, RelationSpec):

@@ -9,9 +9,9 @@ from difflib import get_close_matches
 from pathlib import Path
 
 from kgcert.errors import InputError
-from kgcert.resources import data_folder
-from kgcert.spec_listing import spec_files_in, spec_folders
+from kgcert.specs.folders import spec_files_in, spec_folders
 from kgcert.specs.model import EntitySpec, RelationSpec, TaskSpec, load_spec_file
+from kgcert.util.resources import data_folder
 
 AnySpec = RelationSpec | EntitySpec | TaskSpec
 

@@ -39,12 +39,12 @@ from functools import cached_property
 import numpy as np
 
 from kgcert.errors import InputError
-from kgcert.rng import sample_rng
 from kgcert.specs.model import EntitySpec, spec_hash
 from kgcert.specs.relation_sequences import SequenceLevels, sum_by_key
 from kgcert.specs.schema import KGSchema
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
+from kgcert.util.rng import sample_rng
 
 MAX_ATTEMPTS = 200_000
 SEARCH_LIMIT = 200_000

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kgcert.errors import InputError
 from kgcert.specs.pattern import PatternEdge, PatternGraph, check_reference_dag, parse_pattern
-from kgcert.yamlfile import read_yaml
+from kgcert.util.yamlfile import read_yaml
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"

@@ -16,56 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-from collections import defaultdict, deque
-from dataclasses import dataclass
+from collections import defaultdict
 from pathlib import Path
 
 from kgcert.errors import InputError
+from kgcert.specs.pattern_graph import PatternEdge, PatternGraph
 
-_VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_RESERVED = {"cypher", "dag"}
-
-
-@dataclass(frozen=True)
-class PatternEdge:
-    source: str
-    rel_type: str
-    target: str
-
-
-@dataclass(frozen=True)
-class PatternGraph:
-    """Variables with their label (None: any entity) and the directed, typed edges."""
-
-    labels: dict[str, str | None]
-    edges: tuple[PatternEdge, ...]
-
-    @property
-    def variables(self) -> list[str]:
-        return list(self.labels)
-
-    def sinks(self) -> list[str]:
-        has_out = {edge.source for edge in self.edges}
-        return [var for var in self.labels if var not in has_out]
-
-    def topological_order(self) -> list[str]:
-        """Variables, sources first; ties keep the order of first appearance."""
-        indegree = dict.fromkeys(self.labels, 0)
-        children: dict[str, list[str]] = defaultdict(list)
-        for edge in self.edges:
-            indegree[edge.target] += 1
-            children[edge.source].append(edge.target)
-        ready = deque(var for var in self.labels if indegree[var] == 0)
-        order: list[str] = []
-        while ready:
-            var = ready.popleft()
-            order.append(var)
-            for child in children[var]:
-                indegree[child] -= 1
-                if indegree[child] == 0:
-                    ready.append(child)
-        return order
+__all__ = ["PatternEdge", "PatternGraph", "check_reference_dag", "parse_pattern"]
 
 
 def parse_pattern(text: str) -> PatternGraph:
@@ -86,7 +43,7 @@ def parse_pattern(text: str) -> PatternGraph:
 
 
 def _cache_file(text: str) -> Path | None:
-    from kgcert.config import cache_dir
+    from kgcert.util.locations import cache_dir
 
     try:
         parser_source = Path(__file__).with_name("pattern_parser.py").read_bytes()
@@ -110,7 +67,7 @@ def _read_cached(path: Path) -> PatternGraph | None:
 
 
 def _write_cached(path: Path, graph: PatternGraph) -> None:
-    from kgcert.atomicfile import write_cache_json
+    from kgcert.util.atomicfile import write_cache_json
 
     write_cache_json(path, {"labels": list(graph.labels.items()),
                             "edges": [[e.source, e.rel_type, e.target] for e in graph.edges]})

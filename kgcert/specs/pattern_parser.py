@@ -14,8 +14,8 @@ from antlr4.tree.Tree import TerminalNode
 from antlr4_cypher import CypherLexer, CypherParser
 
 from kgcert.errors import InputError
-from kgcert.paths import not_ascii
-from kgcert.specs.pattern import _RESERVED, _VARIABLE, PatternEdge, PatternGraph
+from kgcert.specs.pattern_graph import RESERVED, VARIABLE, PatternEdge, PatternGraph
+from kgcert.util.paths import not_ascii
 
 
 class _Raise(ErrorListener):
@@ -56,10 +56,10 @@ def _node(ctx: Any, labels: dict[str, str | None], text: str) -> str:
                              "constraints in the spec, not the pattern")
     if var is None:
         raise InputError(f"pattern node {ctx.getText()} needs a variable name in {text!r}")
-    if var in _RESERVED:
+    if var in RESERVED:
         raise InputError(f"variable name {var!r} is reserved (query parameters use it); "
                          f"rename it in {text!r}")
-    if not _VARIABLE.match(var):
+    if not VARIABLE.match(var):
         raise InputError(f"variable {var!r} must be ASCII letters, digits and _{not_ascii(var)} "
                          f"(templates name it as {{{{variable}}}}) in {text!r}")
     if var in labels and label is not None and labels[var] not in (None, label):

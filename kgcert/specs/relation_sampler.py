@@ -25,11 +25,11 @@ from itertools import combinations
 import numpy as np
 
 from kgcert.errors import InputError
-from kgcert.rng import sample_rng
 from kgcert.specs.compile import CompiledRelationSpec
+from kgcert.specs.edge_tables import PairTable, TableCache
 from kgcert.specs.model import spec_hash
 from kgcert.specs.pattern import PatternEdge
-from kgcert.specs.tables import PairTable, TableCache
+from kgcert.util.rng import sample_rng
 
 ENUMERATE_LIMIT = 2_000_000
 EXACT_LIMIT = 2**62

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from kgcert.config import StoreTarget
-from kgcert.lazy import lazy_attributes
+from kgcert.util.lazy import lazy_attributes
+from kgcert.util.locations import StoreTarget
 
 if TYPE_CHECKING:
     from kgcert.store.graph import GraphStore

@@ -6,9 +6,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from kgcert.loaders.records import EdgePart
 from kgcert.store.cypher import KG_SCOPE, escape_identifier, named, statement
 from kgcert.store.graph import GraphStore
+from kgcert.store.kg_data import EdgePart
 
 Progress = Callable[[int], None]
 
@@ -95,8 +95,7 @@ class BoltBulkWriter(BulkWriter):
 def edge_statement(rel_type: str, keys: Sequence[str]) -> str:
     """`create_edges` for rows {s, t, p}, setting the keys of p one by one. `SET e = row.p`
     made Neo4j plan an Eager before the CREATE (a map may write a key that the MATCHes
-    read), which holds every row of a batch first: edges were written 1.25x slower into
-    Neo4j 5.26 at Wikidata5m size."""
+    read), which holds every row of a batch first (benchmarks/bench_load.py times it)."""
     query = named("load", "create_edges", rel_type=rel_type)
     if not keys:
         return query

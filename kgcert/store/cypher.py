@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from functools import cache
 
-from kgcert.resources import data_folder
+from kgcert.util.resources import data_folder
 
 _NAME_LINE = re.compile(r"^//\s*name:\s*(\S+)\s*$")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")

@@ -14,12 +14,6 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from kgcert.config import (
-    NEO4J_DATABASE_ENV,
-    NEO4J_DEFAULT_DATABASE,
-    NEO4J_PASSWORD_ENV,
-    NEO4J_USER_ENV,
-)
 from kgcert.errors import StoreError
 from kgcert.store.bulk import BoltBulkWriter, BulkWriter
 from kgcert.store.cypher import kg_index_name, kg_label, named, statement
@@ -27,6 +21,12 @@ from kgcert.store.driver import AuthError, ClientError, Neo4jError, ServiceUnava
 from kgcert.store.graph import GraphStore, _one_line
 from kgcert.store.load_lock import load_lease
 from kgcert.store.server import GraphServer, check_kg_name
+from kgcert.util.locations import (
+    NEO4J_DATABASE_ENV,
+    NEO4J_DEFAULT_DATABASE,
+    NEO4J_PASSWORD_ENV,
+    NEO4J_USER_ENV,
+)
 
 _MIN_MAJOR = 5
 _DELETE_BATCH = 10_000  # nodes, deleted once their relationships are gone

@@ -18,7 +18,7 @@ import os
 import re
 from pathlib import Path
 
-from kgcert.atomicfile import replacing
+from kgcert.util.atomicfile import replacing
 
 # <name>.<file id>.<page size>.v<version>.<kind>, e.g. drug_0.19.65536.v0.bucket
 _PAGE_FILE = re.compile(r"^.+\.\d+\.(\d+)\.v\d+\.[a-z]+$")

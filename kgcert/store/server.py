@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from kgcert.errors import InputError, StoreError
-from kgcert.paths import not_ascii
 from kgcert.store.bulk import BulkWriter
 from kgcert.store.driver import neo4j
 from kgcert.store.graph import GraphStore
+from kgcert.util.paths import not_ascii
 
 _KG_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,62}$")
 

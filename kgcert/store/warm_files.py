@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgcert.atomicfile import replacing
 from kgcert.errors import StoreError
+from kgcert.util.atomicfile import replacing
 
 REPLY_LIMIT = 1 << 20
 _UNIX_PATH_MAX = 107

@@ -4,7 +4,7 @@
 
     generator = TaskGenerator(store, "shortest_path", seed=0)   # spec name, path or TaskSpec
     instance = generator.instance(5)        # depends only on (seed, spec, 5) and the KG
-    instance.subgraph                       # kgcert.subgraph.Subgraph the model reads
+    instance.subgraph                       # kgcert.textualize.subgraph.Subgraph the model reads
     instance.full_question                  # question + answer-format instruction
     instance.answers                        # every correct answer
     score_exact(instance, reply), score_flexible(instance, reply)

@@ -20,14 +20,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from kgcert.errors import InputError
-from kgcert.rng import sample_rng
 from kgcert.store.graph import GraphStore
-from kgcert.subgraph import Subgraph
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.neighbourhood import DEFAULT_CACHE_EDGES, KGView, make_view
 from kgcert.tasks.registry import get_task
 from kgcert.tasks.sampler import Resample, SampledSubgraph, build_subgraph, choose_seeds
 from kgcert.tasks.spec import TaskSpec, load_task_spec
+from kgcert.textualize.subgraph import Subgraph
+from kgcert.util.rng import sample_rng
 
 MAX_ATTEMPTS = 100
 STREAM = "kgllmbench"

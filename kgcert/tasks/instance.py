@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgcert.subgraph import Subgraph
+from kgcert.textualize.subgraph import Subgraph
 
 
 @dataclass(frozen=True)

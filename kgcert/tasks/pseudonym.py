@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Subgraph
+from kgcert.textualize.subgraph import Subgraph
 
 _MAX_ATTEMPTS = 10_000
 

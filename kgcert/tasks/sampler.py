@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Edge, Node, Subgraph
 from kgcert.tasks.neighbourhood import EgoGraph, KGView
 from kgcert.tasks.spec import SamplingParams
+from kgcert.textualize.subgraph import Edge, Node, Subgraph
 
 
 class Resample(Exception):  # noqa: N818 - a signal, not an error

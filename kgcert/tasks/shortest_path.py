@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 
-from kgcert.subgraph import Subgraph
 from kgcert.tasks import scoring
 from kgcert.tasks.base import Job, Task, unique_label_nodes
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.sampler import Resample, sample_shortest_path
+from kgcert.textualize.subgraph import Subgraph
 
 MAX_LISTED = 10_000
 PREFIX = "SHORTEST PATH:"

@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.paths import not_ascii
-from kgcert.resources import data_folder
 from kgcert.tasks.registry import TASKS, get_task, names
-from kgcert.yamlfile import read_yaml
+from kgcert.util.paths import not_ascii
+from kgcert.util.resources import data_folder
+from kgcert.util.yamlfile import read_yaml
 
 KIND = "task"
 _TOP_KEYS = {"kind", "name", "kg", "task", "description", "instances", "sampling", "options"}

@@ -16,11 +16,11 @@ cannot turn a true fact into a "No".
 
 from __future__ import annotations
 
-from kgcert.rng import sample_rng
 from kgcert.tasks import scoring
 from kgcert.tasks.base import STREAM, Job, Task
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.sampler import Resample
+from kgcert.util.rng import sample_rng
 
 PARTS = ("head", "relation", "tail")
 ANSWER_FORMAT = "Reply with Yes or No only."

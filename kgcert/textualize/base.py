@@ -6,15 +6,15 @@ import warnings
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, ClassVar
 
-from kgcert.subgraph import Subgraph
 from kgcert.textualize.common import Triple
+from kgcert.textualize.subgraph import Subgraph
 
 if TYPE_CHECKING:
     import rdflib
 
 
 class Textualizer(ABC):
-    """Turns a :class:`~kgcert.subgraph.Subgraph` into text for a prompt.
+    """Turns a :class:`~kgcert.textualize.subgraph.Subgraph` into text for a prompt.
 
     ``name`` is the registry name (what specs and the CLI use). ``description`` is one line
     that tells the model how to read the format; prompts show it before the data. ``render``

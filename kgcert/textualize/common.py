@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Subgraph
+from kgcert.textualize.subgraph import Subgraph
 
 Triple = tuple[str, str, str]
 """(head, relation, tail): by shown name after parsing, by entity id after :func:`to_ids`."""

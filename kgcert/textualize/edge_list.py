@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Triple, hidden_char, json_string, shown_edges
+from kgcert.textualize.subgraph import Subgraph
 
 _SPECIAL = frozenset(',()"\\')
 

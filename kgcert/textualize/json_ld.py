@@ -25,10 +25,10 @@ order are those of :mod:`kgcert.textualize.rdf`, the same as the Turtle format.
 
 from __future__ import annotations
 
-from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import RdfTextualizer
 from kgcert.textualize.common import json_string
 from kgcert.textualize.rdf import PREFIXES, Statement, layout
+from kgcert.textualize.subgraph import Subgraph
 
 
 def _node(prefix: str, statement: Statement) -> str:

@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kgcert.subgraph import Subgraph
 from kgcert.textualize.common import entity_keys, hidden_char
+from kgcert.textualize.subgraph import Subgraph
 
 if TYPE_CHECKING:
     import rdflib

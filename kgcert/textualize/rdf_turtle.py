@@ -21,9 +21,9 @@ itself; rdflib parses it back (:meth:`parse_graph`) to exactly
 
 from __future__ import annotations
 
-from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import RdfTextualizer
 from kgcert.textualize.rdf import PREFIXES, Statement, layout, turtle_string
+from kgcert.textualize.subgraph import Subgraph
 
 
 def _statement(prefix: str, statement: Statement) -> str:

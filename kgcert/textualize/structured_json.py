@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Pairs, Triple, json_string, structure, triples_from
+from kgcert.textualize.subgraph import Subgraph
 
 
 class StructuredJson(EdgeTextualizer):

@@ -25,9 +25,9 @@ from typing import Any
 import yaml
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Subgraph
 from kgcert.textualize.base import EdgeTextualizer
 from kgcert.textualize.common import Pairs, Triple, hidden_char, structure, triples_from
+from kgcert.textualize.subgraph import Subgraph
 
 
 class _Dumper(yaml.SafeDumper):

@@ -24,15 +24,6 @@ Run id: `<run directory name>@<config fingerprint>`; certificate key: `<run>|<sp
 
 from __future__ import annotations
 
-from kgcert.writeback.graph import (
-    COUNTED,
-    LINK_TYPES,
-    WriteResult,
-    delete_run,
-    ensure_schema,
-    run_counts,
-    write_run,
-)
 from kgcert.writeback.run_files import (
     RunData,
     certificate_key,
@@ -40,6 +31,15 @@ from kgcert.writeback.run_files import (
     read_run,
     run_id,
     sample_key,
+)
+from kgcert.writeback.run_nodes import (
+    COUNTED,
+    LINK_TYPES,
+    WriteResult,
+    delete_run,
+    ensure_schema,
+    run_counts,
+    write_run,
 )
 
 __all__ = [

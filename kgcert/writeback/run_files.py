@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
 from kgcert.run.records import complete_records
-from kgcert.yamlfile import read_yaml
+from kgcert.util.yamlfile import read_yaml
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
 # the outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)

@@ -22,7 +22,6 @@ from kgcert.graphview import PromptGraph, open_graph
 from kgcert.prompts import Budget, Prompt, PromptBuilder
 from kgcert.prompts.distractors import path_candidates
 from kgcert.prompts.layout import LINE_OVERHEAD
-from kgcert.spec_listing import is_suite_file
 from kgcert.specs import (
     EntitySpec,
     RelationSampler,
@@ -30,6 +29,7 @@ from kgcert.specs import (
     load_spec_file,
     prepare_sampler,
 )
+from kgcert.specs.folders import is_suite_file
 from kgcert.specs.model import parse_spec
 from kgcert.store.cypher import escape_identifier, named
 from kgcert.store.graph import GraphStore
@@ -589,7 +589,7 @@ def test_snapshot_answer_sets_are_the_servers(alz, samplers, tmp_path):
 
 @pytest.fixture(scope="module")
 def synthetic(embedded_server, tmp_path_factory) -> GraphStore:
-    from kgcert.synth import SyntheticPrimeKG
+    from kgcert.synth.primekg import SyntheticPrimeKG
 
     folder = tmp_path_factory.mktemp("synthetic-primekg")
     SyntheticPrimeKG(0.003, seed=2).write_kg_csv(folder / "kg.csv")

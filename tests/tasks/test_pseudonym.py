@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgcert.errors import InputError
-from kgcert.subgraph import Edge, Node, Subgraph
 from kgcert.tasks.pseudonym import fictional_names, pseudonymize
 from kgcert.textualize import get_textualizer
+from kgcert.textualize.subgraph import Edge, Node, Subgraph
 
 ids_lists = st.lists(st.text(min_size=1, max_size=10), max_size=40)
 

@@ -16,19 +16,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgcert import loadprogress
 from kgcert.errors import InputError, StoreError
 from kgcert.loaders import Loader
-from kgcert.loaders.records import KGData
-from kgcert.manifest import COMPLETE, Manifest, now, read_manifest
+from kgcert.loading import progress as loadprogress
+from kgcert.loading.manifest import COMPLETE, Manifest, now, read_manifest
 from kgcert.store.bulk import BulkWriter
 from kgcert.store.cypher import statement
 from kgcert.store.graph import GraphStore
+from kgcert.store.kg_data import KGData
 from kgcert.store.server import GraphServer, check_kg_name
 
 Report = Callable[[str], None]
 EdgeProgress = Callable[[int, int], None]  # (edges done, edges total)
-WRITING_NODES, WRITING_EDGES = "writing nodes", "writing edges"  # phases (loadprogress.py)
+WRITING_NODES, WRITING_EDGES = "writing nodes", "writing edges"  # phases (loading/progress.py)
 
 
 @dataclass(frozen=True)

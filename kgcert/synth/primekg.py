@@ -7,7 +7,7 @@ possible pairs). Endpoints are drawn with Zipf weights so degrees follow a power
 steeper exponents for drug_drug and anatomy_protein_present, whose hubs dominate the real
 graph. Names are made up. Deterministic by seed; vectorised (numpy).
 
-`kgcert.synth_wikidata5m` writes the Wikidata5m layout the same way.
+`kgcert.synth.wikidata5m` writes the Wikidata5m layout the same way.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ class _DuplicateKey(yaml.MarkedYAMLError):
         self.line = mark.line + 1
 
 
-# libyaml's parser when PyYAML was built with it: about ten times faster, which matters when a
-# command reads every spec file to find one.
+# libyaml's parser when PyYAML was built with it: much faster than the pure-Python one, which
+# matters when a command reads every spec file to find one.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 

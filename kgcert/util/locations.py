@@ -21,7 +21,7 @@ NO_SERVER_ENV = "KGCERT_NO_SERVER"  # 1: the embedded server runs in-process, no
 
 def data_dir(override: str | Path | None = None) -> Path:
     """The kgcert data directory: flag, then $KGCERT_DATA_DIR, then the XDG user data dir."""
-    from kgcert.paths import check_folder
+    from kgcert.util.paths import check_folder
 
     chosen = override or os.environ.get(DATA_DIR_ENV) or user_data_dir("kgcert", appauthor=False)
     path = Path(chosen).expanduser().absolute()
@@ -33,7 +33,7 @@ def data_dir(override: str | Path | None = None) -> Path:
 def cache_dir() -> Path:
     """kgcert's cache (model responses, parsed spec patterns): $KGCERT_CACHE_DIR, else the
     XDG user cache dir. Not created here."""
-    from kgcert.paths import check_folder
+    from kgcert.util.paths import check_folder
 
     chosen = os.environ.get(CACHE_DIR_ENV) or user_cache_dir("kgcert", appauthor=False)
     path = Path(chosen).expanduser().absolute()

@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kgcert.atomicfile import write_cache_json
-from kgcert.errors import InputError
-from kgcert.paths import check_folder
-from kgcert.resources import data_folder
+from kgcert.specs.folders import spec_files_in, spec_folders
+from kgcert.util.atomicfile import write_cache_json
 
-# kept outside kgcert.specs, whose package import loads the pydantic models
-_VALIDATING = ("specs/model.py", "specs/pattern.py", "specs/pattern_parser.py", "specs/catalog.py",
-               "spec_listing.py")
+# the modules whose source decides what a spec file lists as
+_VALIDATING = ("model.py", "pattern.py", "pattern_graph.py", "pattern_parser.py", "catalog.py",
+               "folders.py", "listing.py")
 
 
 @dataclass(frozen=True)
@@ -41,37 +37,6 @@ class Unusable:
 
     path: str
     error: str
-
-
-def spec_folders(extra_dirs: Iterable[Path]) -> list[Path]:
-    return [data_folder("specs"), *extra_dirs]
-
-
-def spec_files_in(folders: Iterable[Path]) -> list[Path]:
-    found: list[Path] = []
-    for folder in folders:
-        if not os.path.lexists(folder):
-            raise InputError(f"spec folder {folder} does not exist")
-        check_folder(folder, "spec folder", writable=False)  # a file, a loop, unreadable
-        found += sorted(p for p in folder.rglob("*.yaml") if p.is_file() and not is_suite_file(p))
-    return found
-
-
-_SUITE = re.compile(r"^kind:\s*['\"]?suite['\"]?\s*(#.*)?$", re.MULTILINE)
-
-
-def is_suite_file(path: Path) -> bool:
-    """A suite file (`kind: suite`, a mixture of specs, see kgcert.run.suite) lies among the
-    spec files but is no spec: spec listings and the catalog leave it out."""
-    try:
-        return bool(_SUITE.search(path.read_text(encoding="utf-8", errors="replace")))
-    except OSError:
-        return False
-
-
-def suite_files_in(folders: Iterable[Path]) -> list[Path]:
-    return sorted(p for folder in folders if folder.is_dir()
-                  for p in folder.rglob("*.yaml") if p.is_file() and is_suite_file(p))
 
 
 def _key(files: list[Path]) -> str:
@@ -93,7 +58,7 @@ def listed_specs(extra_dirs: Iterable[Path] = ()) -> list[Listed]:
 def listing(extra_dirs: Iterable[Path] = ()) -> tuple[list[Listed], list[Unusable]]:
     """The usable specs and the files that could not be read (InputError for a missing
     folder); cached while no spec file changes."""
-    from kgcert.config import cache_dir
+    from kgcert.util.locations import cache_dir
 
     extra_dirs = list(extra_dirs)
     files = spec_files_in(spec_folders(extra_dirs))
@@ -139,7 +104,7 @@ def applies(spec_kg: str | None, kg_format: str | None, families: Iterable[str])
 
 def kg_format(store: object) -> str | None:
     """The format a loaded KG was read from (its manifest's), if it has a manifest."""
-    from kgcert.manifest import read_manifest
+    from kgcert.loading.manifest import read_manifest
 
     manifest = read_manifest(store)  # type: ignore[arg-type]
     return manifest.format if manifest else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from kgcert.manifest import read_manifest
+from kgcert.loading.manifest import read_manifest
 from kgcert.store.cypher import is_kgcert_label, named
 from kgcert.store.graph import GraphStore
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcert.synth import CHUNK, SYLLABLES, syllable_names
+from kgcert.synth.primekg import CHUNK, SYLLABLES, syllable_names
 
 ENTITIES = 4_594_485
 RELATIONS = 822

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from kgcert.errors import InputError
-from kgcert.manifest import read_manifest
+from kgcert.loading.manifest import read_manifest
 from kgcert.store.cypher import named, statement
 from kgcert.store.graph import GraphStore
 from kgcert.writeback.run_files import RunData, SampleRow

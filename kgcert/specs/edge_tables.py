@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kgcert.atomicfile import replacing
-from kgcert.manifest import read_manifest
+from kgcert.loading.manifest import read_manifest
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
+from kgcert.util.atomicfile import replacing
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,142 @@
+// Sample explorer, part 6 of 7: the subgraph of a prompt, drawn with Cytoscape.js.
+// Joined in order with the other parts inside one function (see base.js).
+  // The subgraph, drawn by Cytoscape.js (inlined): entities captioned by name, a force
+  // layout (cose) that counts each caption in its node's size so captions do not overlap,
+  // pan, zoom and drag, and a click on an entity adds the context edges left out at first.
+  const COLORS = { answer: "#2a9d3a", distractor: "#f08c00", path: "#8e44ad",
+    related: "#2f7fd1", random: "#8a8a8a", question: "#1d2b53", context: "#d9d9d9" };
+  const STYLE = [
+    { selector: "node", style: { "background-color": "data(color)", label: "data(caption)",
+      "font-size": 10, "text-wrap": "wrap", "text-max-width": 120, "text-valign": "bottom",
+      "text-margin-y": 3, width: 14, height: 14, "border-width": 1, "border-color": "#777",
+      "text-background-color": "#fff", "text-background-opacity": 0.8,
+      "text-background-padding": 1 } },
+    { selector: "node.strong", style: { "font-weight": "bold", width: 18, height: 18 } },
+    { selector: "node.expandable", style: { "border-color": "#2f7fd1", "border-width": 2 } },
+    { selector: "node.chosen", style: { "border-width": 3, "border-color": "#d11",
+      "border-style": "dashed" } }, // after expandable: the chosen ring wins
+    { selector: "edge", style: { width: 1, "line-color": "#bbb", "curve-style": "bezier",
+      "target-arrow-shape": "triangle", "target-arrow-color": "#bbb", "arrow-scale": 0.8 } },
+    { selector: "edge.question", style: { width: 2.5, "line-color": "#223",
+      "target-arrow-color": "#223", label: "data(relation)", "font-size": 9,
+      "text-rotation": "autorotate", "text-background-color": "#fff",
+      "text-background-opacity": 0.8 } },
+    { selector: "edge.added", style: { "line-style": "dashed" } }];
+
+  function graphView(graph, chosen, prompt) {
+    if (!graph) return null; // built without networkx: the page says so above the list
+    const box = el("div", { class: "kgx-cy", role: "img",
+      "aria-label": "the sample's subgraph: " + graph.nodes.length + " entities" });
+    const info = el("p", { class: "kgx-note kgx-cy-info" },
+      "Drag to pan, scroll to zoom, drag an entity to move it; click an entity for its " +
+      "details" + (graph.more && graph.more.length ? " and the context edges left out " +
+      "(entities with a blue ring have some)" : "") + ".");
+    const legend = el("div", { class: "kgx-legend" }, KINDS.map(function (pair) {
+      return el("span", {}, el("i", { class: "kgx-sw kgx-sw-" + pair[0] }), pair[1]);
+    }), el("span", {}, el("i", { class: "kgx-sw kgx-sw-chosen" }), "chosen"),
+    el("span", {}, el("i", { class: "kgx-sw kgx-sw-qedge" }), "question edge"));
+    const note = graph.omitted ? el("p", { class: "kgx-note" }, graph.omitted +
+      " more context edges not drawn (the graph keeps " + graph.nodes.length + " entities)") : null;
+    const figure = el("figure", { class: "kgx-figure" }, box, info, legend, note);
+    setTimeout(function () { drawGraph(box, info, graph, chosen, prompt); }, 0);
+    return figure;
+  }
+
+  // cose, stronger each time while two captioned entities still overlap (a force layout
+  // settles most graphs at once; dense ones need longer edges and more repulsion).
+  const LAYOUTS = [[12000, 70, 40, 1], [400000, 120, 200, 0.25],
+    [2000000, 160, 1000, 0.25], [4000000, 220, 4000, 0.25], [8000000, 300, 10000, 0.1]];
+  const READABLE = 0.75; // the least zoom a drawing opens at: captions stay legible
+  function overlaps(cy) {
+    const boxes = cy.nodes().map(function (n) {
+      return n.boundingBox({ includeLabels: true, includeOverlays: false });
+    });
+    let found = 0;
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2) found++;
+      }
+    }
+    return found;
+  }
+  function settle(cy, fit) {
+    for (let i = 0; i < LAYOUTS.length; i++) {
+      const p = LAYOUTS[i];
+      cy.layout({ name: "cose", nodeDimensionsIncludeLabels: true, randomize: false,
+        animate: false, nodeRepulsion: function () { return p[0]; },
+        idealEdgeLength: function () { return p[1]; }, nodeOverlap: p[2], gravity: p[3],
+        numIter: 5000, componentSpacing: 120, padding: 16, fit: fit }).run();
+      if (!overlaps(cy)) break;
+    }
+    if (fit && cy.zoom() < READABLE) { // a big drawing opens on its question, legible
+      cy.zoom(READABLE);
+      cy.center(cy.nodes(".question, .answer"));
+    }
+  }
+
+  function drawGraph(box, info, graph, chosen, prompt) {
+    if (typeof cytoscape === "undefined") { box.textContent = "(drawing unavailable)"; return; }
+    const more = graph.more || [];
+    const names = graph.names || {};
+    const elements = [];
+    const about = {};
+    graph.nodes.forEach(function (n) {
+      const kind = nodeKind(n, prompt);
+      const picked = chosen[n.id];
+      const classes = [kind];
+      if (n.option || n.question) classes.push("strong");
+      if (picked) classes.push("chosen");
+      const text = [n.label + " [" + n.id + "]", kind];
+      if (n.option) text.push("option " + n.option);
+      if (typeof n.question === "string") text.push("pattern variable " + n.question);
+      if (picked) text.push("chosen by " + picked.join(", "));
+      about[n.id] = text.join("; ");
+      elements.push({ group: "nodes", classes: classes.join(" "),
+        data: { id: n.id, caption: (n.option ? n.option + ". " : "") + n.label, kind: kind,
+          color: COLORS[kind] || COLORS.context },
+        position: { x: n.x * 0.6, y: n.y * 0.45 } });
+    });
+    graph.edges.forEach(function (e, i) {
+      elements.push({ group: "edges", classes: e.kind,
+        data: { id: "e" + i, source: e.source, target: e.target, relation: e.relation } });
+    });
+    const cy = cytoscape({ container: box, elements: elements, style: STYLE,
+      minZoom: 0.2, maxZoom: 4 });
+    box.kgxCy = cy; // for tests and the console
+    settle(cy, true);
+    const hidden = {};
+    more.forEach(function (e) {
+      [e.source, e.target].forEach(function (id) { (hidden[id] = hidden[id] || []).push(e); });
+    });
+    cy.nodes().forEach(function (node) {
+      if (hidden[node.id()]) node.addClass("expandable");
+    });
+    let added = 0;
+    cy.on("tap", "node", function (event) {
+      const node = event.target;
+      const id = node.id();
+      const edges = (hidden[id] || []).filter(function (e) { return !e.shown; });
+      info.textContent = (about[id] || names[id] || id) + (edges.length ? " \u2014 added " +
+        edges.length + " context edge" + (edges.length > 1 ? "s" : "") + " left out" : "");
+      if (!edges.length) return;
+      const at = node.position();
+      edges.forEach(function (e, i) {
+        e.shown = true;
+        [e.source, e.target].forEach(function (end) {
+          if (cy.getElementById(end).empty()) {
+            const angle = 2 * Math.PI * (i + 0.5) / edges.length;
+            about[end] = (names[end] || end) + " [" + end + "]; context (added)";
+            cy.add({ group: "nodes", classes: "context" + (hidden[end] ? " expandable" : ""),
+              data: { id: end, caption: names[end] || end, kind: "context",
+                color: COLORS.context },
+              position: { x: at.x + 90 * Math.cos(angle), y: at.y + 90 * Math.sin(angle) } });
+          }
+        });
+        cy.add({ group: "edges", classes: "context added", data: { id: "m" + (added++),
+          source: e.source, target: e.target, relation: e.relation } });
+      });
+      node.removeClass("expandable");
+      settle(cy, false);
+    });
+  }
