@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # textualizations), and the models asked; graphview sits here because it reads compiled
     # relation specs
     ("kgcert.loaders", "kgcert.loading", "kgcert.specs", "kgcert.graphview", "kgcert.prompts",
-     "kgcert.tasks", "kgcert.textualize", "kgcert.models", "kgcert.checker", "kgcert.strategy"),
+     "kgcert.tasks", "kgcert.textualize", "kgcert.models", "kgcert.answer_format"),
     # a run: prompts asked of models, certificates written
     ("kgcert.run",),
     # what is made of runs and KGs: reports, write-back, exports, synthetic KGs
