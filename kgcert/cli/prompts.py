@@ -74,6 +74,7 @@ def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tupl
                     few_shot: int, no_shuffle: bool, max_chars: int | None, weighting: Weighting,
                     textualization: str, pseudonymize: bool, as_json: bool) -> None:
     """Render prompts start .. start+n-1 of a spec and print them."""
+    from kgcert.graphview import prompt_graph
     from kgcert.prompts import Budget, PromptBuilder, PromptSettings
     from kgcert.specs import EntitySpec, RelationSpec, find_spec
     from kgcert.tasks.prompt import TaskPromptBuilder
@@ -89,8 +90,11 @@ def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tupl
             setting=setting, options=options_count, few_shot=few_shot, shuffle=not no_shuffle,
             budget=Budget.characters(max_chars) if max_chars is not None else None,
             weighting=weighting)
+        # The run's path: the KG's snapshot (kept on disk beside the edge tables), not a read
+        # per entity, so these prompts cost and read what the run's prompt i does.
+        cache_dir = data_dir(ctx.data_dir) / "cache" / "specs"
         builder = PromptBuilder(store, entry.spec, settings=settings, seed=seed,
-                                cache_dir=data_dir(ctx.data_dir) / "cache" / "specs")
+                                cache_dir=cache_dir, graph=prompt_graph(store, cache_dir))
     else:
         settings = PromptSettings(textualization=textualization, pseudonymize=pseudonymize)
         builder = TaskPromptBuilder(store, entry.path, settings=settings, seed=seed)

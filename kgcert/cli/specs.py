@@ -34,11 +34,13 @@ def _cache_dir(ctx: Context) -> Path:
     return data_dir(ctx.data_dir) / "cache" / "specs"
 
 
-def _names(store: GraphStore, ids: list[str]) -> dict[str, str]:
-    from kgcert.store.cypher import named
+def _names(store: GraphStore, ids: list[str], cache_dir: Path) -> dict[str, str]:
+    """The names prompts give `ids`: from the graph `kgcert prompts` and `kgcert run` read
+    (the KG's snapshot), so a sample shows what its prompt will say."""
+    from kgcert.graphview import prompt_graph
 
-    rows = store.query(named("specs", "entities"), ids=ids)
-    return {row["id"]: row["name"] for row in rows}
+    graph = prompt_graph(store, cache_dir)
+    return {entity: info.name for entity, info in graph.entities(ids).items()}
 
 
 @click.group("specs")
@@ -248,7 +250,7 @@ def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_nam
     # One names query for all samples: a round trip per sample cost more than the sampling.
     ids = {node for sample in samples
            for node in (sample.nodes.values() if isinstance(sample, DagSample) else sample.nodes)}
-    names = _names(store, sorted(ids))
+    names = _names(store, sorted(ids), _cache_dir(ctx))
     for index, sample in enumerate(samples, start):
         if isinstance(sample, DagSample):
             assert isinstance(sampler, RelationSampler)

@@ -4,12 +4,15 @@
 
     graph = open_graph(store)                                  # per-entity reads over Bolt
     graph = open_graph(store, snapshot=pull(store, cache_dir))  # the whole KG's arrays
+    graph = prompt_graph(store, cache_dir)   # what every command builds its prompts over
 
 The backend is chosen here, once: the composer (kgcert/prompts/) asks `PromptGraph`'s
 questions and never which backend answers them. See kgcert/graphview/view.py.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from kgcert.graphview.fact import Adjacency, Fact
 from kgcert.graphview.snapshot import GraphSnapshot, pull
@@ -30,5 +33,13 @@ def open_graph(store: GraphStore, snapshot: GraphSnapshot | None = None, *,
     return ReadGraph(store, max_cached_edges)
 
 
+def prompt_graph(store: GraphStore, cache_dir: Path | None) -> PromptGraph:
+    """The one graph `kgcert prompts`, `kgcert run` and `specs sample` read the KG through:
+    its snapshot (read once, then from `cache_dir`), so a few prompts cost what a run's do and
+    come out the same; per-entity reads only for a KG whose edges carry their own sentences
+    (`pull` gives None)."""
+    return open_graph(store, pull(store, cache_dir))
+
+
 __all__ = ["ENTITY", "Adjacency", "EntityEdges", "EntityInfo", "Fact", "GraphSnapshot",
-           "PromptGraph", "Relation", "open_graph", "pull"]
+           "PromptGraph", "Relation", "open_graph", "prompt_graph", "pull"]

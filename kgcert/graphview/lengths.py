@@ -96,6 +96,12 @@ class SentenceLengths:
         """`line_costs` of snapshot edges by position (with a dense table of kinds only)."""
         return self._edge_costs[edges]
 
+    def prepare(self) -> None:
+        """Every snapshot edge's line cost, when `edge_costs` may be asked: worked out when the
+        graph is prepared rather than by the first prompt."""
+        if self.per_edge:
+            self._edge_costs  # noqa: B018 (a cached property)
+
     @property
     def per_edge(self) -> bool:
         """Whether `edge_costs` may be asked."""

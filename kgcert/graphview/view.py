@@ -177,6 +177,13 @@ class PromptGraph(ABC):
         characters more; None without a snapshot."""
         return None
 
+    def prepare(self, line_overhead: int | None = None) -> None:
+        """Work out now what every prompt over this graph reads, so a command's first prompt
+        costs what its later ones do (the work is preparation, done once per graph):
+        `line_overhead` is a character budget's line cost beside its sentence (None: the
+        budget counts otherwise). The per-entity reads have nothing to work out."""
+        self.shortest_template()
+
     # -- reads --------------------------------------------------------------------------------
 
     def _query(self, name: str, identifiers: dict[str, str] | None = None,

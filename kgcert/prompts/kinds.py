@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from kgcert.errors import InputError
-from kgcert.graphview import Fact, PromptGraph
+from kgcert.graphview import ENTITY, Fact, PromptGraph
 from kgcert.graphview.view import AnswerSets
 from kgcert.prompts.distractors import (
     Distractor,
@@ -102,6 +102,11 @@ class SpecKind(ABC):
         """Whether the spec conditions its distribution on a distractor."""
         return False
 
+    def prepare(self) -> None:
+        """Work out what every sample's prompt reads of the spec, before the first one
+        (entity paths: nothing beyond the graph's own)."""
+        return None
+
 
 class DagSamples(SpecKind):
     """Relation specs: DAG samples of a compiled pattern."""
@@ -118,6 +123,15 @@ class DagSamples(SpecKind):
     @property
     def distractors_required(self) -> bool:
         return self.relation_spec.distractors == "required"
+
+    def prepare(self) -> None:
+        """The answer sets' finder, and the members of the answer's label (where random
+        options are drawn from) over a snapshot, where they cost an array pass, not a read."""
+        if self._finder is None:
+            self._finder = self.graph.answer_sets(self.compiled)
+        label = self.compiled.labels.get(self.compiled.answer, ENTITY)
+        if label != ENTITY and self.graph.row_index is not None:  # a snapshot: no read
+            self.graph.label_members(label)
 
     def has_distractor(self, sample: DagSample) -> bool:
         self.graph.load(sample.nodes.values())

@@ -148,6 +148,16 @@ class PromptBuilder:
             _characters_line_cost if self.budget.counter is len
             else lru_cache(maxsize=65_536)(self._line_cost))
         self.tier_engine = engine_for(self.graph)  # arrays over snapshot rows, else Facts
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """What the first prompt would otherwise work out for all later ones (the graph's
+        whole-KG indexes, the spec's answer sets, numpy's random module): preparation, so
+        prompt i costs the same whether it comes first or later. Changes no prompt."""
+        import numpy.random  # noqa: F401 (numpy imports it when first asked for a generator)
+
+        self.graph.prepare(LINE_OVERHEAD if self.budget.counter is len else None)
+        self.spec_kind.prepare()
 
     # -- drawing ------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from typing import Any
 from kgcert.answer_format.reply import ANSWER_PREFIX, answer_line_complete
 from kgcert.answer_format.strategies import STANDARD, Strategy
 from kgcert.errors import InputError
-from kgcert.graphview import open_graph, pull
+from kgcert.graphview import open_graph, prompt_graph
 from kgcert.loading.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
 from kgcert.models.cache import CachedModel, ResponseCache
@@ -91,7 +91,7 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
     # reads; the snapshot is cached on disk beside the edge tables).
     prompt_specs = any(not isinstance(find_spec(name, spec_dirs).spec, TaskSpec)
                        for name in config.specs)
-    graph = open_graph(store, pull(store, cache_dir) if prompt_specs else None)
+    graph = prompt_graph(store, cache_dir) if prompt_specs else open_graph(store)
     strategies = [config.strategy(name) for name in config.strategies]
     knobs = PromptSettings.of_run(config)  # every prompt knob the run sets, described below
     jobs: list[Job] = []
