@@ -646,30 +646,44 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     assert rows_graph.round_trips < reads_graph.round_trips
 
 
-@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
-def test_array_tier_engine_gives_the_reference_engines_prompts(synthetic, setting, tmp_path):
+@pytest.mark.parametrize(("setting", "chars"), [("vanilla", None), ("distractor", None),
+                                               ("distractor", 2_900)])
+def test_array_tier_engine_gives_the_reference_engines_prompts(synthetic, setting, chars,
+                                                               tmp_path):
     """Over one snapshot graph, tiers 2 and 3 as arrays in every prompt and as Fact objects
-    (the reference engine) give the same prompts, byte for byte."""
+    (the reference engine) give the same prompts, byte for byte; also at a budget that cuts
+    the distractor setting's distractor sentences, which both keep first."""
     from kgcert.graphview.snapshot import pull
     from kgcert.prompts.tiers import ArrayTiers, FactTiers
 
     graph = open_graph(synthetic, pull(synthetic, tmp_path))
-    built = 0
+    budget = Budget.characters(chars) if chars else None
+    built = cut = 0
     for path in sorted(p for p in SPECS.glob("*.yaml") if not is_suite_file(p)):
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, synthetic, tmp_path)
-        arrays = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting, graph=graph)
+        arrays = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting, graph=graph,
+                               budget=budget)
         arrays.array_tiers_from = 0
         reference = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting,
-                                  graph=graph)
+                                  graph=graph, budget=budget)
         reference.tier_engine = FactTiers
         assert arrays.tier_engine is ArrayTiers
         for index in range(4):
             expected = reference.build(index)
             assert arrays.build(index) == expected, (spec.name, index)
             built += expected.skipped is None
+            extra = expected.provenance.extra
+            if setting == "distractor" and extra.get("distractor_candidates"):
+                # a prompt with distractors holds one, or is skipped (old main kept none of
+                # them in most of these prompts at 2,900 characters)
+                assert expected.provenance.distractors or expected.skipped, (spec.name, index)
+                kept, offered = extra.get("context_kept", {}), extra["context_offered"]
+                cut += expected.skipped is not None or kept["options"] < offered["options"]
     assert built > 30
+    if chars is not None:
+        assert cut > 5  # the budget cut tier 2 of prompts with distractors
 
 
 @pytest.mark.parametrize("over_snapshot", [False, True])
