@@ -259,8 +259,8 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
             click.echo(json.dumps({"spec": entry.spec.name, "kind": entry.spec.kind,
                                    "distractor_setting": probed.as_dict()}))
             return
-    console.print(f"distractor setting: {probed.distractor_shares()} (the setting needs "
-                  "them; `run` refuses one whose prompts hold none)", highlight=False)
+    console.print(f"distractor setting: {probed.distractor_shares()} (`run` refuses a "
+                  "distractor setting whose prompts hold none)", highlight=False)
 
 
 def _count_paths(sampler: EntitySampler, entry: SpecEntry, as_json: bool) -> None:
