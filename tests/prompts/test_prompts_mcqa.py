@@ -837,3 +837,32 @@ def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp
     assert template_shape("{source} and {source} treat {target}.") == (13, 2, 1)
     assert template_shape("{0} treats {target}") is None  # written as the generic sentence
     assert template_shape("{source!r} treats {target}") == UNKNOWN
+
+
+def test_token_budget_keeps_a_distractor_when_the_whole_prompt_is_recounted(synthetic,
+                                                                           tmp_path):
+    """With a budget whose count of the joined prompt exceeds the sum of its lines' counts
+    (here a quarter of the characters, rounded down), the builder drops optional lines until
+    the prompt fits: the distractor sentences go last and never the last of them."""
+    from kgcert.prompts.context import NO_DISTRACTOR_FITS
+
+    def quarters(text: str) -> int:
+        return len(text) // 4
+
+    budget = Budget.tokens(quarters, 760, "quarter characters")
+    holding = 0
+    for name in ("gene_target", "exposure_drug", "synergistic"):
+        spec = load_spec_file(SPECS / f"{name}.yaml")
+        assert isinstance(spec, RelationSpec)
+        builder = PromptBuilder(synthetic, spec, prepare_sampler(spec, synthetic, tmp_path),
+                                seed=4, setting="distractor", budget=budget)
+        for index in range(5):
+            prompt = builder.build(index)
+            if prompt.skipped is None:
+                assert quarters(prompt.text) <= 760
+            if prompt.provenance.extra.get("distractor_candidates"):
+                assert prompt.provenance.distractors or prompt.skipped, (name, index)
+                holding += bool(prompt.provenance.distractors)
+            if prompt.skipped and "distractor" in prompt.skipped:
+                assert prompt.skipped.startswith(NO_DISTRACTOR_FITS)
+    assert holding >= 5
