@@ -27,7 +27,7 @@ def _env(data_dir: Path) -> dict[str, str]:
 
 def _run_args(out: Path) -> list[str]:
     return [sys.executable, "-m", "kgcert", "run", "--kg", "synth_resume",
-            "--spec", "primekg.dual_indication", "--model", "bernoulli:0.7",
+            "--spec", "primekg.exposure_drug", "--model", "bernoulli:0.7",
             "--model", "bernoulli:0.4", "--setting", "vanilla", "--setting", "distractor",
             "--n", str(N), "--batch-size", "3", "--seed", "0", "--out", str(out)]
 

@@ -134,22 +134,24 @@ def test_info_shows_which_way_each_relation_points(kgcert_here):
 def test_count_describes_questions_and_run_warns_before_asking(kgcert_here, tmp_path):
     """Issue 32 item 9: `specs count` says how many answers a question accepts and how many
     questions have distractors; `run` warns before any model call when --n exceeds the
-    matches or the distractor setting would hold none."""
+    matches, and (issue 35 item 5) refuses a distractor setting that would hold none."""
     code, out, err = kgcert_here("specs", "count", "primekg.dual_indication", "--kg", KG,
                                  "--json", "--draws", "30")
     assert code == 0, err
     [counted] = [json.loads(line) for line in out.splitlines()]
     assert counted["draws"] == 30 and 1 <= counted["answers_median"] <= counted["answers_max"]
     assert counted["with_distractors"] == 0  # both of its edges end at the answer
+    assert counted["distractor_setting"]["with_distractor_candidates"] == 0
+    assert counted["distractor_setting"]["keeping_a_distractor"] == 0
     matches = counted["matches"]
     assert matches is not None and matches < 400, counted
     code, out, err = kgcert_here("run", "--kg", KG, "--spec", "primekg.dual_indication",
                                  "--model", "bernoulli:0.7", "--setting", "distractor",
                                  "--n", str(matches + 1), "--limit", "3",
                                  "--out", str(tmp_path / "run"))
-    assert code == 0, err
-    assert "exceeds" not in err  # --limit 3 is below the matches: no warning for it
-    assert "distractor setting would hold none" in err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "none of the run's first 3 prompts of setting distractor holds a distractor" in err
+    assert not (tmp_path / "run").exists()  # refused before any model call
     code, out, err = kgcert_here("run", "--kg", KG, "--spec", "primekg.dual_indication",
                                  "--model", "bernoulli:0.7", "--n", str(matches + 1),
                                  "--out", str(tmp_path / "big"))

@@ -8,6 +8,7 @@ dir and every command here runs against that.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import subprocess
@@ -203,3 +204,50 @@ def test_run_rejects_a_bad_half_width_in_one_line(tmp_path):
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "half_width" in lines[0]
+
+
+EXPOSURE = "primekg.exposure_drug"  # the one shipped spec with distractors in the extract
+
+
+def test_count_and_validate_report_the_distractor_shares_at_a_budget(data_dir):
+    """Issue 35 item 5: the share of questions with distractor candidates and of
+    distractor-setting prompts that keep one, at the run's default budget or `--budget`."""
+    def shares(*args: str) -> dict:
+        done = _kgcert(data_dir, "specs", "count", EXPOSURE, "--kg", "alz", "--json",
+                       "--draws", "40", *args)
+        assert done.returncode == 0, done.stderr
+        [counted] = [json.loads(line) for line in done.stdout.splitlines()]
+        return counted["distractor_setting"]
+
+    roomy, tight = shares(), shares("--budget", "2750")
+    assert roomy["budget"] == "12000 characters" and tight["budget"] == "2750 characters"
+    assert roomy["with_distractor_candidates"] == tight["with_distractor_candidates"] > 0
+    assert roomy["keeping_a_distractor"] == roomy["with_distractor_candidates"]
+    # at 2,750 characters the worked examples leave room for little more than the question's
+    # own sentences: prompts with distractors are skipped by that cause, none keeps one
+    assert tight["keeping_a_distractor"] == 0 and tight["skip_causes"]["no distractor fits"]
+    done = _kgcert(data_dir, "specs", "validate", EXPOSURE, DUAL, "--kg", "alz", "--json")
+    assert done.returncode == 0, done.stderr
+    checked = {row["name"]: row["distractor_setting"]
+               for row in map(json.loads, done.stdout.splitlines())}
+    assert checked[DUAL]["probe"] == 20 and checked[DUAL]["with_distractor_candidates"] == 0
+    assert checked[EXPOSURE]["keeping_a_distractor"] > 0
+
+
+def test_run_refuses_a_distractor_setting_that_would_hold_none(data_dir, tmp_path):
+    """Before any model call, in one line: a spec without distractor candidates, and one whose
+    distractor sentences do not fit the budget."""
+    base = ("run", "--kg", "alz", "--model", "oracle", "--setting", "distractor", "--seed", "0")
+    line = _one_error_line(_kgcert(data_dir, *base, "--spec", DUAL, "--n", "50",
+                                   "--out", str(tmp_path / "none")), 2)
+    assert "none of the run's first 30 prompts of setting distractor holds a distractor" in line
+    assert "has a Definition 2.3 distractor candidate" in line
+    line = _one_error_line(_kgcert(data_dir, *base, "--spec", EXPOSURE, "--n", "50",
+                                   "--budget", "2750", "--out", str(tmp_path / "tight")), 2)
+    assert "no distractor sentence fits the budget of 2750 characters" in line
+    assert not (tmp_path / "none").exists() and not (tmp_path / "tight").exists()
+    done = _kgcert(data_dir, *base, "--spec", EXPOSURE, "--n", "20", "--json",
+                   "--out", str(tmp_path / "held"))
+    assert done.returncode == 0, done.stderr
+    [certificate] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert certificate["conditioning"]["distractors_in_context"]["prompts_with"] > 0

@@ -36,7 +36,10 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.entity_names import write_entity_names
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
-    from kgcert.run.preflight import preflight_warnings
+    from kgcert.run.preflight import (
+        preflight_warnings,
+        refuse_distractor_settings_without_distractors,
+    )
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
     from kgcert.run.spec_files import save_run_specs, use_copies_of
@@ -83,6 +86,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         config = count_match_weights(config, store, spec_dirs, cache / "specs")
         jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
+        refuse_distractor_settings_without_distractors(jobs, config.n)  # before any call
         save_run_specs(run_dir, store, config.specs, spec_dirs)
         for warning in preflight_warnings(store, config, spec_dirs, cache / "specs"):
             errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)

@@ -19,7 +19,9 @@ from kgcert.util.locations import data_dir
 
 # Samplers, the compiler and the graph driver are imported in the commands that use them.
 if TYPE_CHECKING:
+    from kgcert.run.probe import Probe
     from kgcert.specs import EntitySampler, SpecEntry
+    from kgcert.specs.validate import SpecCheck
     from kgcert.store.graph import GraphStore
 
 dirs_option = click.option("--specs-dir", "specs_dirs", multiple=True,
@@ -28,6 +30,10 @@ dirs_option = click.option("--specs-dir", "specs_dirs", multiple=True,
 kg_option = click.option("--kg", "kg_name", required=True, help="The loaded KG to use.")
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="One JSON object per line instead of text.")
+budget_option = click.option(
+    "--budget", default=None,
+    help="The prompt budget at which the distractor setting is probed: N characters or "
+         "N:TOKENIZER tokens, as for `run` (default: the run's default budget).")
 
 
 def _cache_dir(ctx: Context) -> Path:
@@ -120,12 +126,19 @@ def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
 @dirs_option
 @click.option("--kg", "kg_name", default=None,
               help="Also check labels, relation types, pivots and matches against this KG.")
+@click.option("--probe", type=click.IntRange(min=0), default=20, show_default=True,
+              help="With --kg: distractor-setting prompts drawn per spec to tell how many "
+                   "questions have distractors and how many prompts keep one (0: none).")
+@budget_option
 @json_option
 @click.pass_obj
 def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Path, ...],
-                     kg_name: str | None, as_json: bool) -> None:
+                     kg_name: str | None, probe: int, budget: str | None,
+                     as_json: bool) -> None:
     """Check spec files (all visible specs when none is named), each on its own: one line per
-    spec, ok with its match count or why not; exits non-zero if any failed."""
+    spec, ok with its match count or why not, and with --kg the share of questions with
+    distractors and of distractor-setting prompts that keep one; exits non-zero if any
+    failed."""
     from kgcert.specs.validate import check_specs
 
     store = ctx.server().open(kg_name) if kg_name else None
@@ -142,6 +155,9 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
                         f"(KG {kg_name} was loaded from {fmt}; name a spec to check it anyway)")
         specs = (*kept, *(problem.path for problem in unusable))
     results = check_specs(specs, specs_dirs, store, _cache_dir(ctx))
+    if store is not None and kg_name and probe:
+        results = [_with_distractor_probe(ctx, store, kg_name, result, specs_dirs, budget, probe)
+                   for result in results]
     for result in results:
         if as_json:
             click.echo(json.dumps(result.as_dict(), ensure_ascii=False))
@@ -159,6 +175,29 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
         sys.exit(InputError.exit_code)
 
 
+def _with_distractor_probe(ctx: Context, store: GraphStore, kg_name: str, result: SpecCheck,
+                           specs_dirs: tuple[Path, ...], budget: str | None,
+                           probe: int) -> SpecCheck:
+    """The check with the distractor setting's shares from a probe of drawn prompts (relation
+    and entity specs that passed)."""
+    import dataclasses
+
+    if not result.ok or result.kind not in ("relation", "entity") or result.file is None:
+        return result
+    found = _distractor_probe(ctx, store, kg_name, result.file, specs_dirs, budget, probe)
+    return dataclasses.replace(result, distractor_setting=found.as_dict())
+
+
+def _distractor_probe(ctx: Context, store: GraphStore, kg_name: str, spec: str,
+                      specs_dirs: tuple[Path, ...], budget: str | None, probe: int) -> Probe:
+    from kgcert import defaults
+    from kgcert.run.probe import probe_skips
+
+    return probe_skips(store, kg=kg_name, spec=spec, budget=budget, setting="distractor",
+                       few_shot=defaults.FEW_SHOT, probe=probe, spec_dirs=list(specs_dirs),
+                       cache_dir=_cache_dir(ctx))
+
+
 @specs_group.command("count")
 @click.argument("spec")
 @dirs_option
@@ -166,13 +205,15 @@ def validate_command(ctx: Context, specs: tuple[str, ...], specs_dirs: tuple[Pat
 @click.option("--cypher", "with_cypher", is_flag=True,
               help="Also count on the server with the compiled Cypher (slow on big KGs).")
 @click.option("--draws", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Questions drawn to tell how many answers each accepts and how many have "
-                   "distractors.")
+              help="Questions drawn to tell how many answers each accepts, how many have "
+                   "distractors and how many distractor-setting prompts keep one.")
+@budget_option
 @json_option
 @click.pass_obj
 def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name: str,
-                  with_cypher: bool, draws: int, as_json: bool) -> None:
-    """How many DAGs (or paths) the spec's distribution ranges over in a KG."""
+                  with_cypher: bool, draws: int, budget: str | None, as_json: bool) -> None:
+    """How many DAGs (or paths) the spec's distribution ranges over in a KG, and how many
+    drawn questions have distractors and keep one in the distractor setting at a budget."""
     from kgcert.specs import RelationSampler, find_spec, prepare_sampler
 
     entry = find_spec(spec, specs_dirs)
@@ -192,13 +233,15 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
         from kgcert.specs.answer_stats import answer_stats
 
         stats = answer_stats(sampler, store, draws)
+        probed = _distractor_probe(ctx, store, kg_name, str(entry.path), specs_dirs, budget,
+                                   draws)
         if as_json:
             click.echo(json.dumps({
                 "spec": entry.spec.name, "kind": entry.spec.kind, "matches": count.matches,
                 "estimated_matches": count.estimated_matches, "method": count.method,
                 "tree_candidates": count.tree_homomorphisms, "acceptance": count.acceptance,
                 "cypher_count": server_count, "prepared_s": round(prepared, 3),
-                **stats.as_dict()}))
+                **stats.as_dict(), "distractor_setting": probed.as_dict()}))
             return
         exact = f"{count.matches:,}" if count.matches is not None else (
             f"about {count.estimated_matches:,.0f}")
@@ -208,11 +251,18 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
         if server_count is not None:
             console.print(f"server-side Cypher count: {server_count:,}", highlight=False)
         console.print(f"over {stats.draws} drawn questions: each accepts a median of "
-                      f"{stats.answers_median:g} answers (max {stats.answers_max:,}); "
-                      f"{stats.with_distractors:.0%} have Definition 2.3 distractor "
-                      "candidates (the distractor setting needs them)", highlight=False)
+                      f"{stats.answers_median:g} answers (max {stats.answers_max:,})",
+                      highlight=False)
     else:
         _count_paths(sampler, entry, as_json)
+        probed = _distractor_probe(ctx, store, kg_name, str(entry.path), specs_dirs, budget,
+                                   draws)
+        if as_json:
+            click.echo(json.dumps({"spec": entry.spec.name, "kind": entry.spec.kind,
+                                   "distractor_setting": probed.as_dict()}))
+            return
+    console.print(f"distractor setting: {probed.distractor_shares()} (`run` refuses a "
+                  "distractor setting whose prompts hold none)", highlight=False)
 
 
 def _count_paths(sampler: EntitySampler, entry: SpecEntry, as_json: bool) -> None:

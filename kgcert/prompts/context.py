@@ -6,6 +6,12 @@ context. Tier 3 (rest): other sentences of the entities involved, in a seeded ra
 Tier 1 must fit whole or the prompt is skipped; then every later sentence is added, in order,
 when it still fits and is not already there (Algorithm 7's greedy pass). Nothing is cut.
 
+In the distractor setting the sentences of the distractors' own edges (`Tiers.distractors`,
+each with its place in tier 2) come right after tier 1: they are taken greedily before any
+other line of tiers 2 and 3, and a prompt none of whose distractor sentences fits is skipped
+("no distractor fits"). The kept lines stay in tier order, the distractor sentences at their
+places in tier 2, so a prompt whose distractor sentences all fit is the one Algorithm 7 gives.
+
 A hub's edges offer thousands of sentences of which a budget keeps a hundred or so, so a
 sentence filled in from its relation's template waits in its tier as the bare `Fact` and is
 written only when the room left could still take it: never once the room left is below
@@ -56,12 +62,18 @@ class Tiers:
     # A Fact here is a sentence still to be written from its relation's template.
     options: Sequence[Line | Fact] = field(default_factory=list)
     rest: Sequence[Line | Fact] = field(default_factory=list)
+    # The distractor setting's distractor sentences, written, each with its place in `options`
+    # (where it is too), in the order offered: kept before any other line after tier 1.
+    distractors: Sequence[tuple[int, Line]] = ()
+
+
+NO_DISTRACTOR_FITS = "no distractor fits"
 
 
 @dataclass(frozen=True)
 class Trimmed:
     lines: tuple[Line, ...]  # kept, in tier order
-    skipped: str | None  # why the essential sentences do not fit, else None
+    skipped: str | None  # why the essential (or no distractor) sentences fit, else None
     offered: dict[str, int]
     kept: dict[str, int]
 
@@ -87,11 +99,28 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     if used > room:
         return Trimmed((), f"the essential context needs {used} units but only {room} are "
                            "left for the context", offered, {})
+    first: list[tuple[int, Line]] = []  # distractor sentences kept, placed in tier 2 below
+    if tiers.distractors:
+        held = False
+        for place, line in tiers.distractors:
+            if line.text in seen:  # already stated (by tier 1): in the context at no cost
+                held = True
+            elif used + (extra := cost(line.text)) <= room:
+                seen.add(line.text)
+                first.append((place, line))
+                used += extra
+        if not held and not first:
+            least = min(cost(line.text) for _, line in tiers.distractors)
+            return Trimmed((), f"{NO_DISTRACTOR_FITS}: the shortest distractor sentence needs "
+                               f"{least} units but only {room - used} are left after the "
+                               "essential context", offered, {})
     tiers_after: tuple[tuple[str, Sequence[Line | Fact]], ...] = (
         (OPTIONS, tiers.options), (REST, tiers.rest))
 
     # Written out in each loop rather than in a helper: a prompt offers a few hundred lines.
     for tier, entries in tiers_after:
+        tier_starts = len(kept)
+        places: list[int] = []  # each kept line's place in its tier (for the distractors')
         if isinstance(entries, LazyPending) and entries.costs is not None:
             assert write is not None
             costs = entries.costs
@@ -114,25 +143,32 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                     if text not in seen and (extra := cost(text)) <= left:
                         seen.add(text)
                         kept.append(Line(text, tier, fact))
+                        places.append(start + at)
                         used += extra
-            continue
-        lazy = isinstance(entries, LazyPending)
-        for entry in entries:
-            if isinstance(entry, Fact):
-                if room - used < floor:
-                    if lazy:
-                        break  # nothing later in it can fit
-                    continue  # it cannot fit: not worth writing
-                assert write is not None
-                text = write(entry)
-                if text not in seen and used + (extra := cost(text)) <= room:
-                    seen.add(text)
-                    kept.append(Line(text, tier, entry))
+        else:
+            lazy = isinstance(entries, LazyPending)
+            for place, entry in enumerate(entries):
+                if isinstance(entry, Fact):
+                    if room - used < floor:
+                        if lazy:
+                            break  # nothing later in it can fit
+                        continue  # it cannot fit: not worth writing
+                    assert write is not None
+                    text = write(entry)
+                    if text not in seen and used + (extra := cost(text)) <= room:
+                        seen.add(text)
+                        kept.append(Line(text, tier, entry))
+                        places.append(place)
+                        used += extra
+                elif entry.text not in seen and used + (extra := cost(entry.text)) <= room:
+                    seen.add(entry.text)
+                    kept.append(entry)
+                    places.append(place)
                     used += extra
-            elif entry.text not in seen and used + (extra := cost(entry.text)) <= room:
-                seen.add(entry.text)
-                kept.append(entry)
-                used += extra
+        if tier == OPTIONS and first:  # the distractor sentences at their places in tier 2
+            placed = sorted([*zip(places, kept[tier_starts:], strict=True), *first],
+                            key=lambda pair: pair[0])
+            kept[tier_starts:] = [line for _, line in placed]
     counts = dict.fromkeys(TIERS, 0)
     for line in kept:
         counts[line.tier] += 1

@@ -20,6 +20,11 @@ Settings.
   distractors come first among the options. Relation-centric DAGs use all of their
   distractors in a seeded random order; entity-centric paths draw `max_distractors`
   (default 1: Algorithm 6 picks one) by position weights, `weighting` tail, head or uniform.
+  The distractors' own edges are essential to the setting: their sentences are kept before
+  any other context after the sample's own (kgcert/prompts/context.py), and a prompt with
+  distractors none of whose sentences fits the budget is skipped ("no distractor fits"). A
+  sample without distractor candidates gives a prompt without one (`run` refuses a spec
+  whose probed prompts hold none).
 
 Conditioning. A relation spec with `distractors: required` (or `require_distractor=True`)
 states the distribution conditioned on the DAG having a Definition 2.3 distractor, in both
@@ -31,7 +36,8 @@ of refused draws is recorded as `Provenance.rejected_prompts`. This changes the 
 the certificate is about; the spec file says so.
 
 A prompt is skipped (empty text, `skipped` says why) when its essential sentences do not fit
-the budget or the KG has too few entities of the answer's type for the options.
+the budget, the KG has too few entities of the answer's type for the options, or (distractor
+setting) no distractor sentence fits beside the essential ones.
 """
 
 from __future__ import annotations
@@ -310,12 +316,25 @@ class PromptBuilder:
             lines = ctx.shuffled(lines, rng)
         text = layout.render([line.text for line in lines])
         if not self.budget.exact:  # token counts of parts may not add up: check the whole
+            marked = {f.fact_key for d in distractors for f in d.facts}
+
+            def is_distractor(line: ctx.Line) -> bool:
+                return (line.tier == ctx.OPTIONS and line.fact is not None
+                        and line.fact.fact_key in marked)
+
             while self.budget.count(text) > self.budget.limit:
-                droppable = [i for i, line in enumerate(lines) if line.tier != ctx.ESSENTIAL]
+                # The last optional line goes first; distractor sentences after all others,
+                # and never the last of them.
+                droppable = ([i for i, line in enumerate(lines)
+                              if line.tier != ctx.ESSENTIAL and not is_distractor(line)]
+                             or [i for i, line in enumerate(lines) if is_distractor(line)][1:])
                 if not droppable:
+                    cause = (f"{ctx.NO_DISTRACTOR_FITS}: the essential context and one "
+                             "distractor sentence do not fit" if any(map(is_distractor, lines))
+                             else "the essential context does not fit")
                     return Prompt("", _with(base, details), skipped=(
-                        f"the essential context does not fit {self.budget.limit} "
-                        f"{self.budget.unit} with the rest of the prompt"))
+                        f"{cause} {self.budget.limit} {self.budget.unit} with the rest of "
+                        "the prompt"))
                 last = max(droppable, key=lambda i: trimmed.lines.index(lines[i]))
                 del lines[last]
                 text = layout.render([line.text for line in lines])
@@ -344,7 +363,7 @@ class PromptBuilder:
         for option in options:
             if option.role == "distractor":
                 distractor = by_id[option.id]
-                tiers.offer(distractor.facts)
+                tiers.offer_distractor(distractor.facts)
                 for part in self.spec_kind.continuations(distractor, sample):
                     tiers.offer(part)
             elif option.role == "related":
@@ -355,7 +374,7 @@ class PromptBuilder:
                 picks = sorted(int(i) for i in rng.permutation(len(own))[:2])
                 tiers.offer([own[i] for i in picks])
         for distractor in distractors:  # those not among the options
-            tiers.offer(distractor.facts)
+            tiers.offer_distractor(distractor.facts)
             for part in self.spec_kind.continuations(distractor, sample):
                 tiers.offer(part)
         involved = list(dict.fromkeys([*dag.roles.values(), *(o.id for o in options),

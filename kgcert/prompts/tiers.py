@@ -3,7 +3,8 @@
 Tier 1 is the sample's own facts; tier 2 (`offer`) the options' and distractors' facts, in
 the order offered; tier 3 (`finish`) the filler: up to `per_entity` facts of each entity
 involved, drawn and shuffled with the prompt's generator. Each fact key is offered once, in
-its first place.
+its first place. The distractors' own edges (`offer_distractor`) are in tier 2 too, and their
+sentences, with their places there, also in `Tiers.distractors`: the trim keeps them first.
 
 - `FactTiers`, the reference engine: Fact objects, de-duplicated in Python.
 - `ArrayTiers`, over a KG snapshot's rows: parts are kept as rows, de-duplicated as arrays
@@ -42,6 +43,7 @@ class FactTiers:
         self.graph, self.per_entity = graph, per_entity
         self.tiers = ctx.Tiers()
         self.used: set[FactKey] = set()
+        self.marked: set[FactKey] = set()  # the distractors' own edges
         self._options: list[ctx.Line | Fact] = []
         self.tiers.options = self._options
 
@@ -56,6 +58,24 @@ class FactTiers:
     def offer(self, facts: Sequence[Fact]) -> None:
         """Tier 2: `facts`, after those offered before."""
         self._add(facts, ctx.OPTIONS, self._options)
+
+    def offer_distractor(self, facts: Sequence[Fact]) -> None:
+        """Tier 2: a distractor's own edges (those that make it one), marked as essential to
+        the distractor setting."""
+        self.marked.update(fact.fact_key for fact in facts)
+        self.offer(facts)
+
+    def _marked_lines(self) -> list[tuple[int, ctx.Line]]:
+        """The marked facts' sentences in tier 2, each with its place there."""
+        marked, sentence = self.marked, self.graph.sentence
+        found: list[tuple[int, ctx.Line]] = []
+        for place, entry in enumerate(self._options):
+            if isinstance(entry, ctx.Line):
+                if entry.fact is not None and entry.fact.fact_key in marked:
+                    found.append((place, entry))
+            elif entry.fact_key in marked:
+                found.append((place, ctx.Line(sentence(entry), ctx.OPTIONS, entry)))
+        return found
 
     def _add(self, facts: Sequence[Fact], tier: str, into: list[ctx.Line | Fact]) -> None:
         used = self.used
@@ -83,6 +103,8 @@ class FactTiers:
         rest: list[ctx.Line | Fact] = []
         self._add([pool[i] for i in order.tolist()], ctx.REST, rest)
         self.tiers.rest = rest
+        if self.marked:
+            self.tiers.distractors = self._marked_lines()
         return self.tiers
 
 
@@ -117,9 +139,16 @@ class ArrayTiers(FactTiers):
         joined = index.rows_of(self.loose)
         parts = [(rows if rows is not None else joined, start, end)
                  for rows, start, end in self.parts]
-        self.tiers.options, keys = offer_rows(parts, essential, lengths)
+        pending, keys = offer_rows(parts, essential, lengths)
+        self.tiers.options = pending
         self.tiers.rest = draw_filler(cast(list[FactRows], sources), self.per_entity,
                                       np.concatenate([essential, keys]), rng, lengths)
+        if self.marked:  # the distractors' own edges: found by key among the offered rows
+            marked = np.array([index.key_of(key) for key in self.marked], dtype=np.int64)
+            self.tiers.distractors = [
+                (place, ctx.Line(self.graph.sentence(fact := pending.fact(place)),
+                                 ctx.OPTIONS, fact))
+                for place in np.flatnonzero(np.isin(keys, marked)).tolist()]
         return self.tiers
 
 

@@ -81,10 +81,15 @@ HOW_TO_READ = (
     "lower, upper: with probability at least the stated confidence, P(correct) for prompts "
     "drawn from the spec's distribution lies between them. It is a statement about that "
     "distribution (spec, KG fingerprint, setting, the run's budget, seed), not about the n "
-    "prompts alone; every model of a run answers the same prompts.",
-    "Conditioning: the headline is conditioned on the prompt fitting the run's budget, on "
-    "the model call succeeding and, for specs with `distractors: required`, on a distractor "
-    "existing (redraws counted). The unconditional bound is one-sided: at least its lower "
+    "prompts alone; every model of a run answers the same prompts (unless the run gave each "
+    "model its own budget with --budget per-model).",
+    "Conditioning: the headline is conditioned on the prompt being built (it fits the run's "
+    "budget, has enough answer options and, in the distractor setting, keeps a distractor "
+    "sentence when its question has distractors), on the model call succeeding and, for "
+    "specs with `distractors: required`, on a distractor existing (redraws counted). In the "
+    "distractor setting a question without distractor candidates gives a prompt without "
+    "one; the guarantee says how many prompts held one. The unconditional bound is "
+    "one-sided: at least its lower "
     "end of all drawn prompts, counting skipped, failed, refused and unparseable as wrong, "
     "are answered correctly. The `guarantee` field of each certificate names every "
     "condition with its counts.",

@@ -1,22 +1,28 @@
-"""Warnings before a run asks any model: a spec with fewer matches than `--n` (its prompts
-repeat: draws are IID, with replacement) or whose questions have no Definition 2.3 distractor
-candidates while the run asks for the distractor setting (its prompts would hold none)."""
+"""Before a run asks any model: a warning for a spec with fewer matches than `--n` (its
+prompts repeat: draws are IID, with replacement), and a refusal of a distractor setting whose
+prompts would hold no distractor (it would certify what the vanilla setting does, under the
+distractor setting's name)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from kgcert.errors import InputError
+from kgcert.prompts.record import Prompt
 from kgcert.run.config import RunConfig
+from kgcert.run.runner import Job
+from kgcert.run.variants import parse_setting
 from kgcert.store.graph import GraphStore
 
-DRAWS = 20  # questions drawn per spec to look for distractor candidates
+# The run's own first prompts probed in each distractor-setting job; the probe stops at the
+# first that holds a distractor, so a setting that holds them costs a prompt or two.
+PROBE = 30
 
 
 def preflight_warnings(store: GraphStore, config: RunConfig, spec_dirs: Iterable[Path],
                        cache_dir: Path | None) -> list[str]:
     from kgcert.specs import RelationSampler, find_spec, prepare_sampler
-    from kgcert.specs.answer_stats import answer_stats
 
     found = []
     for name in config.specs:
@@ -30,10 +36,36 @@ def preflight_warnings(store: GraphStore, config: RunConfig, spec_dirs: Iterable
             found.append(f"{spec.name}: --n {config.n} exceeds its {matches:,} matches in "
                          f"{config.kg}: prompts repeat (draws are with replacement), and the "
                          "bounds are about this small distribution")
-        if "distractor" in config.settings:
-            share = answer_stats(sampler, store, DRAWS, seed=config.seed).with_distractors
-            if share == 0:
-                found.append(f"{spec.name}: none of {DRAWS} drawn questions has a "
-                             "Definition 2.3 distractor candidate, so the distractor setting "
-                             "would hold none (it certifies what vanilla does)")
     return found
+
+
+def refuse_distractor_settings_without_distractors(jobs: Sequence[Job], n: int) -> None:
+    """Refuses (InputError) the run when a distractor-setting job's first prompts (at most
+    PROBE, and no more than the run draws) hold no distractor sentence."""
+    for job in jobs:
+        if parse_setting(job.setting).base != "distractor":
+            continue
+        probed = min(n if job.n is None else job.n, PROBE)
+        prompts: list[Prompt] = []
+        for index in range(probed):
+            prompt = job.prompts(index)
+            if prompt.provenance.distractors:
+                break
+            prompts.append(prompt)
+        else:
+            if probed:
+                raise InputError(_no_distractor(job, prompts))
+
+
+def _no_distractor(job: Job, shown: Sequence[Prompt]) -> str:
+    candidates = sum(bool(p.provenance.extra.get("distractor_candidates")) for p in shown)
+    if candidates:
+        why = (f"{candidates} of them have Definition 2.3 distractor candidates, but no "
+               f"distractor sentence fits the budget of {job.context.get('budget')} beside "
+               "the essential context: raise --budget")
+    else:
+        why = ("none of their questions has a Definition 2.3 distractor candidate: drop "
+               "--setting distractor for this spec (or, where its distractors are only rare, "
+               "condition it on one with `distractors: required`)")
+    return (f"{job.spec}: none of the run's first {len(shown)} prompts of setting "
+            f"{job.setting} holds a distractor, so it would certify what vanilla does; {why}")

@@ -32,9 +32,14 @@ class SpecCheck:
     matches: int | None = None  # exact match count of a relation spec (when enumerated)
     estimated_matches: float | None = None
     pivots: int | None = None  # entity specs
+    # The distractor setting probed at a budget (kgcert/run/probe.py's Probe.as_dict)
+    distractor_setting: dict[str, Any] | None = None
 
     @property
     def detail(self) -> str:
+        return "; ".join(part for part in (self._size(), self._distractors()) if part)
+
+    def _size(self) -> str:
         if self.matches is not None:
             return f"{self.matches:,} matches"
         if self.estimated_matches is not None:
@@ -42,6 +47,15 @@ class SpecCheck:
         if self.pivots is not None:
             return f"{self.pivots:,} pivots"
         return "checked against the KG when its prompts are built" if self.kind == "task" else ""
+
+    def _distractors(self) -> str:
+        found = self.distractor_setting
+        if found is None:
+            return ""
+        return (f"{found['with_distractor_candidates']:.0%} of {found['probe']} drawn questions "
+                "have distractor candidates, "
+                f"{found['keeping_a_distractor']:.0%} of their distractor-setting prompts keep "
+                f"one at {found['budget']}")
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -646,30 +646,44 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
     assert rows_graph.round_trips < reads_graph.round_trips
 
 
-@pytest.mark.parametrize("setting", ["vanilla", "distractor"])
-def test_array_tier_engine_gives_the_reference_engines_prompts(synthetic, setting, tmp_path):
+@pytest.mark.parametrize(("setting", "chars"), [("vanilla", None), ("distractor", None),
+                                               ("distractor", 2_900)])
+def test_array_tier_engine_gives_the_reference_engines_prompts(synthetic, setting, chars,
+                                                               tmp_path):
     """Over one snapshot graph, tiers 2 and 3 as arrays in every prompt and as Fact objects
-    (the reference engine) give the same prompts, byte for byte."""
+    (the reference engine) give the same prompts, byte for byte; also at a budget that cuts
+    the distractor setting's distractor sentences, which both keep first."""
     from kgcert.graphview.snapshot import pull
     from kgcert.prompts.tiers import ArrayTiers, FactTiers
 
     graph = open_graph(synthetic, pull(synthetic, tmp_path))
-    built = 0
+    budget = Budget.characters(chars) if chars else None
+    built = cut = 0
     for path in sorted(p for p in SPECS.glob("*.yaml") if not is_suite_file(p)):
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, synthetic, tmp_path)
-        arrays = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting, graph=graph)
+        arrays = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting, graph=graph,
+                               budget=budget)
         arrays.array_tiers_from = 0
         reference = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting,
-                                  graph=graph)
+                                  graph=graph, budget=budget)
         reference.tier_engine = FactTiers
         assert arrays.tier_engine is ArrayTiers
         for index in range(4):
             expected = reference.build(index)
             assert arrays.build(index) == expected, (spec.name, index)
             built += expected.skipped is None
+            extra = expected.provenance.extra
+            if setting == "distractor" and extra.get("distractor_candidates"):
+                # a prompt with distractors holds one, or is skipped (old main kept none of
+                # them in most of these prompts at 2,900 characters)
+                assert expected.provenance.distractors or expected.skipped, (spec.name, index)
+                kept, offered = extra.get("context_kept", {}), extra["context_offered"]
+                cut += expected.skipped is not None or kept["options"] < offered["options"]
     assert built > 30
+    if chars is not None:
+        assert cut > 5  # the budget cut tier 2 of prompts with distractors
 
 
 @pytest.mark.parametrize("over_snapshot", [False, True])
@@ -823,3 +837,32 @@ def test_sentence_lengths_from_the_arrays_are_the_written_lengths(synthetic, tmp
     assert template_shape("{source} and {source} treat {target}.") == (13, 2, 1)
     assert template_shape("{0} treats {target}") is None  # written as the generic sentence
     assert template_shape("{source!r} treats {target}") == UNKNOWN
+
+
+def test_token_budget_keeps_a_distractor_when_the_whole_prompt_is_recounted(synthetic,
+                                                                           tmp_path):
+    """With a budget whose count of the joined prompt exceeds the sum of its lines' counts
+    (here a quarter of the characters, rounded down), the builder drops optional lines until
+    the prompt fits: the distractor sentences go last and never the last of them."""
+    from kgcert.prompts.context import NO_DISTRACTOR_FITS
+
+    def quarters(text: str) -> int:
+        return len(text) // 4
+
+    budget = Budget.tokens(quarters, 760, "quarter characters")
+    holding = 0
+    for name in ("gene_target", "exposure_drug", "synergistic"):
+        spec = load_spec_file(SPECS / f"{name}.yaml")
+        assert isinstance(spec, RelationSpec)
+        builder = PromptBuilder(synthetic, spec, prepare_sampler(spec, synthetic, tmp_path),
+                                seed=4, setting="distractor", budget=budget)
+        for index in range(5):
+            prompt = builder.build(index)
+            if prompt.skipped is None:
+                assert quarters(prompt.text) <= 760
+            if prompt.provenance.extra.get("distractor_candidates"):
+                assert prompt.provenance.distractors or prompt.skipped, (name, index)
+                holding += bool(prompt.provenance.distractors)
+            if prompt.skipped and "distractor" in prompt.skipped:
+                assert prompt.skipped.startswith(NO_DISTRACTOR_FITS)
+    assert holding >= 5
