@@ -190,7 +190,7 @@ def _with_distractor_probe(ctx: Context, store: GraphStore, kg_name: str, result
 
 def _distractor_probe(ctx: Context, store: GraphStore, kg_name: str, spec: str,
                       specs_dirs: tuple[Path, ...], budget: str | None, probe: int) -> Probe:
-    from kgcert import defaults
+    from kgcert.util import defaults
     from kgcert.run.probe import probe_skips
 
     return probe_skips(store, kg=kg_name, spec=spec, budget=budget, setting="distractor",
