@@ -18,8 +18,8 @@ from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import parse_price, read_prices, sample_cost
-from kgcert.run.records import complete_records
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.sample_log import complete_records
 from tests.test_run_certificates import _prompts, _slot
 
 PRICE = {"input": 0.15, "output": 0.6}

@@ -9,8 +9,8 @@ from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.config import RunConfig
-from kgcert.run.records import SampleLog
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.sample_log import SampleLog
 from kgcert.stats import clopper_pearson, hierarchy
 
 N = 1500

@@ -17,8 +17,8 @@ from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.config import RunConfig, SequentialConfig
-from kgcert.run.records import SampleLog
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.sample_log import SampleLog
 from kgcert.stats import mixture_cs_limits
 
 P_GRID = (0.05, 0.2, 0.5, 0.8, 0.95, 0.99)

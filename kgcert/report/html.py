@@ -14,7 +14,7 @@ from kgcert.report.compare import family_statement
 from kgcert.report.prompt_parts import split_prompt
 from kgcert.report.spec_details import EXAMPLE_CHARS, Example
 from kgcert.report.tables import fmt
-from kgcert.run.records import slug
+from kgcert.rundir.layout import slug
 
 if TYPE_CHECKING:
     from kgcert.report.build import Report

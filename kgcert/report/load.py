@@ -20,7 +20,8 @@ from typing import Any
 import pandas as pd
 
 from kgcert.errors import InputError
-from kgcert.run.records import complete_records
+from kgcert.rundir.layout import RunLayout, check_run_dir
+from kgcert.rundir.sample_log import complete_records
 from kgcert.yamlfile import read_yaml
 
 # outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)
@@ -69,18 +70,6 @@ class RunSet:
         return sorted(str(name) for name in names)
 
 
-def check_run_dir(path: Path) -> Path:
-    """`path` if it is a run directory (run.yaml, certificates/ or samples/), else InputError."""
-    if not path.exists():
-        raise InputError(f"run directory {path} does not exist")
-    if not path.is_dir():
-        raise InputError(f"{path} is not a run directory (it is a file)")
-    if not any((path / name).exists() for name in ("run.yaml", "certificates", "samples")):
-        raise InputError(f"{path} is not a run directory (it has no run.yaml, certificates/ or "
-                         "samples/)")
-    return path
-
-
 def _labels(paths: Sequence[Path]) -> list[str]:
     """Directory names, or the paths as given where two runs share a name."""
     names = [path.resolve().name or str(path) for path in paths]
@@ -90,7 +79,7 @@ def _labels(paths: Sequence[Path]) -> list[str]:
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    saved = path / "run.yaml"
+    saved = RunLayout(path).run_file
     if not saved.exists():
         return {}
     loaded = read_yaml(saved, "run file")
@@ -290,19 +279,15 @@ def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
 
 
 def load_certificates(run: RunInfo) -> list[dict[str, Any]]:
-    folder = run.path / "certificates"
-    if not folder.is_dir():
-        return []
     return [certificate_row(_read_json(path), run.label, str(path))
-            for path in sorted(folder.glob("*.json"))]
+            for path in RunLayout(run.path).certificate_files()]
 
 
 def _last_indices(run: RunInfo) -> dict[tuple[str, str, str], int]:
     """The last sample index each certificate counts: a sequential certificate stops where
     its rule held, and samples drawn later in that batch stay out of the report too."""
     last: dict[tuple[str, str, str], int] = {}
-    folder = run.path / "certificates"
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for path in RunLayout(run.path).certificate_files():
         body = _read_json(path)
         sequential = body.get("sequential") or {}
         stop = sequential.get("stopped_at_index")
@@ -316,11 +301,8 @@ def _last_indices(run: RunInfo) -> dict[tuple[str, str, str], int]:
 
 def run_records(run: RunInfo) -> Iterator[dict[str, Any]]:
     """The sample records of one run that its certificates count, file by file."""
-    folder = run.path / "samples"
-    if not folder.is_dir():
-        return
     last = _last_indices(run)
-    for path in sorted(folder.glob("*/*/*.jsonl")):
+    for path in RunLayout(run.path).sample_files():
         for record in iter_records(path):
             key = (record.get("spec"), record.get("setting"), record.get("model"))
             if key in last and int(record.get("index", 0)) > last[key]:

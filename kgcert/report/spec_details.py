@@ -22,6 +22,7 @@ import pandas as pd
 
 from kgcert.errors import InputError
 from kgcert.report.load import RunSet, iter_records
+from kgcert.rundir.layout import SAMPLE_SUFFIX, RunLayout
 
 EXAMPLE_CHARS = 4000  # longer prompts (task contexts) are cut in the page, not in the files
 
@@ -87,9 +88,9 @@ def first_examples(runs: RunSet) -> dict[str, dict[str, Example]]:
     every model (same seed), so the first file with a prompt is read."""
     found: dict[str, dict[str, Example]] = {}
     for info in runs.runs:
-        folder = info.path / "samples"
-        for setting_dir in sorted(folder.glob("*/*")) if folder.is_dir() else []:
-            first = _first_prompt(sorted(setting_dir.glob("*.jsonl")), info.label, info.path)
+        for setting_dir in RunLayout(info.path).setting_dirs():
+            files = sorted(setting_dir.glob(f"*{SAMPLE_SUFFIX}"))
+            first = _first_prompt(files, info.label, info.path)
             if first is not None:
                 spec, setting, example = first
                 found.setdefault(spec, {}).setdefault(setting, example)

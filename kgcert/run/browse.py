@@ -16,15 +16,11 @@ from typing import Any
 import yaml
 
 from kgcert.errors import InputError
-from kgcert.run.records import complete_records
+from kgcert.rundir.layout import RunLayout, is_run_dir
+from kgcert.rundir.sample_log import complete_records
 
-RUN_MARKERS = ("run.yaml", "certificates", "samples")
 CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
                       "seed", "method", "cost")
-
-
-def is_run_dir(path: Path) -> bool:
-    return path.is_dir() and any((path / name).exists() for name in RUN_MARKERS)
 
 
 @dataclass(frozen=True)
@@ -55,7 +51,8 @@ def find_runs(root: Path) -> list[Path]:
 def summarize(run: Path) -> RunSummary:
     problems: list[str] = []
     config: dict[str, Any] = {}
-    saved = run / "run.yaml"
+    layout = RunLayout(run)
+    saved = layout.run_file
     if saved.exists():
         try:
             loaded = yaml.safe_load(saved.read_text(encoding="utf-8"))
@@ -63,7 +60,7 @@ def summarize(run: Path) -> RunSummary:
         except yaml.YAMLError:
             problems.append(f"{saved} is not valid YAML")
     certificates = []
-    for path in sorted((run / "certificates").glob("*.json")):
+    for path in layout.certificate_files():
         try:
             body = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -75,7 +72,7 @@ def summarize(run: Path) -> RunSummary:
         certificates.append({**{key: body.get(key) for key in CERTIFICATE_FIELDS},
                              "file": str(path.relative_to(run))})
     certificates.sort(key=lambda c: (str(c["spec"]), str(c["setting"]), str(c["model"])))
-    samples = len(list((run / "samples").rglob("*.jsonl")))
+    samples = len(layout.sample_files())
     return RunSummary(run, config, certificates, samples, problems)
 
 
@@ -94,7 +91,7 @@ class SampleFile:
 def sample_files(run: Path) -> list[SampleFile]:
     """Every sample file of a run with the (spec, setting, model) its first record names."""
     found = []
-    for path in sorted((run / "samples").rglob("*.jsonl")):
+    for path in RunLayout(run).sample_files():
         first = next(complete_records(path), None)
         if first is None:
             continue  # nothing recorded yet

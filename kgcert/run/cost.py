@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.run.records import SampleLog, complete_records
+from kgcert.rundir.sample_log import SampleLog, complete_records
 from kgcert.yamlfile import read_yaml
 
 PER_TOKENS = 1_000_000  # prices are dollars per million tokens

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.run.design import DesignEntry
+from kgcert.rundir.layout import EARLIER_DIR
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,6 @@ def plan_look(records: Mapping[int, Mapping[str, Any]], *, total: int, confidenc
         f"looks hold together at {joint:.6g}"))
 
 
-EARLIER = "earlier"  # certificates/earlier/: certificates an n or design change superseded
-
 
 def keep_earlier_look(path: Path, body: dict[str, Any]) -> Path | None:
     """Before a certificate of a later look replaces `path`, keep the earlier one beside it,
@@ -97,14 +96,15 @@ def keep_earlier_look(path: Path, body: dict[str, Any]) -> Path | None:
     if old.get("design") == body.get("design") and old.get("n") == body.get("n"):
         return None
     from kgcert.run.guarantee import guarantee_sentence
-    from kgcert.run.records import write_json
+    from kgcert.rundir.atomic import write_json
 
     joint = body["looks"]["joint_confidence"]
     old["looks"] = {**(old.get("looks") or {}), "joint_confidence": min(
         joint, (old.get("looks") or {}).get("joint_confidence", 1.0)),
         "later": f"design {body.get('design')} at n = {body.get('samples_requested')}"}
     old["guarantee"] = guarantee_sentence(old)
-    target = path.parent / EARLIER / (f"{path.stem}__design-{old.get('design') or 'none'}"
+    # certificates/earlier/: the certificates an n or design change superseded
+    target = path.parent / EARLIER_DIR / (f"{path.stem}__design-{old.get('design') or 'none'}"
                                       f"__n-{old.get('samples_requested', '')}.json")
     write_json(target, old, allow_nan=False)
     return target

@@ -37,15 +37,10 @@ from kgcert.run.config import RunConfig
 from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
 from kgcert.run.looks import keep_earlier_look, plan_look
-from kgcert.run.records import (
-    SampleLog,
-    call_failed,
-    read_history,
-    slug,
-    write_history,
-    write_json,
-    write_text,
-)
+from kgcert.rundir.atomic import write_json, write_text
+from kgcert.rundir.history import read_history, write_history
+from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.sample_log import SampleLog, call_failed
 from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
 
 PromptSource = Callable[[int], Prompt]
@@ -136,7 +131,8 @@ class Runner:
         self.jobs = jobs
         self.models = models
         self.progress = progress or Progress()
-        self.history = read_history(run_dir)  # every n each certificate was written at
+        self.layout = RunLayout(run_dir)
+        self.history = read_history(self.layout)  # every n each certificate was written at
         self.certificates = sum(len(self.slots(job)) for job in jobs)
         self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
                            if config.simultaneous else config.confidence)
@@ -147,15 +143,13 @@ class Runner:
         return [s for s in self.models if job.models is None or s.spec_string in job.models]
 
     def log(self, job: Job, slot: ModelSlot) -> SampleLog:
-        return SampleLog(self.run_dir / "samples" / slug(job.spec) / slug(job.setting)
-                         / f"{slug(slot.spec_string)}.jsonl")
+        return SampleLog(self.layout.sample_file(job.spec, job.setting, slot.spec_string))
 
     def certificate_path(self, job: Job, slot: ModelSlot) -> Path:
-        return (self.run_dir / "certificates"
-                / f"{slug(job.spec)}__{slug(job.setting)}__{slug(slot.spec_string)}.json")
+        return self.layout.certificate_file(job.spec, job.setting, slot.spec_string)
 
     def run(self) -> list[Path]:
-        saved = self.run_dir / "run.yaml"
+        saved = self.layout.run_file
         if not saved.exists():  # the resolved settings, for resuming, reports and write-back
             write_text(saved, yaml.safe_dump(self.config.model_dump(mode="json"),
                                              sort_keys=False))
@@ -338,7 +332,7 @@ class Runner:
         keep_earlier_look(path, body)
         write_json(path, body, allow_nan=False)
         self.history[path.name] = written_at
-        write_history(self.run_dir, self.history)
+        write_history(self.layout, self.history)
         return path
 
 

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
-from kgcert.run.records import complete_records
+from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.sample_log import complete_records
 from kgcert.yamlfile import read_yaml
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
@@ -51,7 +52,7 @@ def _clip(text: Any) -> str | None:
 
 
 def read_config(run_dir: Path) -> RunConfig:
-    path = run_dir / "run.yaml"
+    path = RunLayout(run_dir).run_file
     if not path.is_file():
         raise InputError(f"{run_dir} is not a run directory (no run.yaml)")
     try:
@@ -214,14 +215,15 @@ def read_run(run_dir: Path, kg: str | None = None) -> RunData:
     config = read_config(run_dir)
     run = run_id(run_dir, config)
     bodies: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for path in sorted((run_dir / "certificates").glob("*.json")):
+    layout = RunLayout(run_dir)
+    for path in layout.certificate_files():
         try:
             body = json.loads(path.read_text(encoding="utf-8"))
             bodies[(str(body["spec"]), str(body["setting"]), str(body["model"]))] = body
         except (json.JSONDecodeError, KeyError, TypeError):
             raise InputError(f"{path} is not a certificate") from None
     grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for path in sorted((run_dir / "samples").glob("**/*.jsonl")):
+    for path in layout.sample_files():
         for record in read_samples(path):
             triple = (str(record["spec"]), str(record["setting"]), str(record["model"]))
             grouped.setdefault(triple, []).append(record)

@@ -1,70 +1,23 @@
-"""The run directory: append-only per-sample JSONL files and atomically written JSON.
+"""Sample files: one JSON sample record a line, appended and flushed to disk per batch.
 
-A sample file holds one line per sample index, appended and flushed to disk per batch. A run
-killed mid-write leaves at most one partial last line; reading a file drops it (and cuts it
-from the file), so the resumed run writes that sample again exactly once.
+A sample file holds one line per sample index. A run killed mid-write leaves at most one
+partial last line; reading a file drops it (and cuts it from the file), so the resumed run
+writes that sample again exactly once.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgcert.atomicfile import replacing
 from kgcert.errors import InputError
 from kgcert.output import output_to
-
-
-def slug(text: str) -> str:
-    """A file-name-safe form of a spec, model or setting name (distinct names stay distinct)."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
-    if safe != text:
-        digest = hashlib.sha256(text.encode()).digest()
-        safe += "-" + format(int.from_bytes(digest[:3], "little"), "06x")
-    return safe
-
-
-def write_text(path: Path, text: str) -> None:
-    """Write then rename, so a reader never sees half a file (nor loses the old one when the
-    disk is full)."""
-    with output_to(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with replacing(path) as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-
-
-def write_json(path: Path, data: Any, *, allow_nan: bool = True) -> None:
-    """`allow_nan=False` refuses NaN and infinities, which are not JSON (certificates)."""
-    write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str,
-                                allow_nan=allow_nan) + "\n")
-
-
-HISTORY = "certificate_history.json"  # certificate file -> every n it was written at
-
-
-def read_history(run_dir: Path) -> dict[str, list[int]]:
-    path = run_dir / HISTORY
-    if not path.exists():
-        return {}
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        raise InputError(f"{path} is not valid JSON; the file was edited or damaged") from None
-    if not isinstance(loaded, dict):
-        raise InputError(f"{path} must map certificate files to lists of n")
-    return {str(name): [int(n) for n in ns] for name, ns in loaded.items()}
-
-
-def write_history(run_dir: Path, history: dict[str, list[int]]) -> None:
-    write_json(run_dir / HISTORY, history)
+from kgcert.rundir.atomic import write_text
+from kgcert.rundir.layout import failed_file
 
 
 def complete_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -117,7 +70,7 @@ class SampleLog:
     def failed_path(self) -> Path:
         """Beside the sample file: the failed calls a rerun asked again, one JSON line each
         (not ``*.jsonl``, so readers of sample files never take them for samples)."""
-        return self.path.with_name(self.path.name + ".failed")
+        return failed_file(self.path)
 
     def retry_failed(self, records: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
         """Set aside the samples whose model call failed, so this run asks them again: they
