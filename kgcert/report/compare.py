@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from kgcert.errors import InputError
-from kgcert.report.load import ANSWERED
+from kgcert.rundir.outcomes import ANSWERED
 from kgcert.stats import Hierarchy, hierarchy, holm_adjust
 
 if TYPE_CHECKING:

@@ -20,12 +20,12 @@ from typing import Any
 import pandas as pd
 
 from kgcert.errors import InputError
+from kgcert.rundir.certificate_record import COUNTED
 from kgcert.rundir.layout import RunLayout, check_run_dir
+from kgcert.rundir.outcomes import ANSWERED
 from kgcert.rundir.sample_log import complete_records
 from kgcert.yamlfile import read_yaml
 
-# outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)
-ANSWERED = ("correct", "wrong", "unparseable", "refused")
 BASELINE = "baseline"  # the setting of the paper's static baseline prompts
 
 CERTIFICATE_COLUMNS = (
@@ -119,8 +119,7 @@ _FIELD_TYPES: dict[str, tuple[Any, str, bool]] = {
     "outcomes": (lambda v: isinstance(v, dict), "a mapping", True),
     "unparseable_excluded": (lambda v: isinstance(v, dict), "a mapping", True),
     "sequential": (lambda v: isinstance(v, dict), "a mapping", True),
-    **{f"outcomes.{name}": (_is_int, "a whole number", False)
-       for name in ("correct", "wrong", "unparseable", "error", "skipped")},
+    **{f"outcomes.{name}": (_is_int, "a whole number", False) for name in COUNTED},
     "sequential.stopped_at_index": (_is_int, "a whole number", True),
 }
 
@@ -162,8 +161,7 @@ def certificate_row(body: Mapping[str, Any], run: str, file: str) -> dict[str, A
         "estimate": (float(body["estimate"]) if body.get("estimate") is not None
                      else float("nan")),
         "confidence": body.get("confidence"), "method": body.get("method"),
-        **{name: int(outcomes.get(name, 0)) for name in
-           ("correct", "wrong", "unparseable", "error", "skipped")},
+        **{name: int(outcomes.get(name, 0)) for name in COUNTED},
         "excluded_k": excluded.get("k"), "excluded_n": excluded.get("n"),
         "excluded_lower": excluded.get("lower"), "excluded_upper": excluded.get("upper"),
         "baseline": setting == BASELINE or bool(body.get("baseline")),

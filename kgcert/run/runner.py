@@ -32,7 +32,7 @@ from kgcert.models.base import (
     set_answer_hook,
 )
 from kgcert.prompts.record import Prompt
-from kgcert.run.certificate import ANSWERED, REFUSED, SKIPPED, certificate
+from kgcert.run.certificate import certificate
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
@@ -40,6 +40,7 @@ from kgcert.run.looks import keep_earlier_look, plan_look
 from kgcert.rundir.atomic import write_json, write_text
 from kgcert.rundir.history import read_history, write_history
 from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.outcomes import ANSWERED, REFUSED, SKIPPED
 from kgcert.rundir.sample_log import SampleLog, call_failed
 from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
 

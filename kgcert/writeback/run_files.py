@@ -16,12 +16,11 @@ from pydantic import ValidationError
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
 from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.outcomes import ANSWERED, OUTCOMES
 from kgcert.rundir.sample_log import complete_records
 from kgcert.yamlfile import read_yaml
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
-# the outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)
-ANSWERED = ("correct", "wrong", "unparseable", "refused")
 QUESTION_PREFIX = "Question: "
 
 
@@ -197,11 +196,11 @@ def _certificate_props(key: str, run: str, spec: str, setting: str, model: str,
     props: dict[str, Any] = {"key": key, "run": run, "spec": spec, "setting": setting,
                              "model": model, "samples": len(records), "complete": body is not None}
     if body is None:  # the run has not certified these samples yet: counts only
-        for outcome in (*ANSWERED, "error", "skipped"):
+        for outcome in OUTCOMES:
             props[outcome] = sum(1 for r in records if r.get("outcome") == outcome)
         return props
     outcomes = body.get("outcomes") or {}
-    for outcome in (*ANSWERED, "error", "skipped"):
+    for outcome in OUTCOMES:
         props[outcome] = int(outcomes.get(outcome, 0))
     for name in ("k", "n", "lower", "upper", "estimate", "confidence", "method", "spec_hash",
                  "kg_fingerprint", "created_at", "samples_recorded", "sample_file"):
