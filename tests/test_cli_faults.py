@@ -21,6 +21,7 @@ import pytest
 from kg_helpers import load_kg
 
 from kgcert.rundir.sample_log import SampleLog
+from kgcert.rundir.sample_record import SampleRecord
 from kgcert.synth import SyntheticPrimeKG
 
 KG_HEADER = ("relation,display_relation,x_index,x_id,x_type,x_name,x_source,"
@@ -126,7 +127,8 @@ def _run_dir_by_hand(folder: Path, n: object = 10) -> Path:
     records = [{"index": i, "spec": "s", "spec_hash": "h", "setting": "vanilla", "model": "m",
                 "outcome": "correct" if i % 3 else "wrong",
                 "prompt": {"text": f"question {i}"}} for i in range(10)]
-    SampleLog(folder / "samples" / "s" / "vanilla" / "m.jsonl").append(records)
+    SampleLog(folder / "samples" / "s" / "vanilla" / "m.jsonl").append(
+        SampleRecord.from_dict(r) for r in records)
     body = certificate(records, confidence=0.95, context={
         "spec": "s", "setting": "vanilla", "model": "m", "samples_requested": 10})
     body["n"] = n

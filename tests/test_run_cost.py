@@ -40,7 +40,7 @@ def _certify(run_dir: Path, slot: ModelSlot, n: int = 20, **extra: Any) -> dict[
 
 def _file_records(run_dir: Path, body: dict[str, Any]) -> list[dict[str, Any]]:
     samples = run_dir / body["sample_file"]
-    records = [r for _, r in complete_records(samples)]
+    records = [r.to_dict() for _, r in complete_records(samples)]
     failed = samples.with_name(samples.name + ".failed")
     if failed.exists():
         records += [json.loads(line) for line in failed.read_text().splitlines()]

@@ -41,7 +41,7 @@ def _first_decisions(tmp_path: Path, tag: str) -> tuple[int, int]:
     outcomes = {}
     for slot in slots:
         records = SampleLog(runner.log(job, slot).path).read()
-        outcomes[slot.spec_string] = [records[i]["outcome"] == "correct" for i in range(N)]
+        outcomes[slot.spec_string] = [records[i].correct for i in range(N)]
     paired_n = separate_n = 0
     for n in range(STEP, N + 1, STEP):
         head = {name: values[:n] for name, values in outcomes.items()}

@@ -140,8 +140,8 @@ class ExplorerData:
 
 def _records(runs: RunSet) -> Iterator[tuple[str, dict[str, Any]]]:
     for run in runs.runs:
-        for record in run_records(run):
-            yield run.label, record
+        for record in run_records(run):  # the explorer shows records as they were written
+            yield run.label, record.to_dict()
 
 
 def _compress(body: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ import yaml
 from kgcert.errors import InputError
 from kgcert.rundir.layout import RunLayout, is_run_dir
 from kgcert.rundir.sample_log import complete_records
+from kgcert.rundir.sample_record import SampleRecord
 
 CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
                       "seed", "method", "cost")
@@ -96,13 +97,13 @@ def sample_files(run: Path) -> list[SampleFile]:
         if first is None:
             continue  # nothing recorded yet
         record = first[1]
-        found.append(SampleFile(path, str(record.get("spec")), str(record.get("setting")),
-                                str(record.get("model"))))
+        found.append(SampleFile(path, str(record.spec), str(record.setting),
+                                str(record.model)))
     return found
 
 
 def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str | None = None,
-                model: str | None = None) -> tuple[SampleFile, dict[str, Any]]:
+                model: str | None = None) -> tuple[SampleFile, SampleRecord]:
     """The record of sample `index` in the one sample file the filters leave, else InputError
     saying what to choose from."""
     if not is_run_dir(run):
@@ -124,8 +125,8 @@ def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str 
     [file] = chosen
     indexes = []
     for _, record in complete_records(file.path):
-        if int(record["index"]) == index:
+        if record.index == index:
             return file, record
-        indexes.append(int(record["index"]))
+        indexes.append(record.index)
     shown = f"{min(indexes)}..{max(indexes)}" if indexes else "none"
     raise InputError(f"no sample {index} in {file.path} (recorded indexes: {shown})")

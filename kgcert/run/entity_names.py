@@ -8,19 +8,19 @@ in a prompt only inside sentences; their records hold ids).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.sample_record import SampleRecord
 from kgcert.store.graph import GraphStore
 
 BATCH = 5_000
 
 
-def _ids(record: Mapping[str, Any]) -> Iterator[str]:
-    prompt = record.get("prompt") or {}
-    provenance = prompt.get("provenance") or {}
+def _ids(record: SampleRecord) -> Iterator[str]:
+    prompt = record.prompt or {}
+    provenance = record.provenance
     yield from (str(i) for i in (provenance.get("nodes") or {}).values())
     for edge in provenance.get("edges") or []:
         if isinstance(edge, list | tuple) and len(edge) == 3:

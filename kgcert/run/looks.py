@@ -23,6 +23,7 @@ from typing import Any
 
 from kgcert.run.design import DesignEntry
 from kgcert.rundir.layout import EARLIER_DIR
+from kgcert.rundir.sample_record import SampleRecord
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,12 @@ class Look:
                 "this_look_confidence": self.confidence}
 
 
-def plan_look(records: Mapping[int, Mapping[str, Any]], *, total: int, confidence: float,
+def plan_look(records: Mapping[int, SampleRecord], *, total: int, confidence: float,
               design: str, sequential: bool, extendable: bool,
               designs: Sequence[DesignEntry] = (), written_at: Sequence[int] = ()) -> Look:
     """The look a certificate over `records` (indices below `total` counted) may state."""
     delta = 1 - confidence
-    drawn_under = {r.get("design") for r in records.values()}
+    drawn_under = {r.design for r in records.values()}
     earlier = [d for d in designs if d.hash != design and d.hash in drawn_under]
     beyond = any(index >= total for index in records)
     rewritten = len(set(written_at)) > 1

@@ -11,12 +11,13 @@ not hold (a scorer's own, such as `parsed_option` or a task's `exact`) is kept i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.rundir.outcomes import ANSWERED
+from kgcert.rundir.outcomes import ANSWERED, CORRECT
 
 SAMPLE_RECORD_VERSION = 1
 VERSION_KEY = "record_version"
@@ -90,11 +91,12 @@ class SampleRecord:
         reader names the file and line)."""
         index = data["index"]
         if not isinstance(index, int) or isinstance(index, bool):
-            index = int(index)
+            raise ValueError(f"field index is {json.dumps(index)[:40]}, expected a whole "
+                             "number")
         version = data.get(VERSION_KEY)
         if version is not None and not (isinstance(version, int) and
                                         1 <= version <= SAMPLE_RECORD_VERSION):
-            raise ValueError(f"record version {version!r}: written by a newer kgcert")
+            raise ValueError(f"record_version {version!r}: written by a newer kgcert")
         prompt, response = data.get("prompt"), data.get("response")
         typed = {name: data[name] for name in _OPTIONAL if data.get(name) is not None}
         held = {"index", "outcome", VERSION_KEY, *typed}
@@ -133,7 +135,7 @@ class SampleRecord:
 
     @property
     def correct(self) -> bool:
-        return self.outcome == "correct"
+        return self.outcome == CORRECT
 
     @property
     def call_failed(self) -> bool:
@@ -152,6 +154,7 @@ def sample_record(data: Any, where: str) -> SampleRecord:
         raise InputError(f"{where} is not a sample record")
     try:
         return SampleRecord.from_dict(data)
-    except (KeyError, TypeError, ValueError) as error:
-        why = f" ({error})" if isinstance(error, ValueError) and "newer" in str(error) else ""
-        raise InputError(f"{where} is not a sample record{why}") from None
+    except (KeyError, TypeError):
+        raise InputError(f"{where} is not a sample record") from None
+    except ValueError as error:  # a field it names
+        raise InputError(f"{where} is not a sample record ({error})") from None
