@@ -28,7 +28,7 @@ from kgcert.report import (
     write_report,
 )
 from kgcert.report import plots as report_plots
-from kgcert.report.load import iter_records
+from kgcert.report.run_frames import iter_records
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice
 from kgcert.stats import clopper_pearson

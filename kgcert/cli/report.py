@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from kgcert.report import Alignment, Comparison
-    from kgcert.report.load import RunSet
+    from kgcert.report.run_frames import RunSet
     from kgcert.report.variants import VariantComparison
     from kgcert.stats import Hierarchy
 

@@ -21,7 +21,7 @@ from kgcert.errors import InputError, KgcertError
 from kgcert.output import output_to
 from kgcert.report import plots
 from kgcert.report.compare import Comparison, compare_all
-from kgcert.report.load import RunSet, load_runs
+from kgcert.report.run_frames import RunSet, load_runs
 from kgcert.report.spec_details import SpecDetails, spec_details
 from kgcert.report.tables import (
     chance_levels,

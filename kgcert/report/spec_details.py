@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from kgcert.errors import InputError
-from kgcert.report.load import RunSet, iter_records
+from kgcert.report.run_frames import RunSet, iter_records
 from kgcert.rundir.layout import SAMPLE_SUFFIX, RunLayout
 from kgcert.rundir.sample_record import SampleRecord
 
