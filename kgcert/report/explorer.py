@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgcert.report.run_frames import RunSet, chosen_role, entity_path_length, run_records
 from kgcert.report.prompt_parts import question_line, question_start
+from kgcert.report.run_frames import RunSet, chosen_role, entity_path_length, run_records
 from kgcert.report.sample_graph import GRAPH_FIELDS, sample_graphs
 from kgcert.run.entity_names import read_entity_names
 
