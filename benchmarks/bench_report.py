@@ -32,8 +32,8 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from kgcert.report import write_report  # noqa: E402
 from kgcert.report.explorer import explorer_section  # noqa: E402
-from kgcert.report.load import load_runs  # noqa: E402
-from kgcert.run.records import slug  # noqa: E402
+from kgcert.report.run_frames import load_runs  # noqa: E402
+from kgcert.rundir.layout import slug  # noqa: E402
 from kgcert.synth.primekg import SyntheticPrimeKG  # noqa: E402
 
 SPEC = "primekg.dual_indication"

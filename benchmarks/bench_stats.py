@@ -244,7 +244,7 @@ def pairing_table(sims: int, seed: int, n: int = 200, p: float = 0.7) -> None:
     from kgcert.models.registry import get_model
     from kgcert.prompts.record import Prompt, Provenance
     from kgcert.report.compare import compare
-    from kgcert.report.load import load_runs
+    from kgcert.report.run_frames import load_runs
     from kgcert.run.config import RunConfig
     from kgcert.run.runner import Job, ModelSlot, Runner
 

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from kg_helpers import load_kg
 
-from kgcert.run.records import SampleLog
+from kgcert.rundir.sample_log import SampleLog
+from kgcert.rundir.sample_record import SampleRecord
 from kgcert.synth.primekg import SyntheticPrimeKG
 
 KG_HEADER = ("relation,display_relation,x_index,x_id,x_type,x_name,x_source,"
@@ -121,12 +122,13 @@ def test_a_mapping_merge_may_still_override_keys(tmp_path):
 def _run_dir_by_hand(folder: Path, n: object = 10) -> Path:
     """A run directory with one certificate and its samples, in kgcert's own format."""
     from kgcert.run.certificate import certificate
-    from kgcert.run.records import write_json
+    from kgcert.rundir.atomic import write_json
 
     records = [{"index": i, "spec": "s", "spec_hash": "h", "setting": "vanilla", "model": "m",
                 "outcome": "correct" if i % 3 else "wrong",
                 "prompt": {"text": f"question {i}"}} for i in range(10)]
-    SampleLog(folder / "samples" / "s" / "vanilla" / "m.jsonl").append(records)
+    SampleLog(folder / "samples" / "s" / "vanilla" / "m.jsonl").append(
+        SampleRecord.from_dict(r) for r in records)
     body = certificate(records, confidence=0.95, context={
         "spec": "s", "setting": "vanilla", "model": "m", "samples_requested": 10})
     body["n"] = n

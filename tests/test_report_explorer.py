@@ -27,8 +27,8 @@ import pytest
 from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.report.explorer import CHUNK, ROW_FIELDS, explorer_data, script_json
-from kgcert.report.load import load_runs
 from kgcert.report.prompt_parts import question_line
+from kgcert.report.run_frames import load_runs
 from kgcert.report.sample_graph import sample_graph, sample_graphs
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, Runner

@@ -25,8 +25,8 @@ from kgcert.report import write_report
 from kgcert.report.build import Report
 from kgcert.report.tables import chance_levels, heatmap_cells
 from kgcert.run.config import RunConfig
-from kgcert.run.records import slug
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.layout import slug
 from kgcert.specs import spec_hash
 from kgcert.specs.catalog import catalog
 from kgcert.stats import clopper_pearson

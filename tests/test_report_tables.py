@@ -28,7 +28,7 @@ from kgcert.report import (
     write_report,
 )
 from kgcert.report import plots as report_plots
-from kgcert.report.load import iter_records
+from kgcert.report.run_frames import iter_records
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice
 from kgcert.stats import clopper_pearson
@@ -173,7 +173,7 @@ def certificate_bodies(*run_dirs: Path) -> list[dict[str, Any]]:
 
 def sample_records(*run_dirs: Path) -> list[dict[str, Any]]:
     return [record for run in run_dirs for path in sorted((run / "samples").rglob("*.jsonl"))
-            for record in iter_records(path)]
+            for record in (r.to_dict() for r in iter_records(path))]
 
 
 def test_loaded_frames_match_the_files(runs):

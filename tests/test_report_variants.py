@@ -27,7 +27,7 @@ from kgcert.models.base import GenerationConfig, ModelResponse
 from kgcert.prompts.record import Prompt
 from kgcert.report import load_runs
 from kgcert.report.compare import compare_all
-from kgcert.report.load import item_sha
+from kgcert.report.run_frames import item_sha
 from kgcert.report.variants import variant_comparisons
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice

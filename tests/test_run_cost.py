@@ -18,8 +18,8 @@ from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import parse_price, read_prices, sample_cost
-from kgcert.run.records import complete_records
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.sample_log import complete_records
 from tests.test_run_certificates import _prompts, _slot
 
 PRICE = {"input": 0.15, "output": 0.6}
@@ -40,7 +40,7 @@ def _certify(run_dir: Path, slot: ModelSlot, n: int = 20, **extra: Any) -> dict[
 
 def _file_records(run_dir: Path, body: dict[str, Any]) -> list[dict[str, Any]]:
     samples = run_dir / body["sample_file"]
-    records = [r for _, r in complete_records(samples)]
+    records = [r.to_dict() for _, r in complete_records(samples)]
     failed = samples.with_name(samples.name + ".failed")
     if failed.exists():
         records += [json.loads(line) for line in failed.read_text().splitlines()]

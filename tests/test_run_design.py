@@ -17,6 +17,7 @@ from run_cli import kgcert
 from kgcert.errors import InputError
 from kgcert.run.design import DesignEntry
 from kgcert.run.looks import plan_look
+from kgcert.rundir.sample_record import SampleRecord
 
 KG = "alz_design"
 SPEC = "primekg.exposure_drug"
@@ -107,6 +108,10 @@ def test_a_declared_extension_spends_half_of_delta_per_look_and_needs_no_new_des
     assert body["looks"]["joint_confidence"] == pytest.approx(0.95)
 
 
+def _drawn(index: int, design: str | None) -> SampleRecord:
+    return SampleRecord(index=index, outcome="correct", design=design)
+
+
 def _entry(name: str, n: int, extendable: bool = False) -> DesignEntry:
     return DesignEntry(name, 0.95, n, False, extendable, "start", "")
 
@@ -114,15 +119,15 @@ def _entry(name: str, n: int, extendable: bool = False) -> DesignEntry:
 def test_n_changes_are_seen_in_the_samples_not_in_what_was_written():
     """Interrupt a run designed for 200 and restart it for 100: nothing was ever written,
     yet the samples past index 99 (and their design) show that n moved."""
-    records = {i: {"design": "big"} for i in range(150)}
+    records = {i: _drawn(i, "big") for i in range(150)}
     look = plan_look(records, total=100, confidence=0.95, design="small", sequential=False,
                      extendable=False, designs=[_entry("big", 200), _entry("small", 100)])
     assert look.anytime and look.joint_confidence == pytest.approx(0.90)
-    legacy = {i: {} for i in range(150)}  # older samples carry no design: indices tell
+    legacy = {i: _drawn(i, None) for i in range(150)}  # older samples carry no design
     look = plan_look(legacy, total=100, confidence=0.95, design="small", sequential=False,
                      extendable=False)
     assert look.anytime and look.joint_confidence == pytest.approx(0.90)
-    untouched = plan_look({i: {"design": "d"} for i in range(100)}, total=100,
+    untouched = plan_look({i: _drawn(i, "d") for i in range(100)}, total=100,
                           confidence=0.95, design="d", sequential=False, extendable=False,
                           designs=[_entry("d", 100)])
     assert not untouched.anytime and untouched.confidence == 0.95

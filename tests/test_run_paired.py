@@ -9,8 +9,8 @@ from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.config import RunConfig
-from kgcert.run.records import SampleLog
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.sample_log import SampleLog
 from kgcert.stats import clopper_pearson, hierarchy
 
 N = 1500
@@ -41,7 +41,7 @@ def _first_decisions(tmp_path: Path, tag: str) -> tuple[int, int]:
     outcomes = {}
     for slot in slots:
         records = SampleLog(runner.log(job, slot).path).read()
-        outcomes[slot.spec_string] = [records[i]["outcome"] == "correct" for i in range(N)]
+        outcomes[slot.spec_string] = [records[i].correct for i in range(N)]
     paired_n = separate_n = 0
     for n in range(STEP, N + 1, STEP):
         head = {name: values[:n] for name, values in outcomes.items()}

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgcert.run.records import SampleLog
+from kgcert.rundir.sample_log import SampleLog
 from kgcert.synth.primekg import SyntheticPrimeKG
 
 KILLS = 10

@@ -17,8 +17,8 @@ from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.config import RunConfig, SequentialConfig
-from kgcert.run.records import SampleLog
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.sample_log import SampleLog
 from kgcert.stats import mixture_cs_limits
 
 P_GRID = (0.05, 0.2, 0.5, 0.8, 0.95, 0.99)
@@ -82,7 +82,7 @@ def test_sequential_bounds_cover_at_every_stopping_time(tmp_path: Path, p: float
     certified = dict.fromkeys(truth, 0)
     for slot in runner.models:
         records = SampleLog(runner.log(job, slot).path).read()
-        outcomes = [records[i]["outcome"] == "correct" for i in sorted(records)]
+        outcomes = [records[i].correct for i in sorted(records)]
         lower, upper = mixture_cs_limits(np.cumsum(outcomes), np.arange(1, len(outcomes) + 1),
                                          delta=0.05)
         always_covered += bool(np.all((lower <= truth["headline"])

@@ -15,7 +15,7 @@ from kg_helpers import load_kg
 from run_cli import kgcert
 
 from kgcert.cli.runs import runs_command
-from kgcert.run.records import complete_records
+from kgcert.rundir.sample_log import complete_records
 
 KG = "alz_until"
 SPEC = "primekg.exposure_drug"

@@ -27,6 +27,7 @@ from kgcert.models.registry import get_model
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.sample_record import SampleRecord
 from kgcert.specs import RelationSpec, find_spec, prepare_sampler, spec_hash
 from kgcert.store.cypher import KG_SCOPE, _statements, statement
 from kgcert.store.graph import GraphStore
@@ -633,6 +634,7 @@ def test_sample_rows_of_task_prompts_and_sequential_cuts():
                                                   ["e1", "r1", "e3"]],
                                         "distractors": [], "extra": {}}},
               "response": {"text": "r2", "error": None, "latency_s": 0.5}}
+    record = SampleRecord.from_dict(record)
     row = sample_row("run@f", "run@f|kgllm.triple_retrieval|json|m", record, 7, 5)
     assert row.key == "run@f|kgllm.triple_retrieval|json|m|4"
     assert row.links.used == [{"key": row.key, "id": "e1", "role": "seed0"}]

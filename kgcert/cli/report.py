@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from kgcert.report import Alignment, Comparison
-    from kgcert.report.load import RunSet
+    from kgcert.report.run_frames import RunSet
     from kgcert.report.variants import VariantComparison
     from kgcert.stats import Hierarchy
 
@@ -230,7 +230,7 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
     model."""
     from kgcert.report import compare_json, load_runs
     from kgcert.report.compare import compare_all, family_statement
-    from kgcert.run.records import write_json
+    from kgcert.rundir.atomic import write_json
 
     loaded = load_runs(list(runs))
     _one_kg(loaded)
@@ -285,12 +285,12 @@ def compare_target(runs: Sequence[Any], out: Path | None) -> Path:
     """Where a comparison goes: where the user says, else into the run's report folder for
     one run, else beside the runs under a name of them all (so comparing other runs never
     overwrites it)."""
-    from kgcert.run.records import slug
+    from kgcert.rundir.layout import COMPARE_FILE, RunLayout, slug
 
     if out is not None:
-        return out if out.suffix == ".json" else out / "compare.json"
+        return out if out.suffix == ".json" else out / COMPARE_FILE
     if len(runs) == 1:
-        return runs[0].path / "report" / "compare.json"
+        return RunLayout(runs[0].path).compare_file
     name = "+".join(slug(run.path.resolve().name) for run in runs)
     if len(name) > 150:  # many runs: a stable short name
         import hashlib

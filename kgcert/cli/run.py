@@ -136,7 +136,7 @@ def with_prices(config: RunConfig, flags: tuple[str, ...], file: Path | None
 def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
     """A certificate with no answered prompt because every call failed certifies nothing:
     the run ends with exit code 5 (its files are kept; a rerun asks those samples again)."""
-    from kgcert.run.records import call_failed, complete_records
+    from kgcert.rundir.sample_log import complete_records
 
     empty = []
     for path in paths:
@@ -149,8 +149,8 @@ def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
     reason = ""
     samples = run_dir / str(first.get("sample_file", ""))
     if samples.is_file():
-        error = next((r["response"]["error"] for _, r in complete_records(samples)
-                      if call_failed(r)), None)
+        error = next((r.response.error for _, r in complete_records(samples)
+                      if r.response is not None and r.call_failed), None)
         reason = f": {error}" if error else ""
     raise NothingAnsweredError(
         f"{len(empty)} of {len(paths)} certificates have no answered prompt because every call "

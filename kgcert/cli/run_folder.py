@@ -12,6 +12,7 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig, load_run_config
+from kgcert.rundir.layout import RunLayout
 from kgcert.util.output import output_to
 from kgcert.util.paths import check_folder
 
@@ -32,7 +33,7 @@ def run_dir_locked(run_dir: Path) -> Iterator[Path]:
     created = _topmost_missing(run_dir)
     with output_to(run_dir):
         run_dir.mkdir(parents=True, exist_ok=True)
-        lock = (run_dir / ".lock").open("w")
+        lock = RunLayout(run_dir).lock_file.open("w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -55,8 +56,8 @@ def default_run_dir(config: RunConfig, root: Path = Path("runs")) -> Path:
 
     fingerprint = config.fingerprint()
     for found in sorted(root.glob(f"*-{fingerprint[:8]}")) if root.is_dir() else []:
-        if (found / "run.yaml").is_file() and _same_run(
-                load_run_config(found / "run.yaml", {}), config):
+        saved = RunLayout(found).run_file
+        if saved.is_file() and _same_run(load_run_config(saved, {}), config):
             return found
     first = config.suite.name if config.suite else config.specs[0] if config.specs else "run"
     spec = Path(first).stem if first.endswith((".yaml", ".yml")) else first.split(".")[-1]
@@ -83,10 +84,11 @@ def _topmost_missing(path: Path) -> Path | None:
 
 def _remove_unused(run_dir: Path, created: Path) -> None:
     """Remove the folders this run created (up to `created`) if they hold only its lock."""
-    if {p.name for p in run_dir.iterdir()} != {".lock"}:
+    lock = RunLayout(run_dir).lock_file
+    if {p.name for p in run_dir.iterdir()} != {lock.name}:
         return
     with contextlib.suppress(OSError):
-        (run_dir / ".lock").unlink()
+        lock.unlink()
         folder = run_dir
         while True:
             folder.rmdir()

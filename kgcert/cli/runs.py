@@ -74,9 +74,9 @@ def show_command(run: Path, index: int, spec: str | None, setting: str | None,
 
     file, record = find_sample(run, index, spec=spec, setting=setting, model=model)
     if as_json:
-        click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+        click.echo(json.dumps(record.to_dict(), ensure_ascii=False, sort_keys=True))
         return
-    click.echo(describe_sample(record, str(file.path.relative_to(run))))
+    click.echo(describe_sample(record.to_dict(), str(file.path.relative_to(run))))
 
 
 def _section(title: str) -> str:

@@ -190,8 +190,8 @@ def _with_distractor_probe(ctx: Context, store: GraphStore, kg_name: str, result
 
 def _distractor_probe(ctx: Context, store: GraphStore, kg_name: str, spec: str,
                       specs_dirs: tuple[Path, ...], budget: str | None, probe: int) -> Probe:
-    from kgcert.util import defaults
     from kgcert.run.probe import probe_skips
+    from kgcert.util import defaults
 
     return probe_skips(store, kg=kg_name, spec=spec, budget=budget, setting="distractor",
                        few_shot=defaults.FEW_SHOT, probe=probe, spec_dirs=list(specs_dirs),

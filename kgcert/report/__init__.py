@@ -1,7 +1,7 @@
 """Reports over run directories: tables (pandas), figures (matplotlib, optional), one static
 HTML page, and paired model comparisons.
 
-- :mod:`~kgcert.report.load`: run directories into certificate and sample DataFrames;
+- :mod:`~kgcert.report.run_frames`: run directories into certificate and sample DataFrames;
 - :mod:`~kgcert.report.tables`: LLMCert-C Table 1, per-spec certificates, KG-LLM-Bench
   task x format accuracies, accuracy by path length;
 - :mod:`~kgcert.report.plots`: forest plots, heatmaps, accuracy by path length (PNG, SVG);
@@ -12,7 +12,7 @@ HTML page, and paired model comparisons.
 
 from kgcert.report.build import Report, build_report, write_report
 from kgcert.report.compare import Alignment, Comparison, align, compare, compare_json
-from kgcert.report.load import RunInfo, RunSet, check_run_dir, load_runs
+from kgcert.report.run_frames import RunInfo, RunSet, check_run_dir, load_runs
 from kgcert.report.tables import (
     heatmap_matrix,
     outcome_roles,

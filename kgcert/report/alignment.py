@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kgcert.report.load import ANSWERED
+from kgcert.rundir.outcomes import ANSWERED
 from kgcert.stats import Hierarchy
 
 

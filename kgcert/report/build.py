@@ -20,7 +20,7 @@ import pandas as pd
 from kgcert.errors import InputError, KgcertError
 from kgcert.report import plots
 from kgcert.report.compare import Comparison, compare_all
-from kgcert.report.load import RunSet, load_runs
+from kgcert.report.run_frames import RunSet, load_runs
 from kgcert.report.spec_details import SpecDetails, spec_details
 from kgcert.report.suites import suite_table
 from kgcert.report.tables import (
@@ -32,7 +32,7 @@ from kgcert.report.tables import (
     task_table,
 )
 from kgcert.report.variants import VariantComparison
-from kgcert.run.records import slug
+from kgcert.rundir.layout import RunLayout, slug
 from kgcert.util.output import output_to
 
 
@@ -124,7 +124,7 @@ def write_report(paths: Sequence[Path], out: Path | None = None, *, confidence: 
                  alpha: float = 0.05, figures: bool = True, family: str = "spec") -> Report:
     """Build the report and write it under `out` (default `<first run>/report`)."""
     report = build_report(paths, confidence=confidence, alpha=alpha, family=family)
-    out = out if out is not None else report.runs.runs[0].path / "report"
+    out = out if out is not None else RunLayout(report.runs.runs[0].path).report_dir
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} is a file; name a folder for the report")
     with output_to(out):

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from kgcert.report.load import RunSet
+from kgcert.report.run_frames import RunSet
 from kgcert.run.spec_files import read_run_specs
 
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgcert.report.load import RunSet, chosen_role, entity_path_length, run_records
 from kgcert.report.prompt_parts import question_line, question_start
+from kgcert.report.run_frames import RunSet, chosen_role, entity_path_length, run_records
 from kgcert.report.sample_graph import GRAPH_FIELDS, sample_graphs
 from kgcert.run.entity_names import read_entity_names
 
@@ -142,8 +142,8 @@ class ExplorerData:
 
 def _records(runs: RunSet) -> Iterator[tuple[str, dict[str, Any]]]:
     for run in runs.runs:
-        for record in run_records(run):
-            yield run.label, record
+        for record in run_records(run):  # the explorer shows records as they were written
+            yield run.label, record.to_dict()
 
 
 def _compress(body: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from kgcert.report.prompt_parts import split_prompt
 from kgcert.report.spec_details import EXAMPLE_CHARS, Example
 from kgcert.report.suites import CAPTION as SUITE_CAPTION
 from kgcert.report.tables import fmt
-from kgcert.run.records import slug
+from kgcert.rundir.layout import slug
 
 if TYPE_CHECKING:
     from kgcert.report.build import Report

@@ -87,7 +87,7 @@ def _colors(names: list[str]) -> dict[str, Any]:
 
 
 def _slug(text: str) -> str:
-    from kgcert.run.records import slug
+    from kgcert.rundir.layout import slug
 
     return slug(text)
 

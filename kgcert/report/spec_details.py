@@ -21,7 +21,9 @@ from typing import Any
 import pandas as pd
 
 from kgcert.errors import InputError
-from kgcert.report.load import RunSet, iter_records
+from kgcert.report.run_frames import RunSet, iter_records
+from kgcert.rundir.layout import SAMPLE_SUFFIX, RunLayout
+from kgcert.rundir.sample_record import SampleRecord
 
 EXAMPLE_CHARS = 4000  # longer prompts (task contexts) are cut in the page, not in the files
 
@@ -64,17 +66,18 @@ def _first_prompt(files: Iterable[Path], label: str,
                   root: Path) -> tuple[str, str, Example] | None:
     """The lowest-index prompt with text among the sample files of one spec and setting."""
     for path in files:
-        best: dict[str, Any] | None = None
+        best: SampleRecord | None = None
         for record in iter_records(path):
-            text = (record.get("prompt") or {}).get("text")
-            if text and (best is None or record["index"] < best["index"]):
+            text = (record.prompt or {}).get("text")
+            if text and (best is None or record.index < best.index):
                 best = record
-        if best is not None:
-            prompt = best["prompt"]
-            provenance = prompt.get("provenance") or {}
-            spec = str(best.get("spec", provenance.get("spec")))
-            setting = str(best.get("setting", provenance.get("setting")))
-            return spec, setting, Example(setting, int(best["index"]), label,
+        if best is not None and best.prompt is not None:
+            prompt = best.prompt
+            provenance = best.provenance
+            spec = str(best.spec if best.spec is not None else provenance.get("spec"))
+            setting = str(best.setting if best.setting is not None
+                          else provenance.get("setting"))
+            return spec, setting, Example(setting, best.index, label,
                                           str(path.relative_to(root)), str(prompt["text"]),
                                           _answer(prompt),
                                           tuple(str(o) for o in prompt.get("options") or ()))
@@ -87,9 +90,9 @@ def first_examples(runs: RunSet) -> dict[str, dict[str, Example]]:
     every model (same seed), so the first file with a prompt is read."""
     found: dict[str, dict[str, Example]] = {}
     for info in runs.runs:
-        folder = info.path / "samples"
-        for setting_dir in sorted(folder.glob("*/*")) if folder.is_dir() else []:
-            first = _first_prompt(sorted(setting_dir.glob("*.jsonl")), info.label, info.path)
+        for setting_dir in RunLayout(info.path).setting_dirs():
+            files = sorted(setting_dir.glob(f"*{SAMPLE_SUFFIX}"))
+            first = _first_prompt(files, info.label, info.path)
             if first is not None:
                 spec, setting, example = first
                 found.setdefault(spec, {}).setdefault(setting, example)

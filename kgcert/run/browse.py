@@ -16,15 +16,12 @@ from typing import Any
 import yaml
 
 from kgcert.errors import InputError
-from kgcert.run.records import complete_records
+from kgcert.rundir.layout import RunLayout, is_run_dir
+from kgcert.rundir.sample_log import complete_records
+from kgcert.rundir.sample_record import SampleRecord
 
-RUN_MARKERS = ("run.yaml", "certificates", "samples")
 CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
                       "seed", "method", "cost", "spec_kind")
-
-
-def is_run_dir(path: Path) -> bool:
-    return path.is_dir() and any((path / name).exists() for name in RUN_MARKERS)
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,8 @@ def find_runs(root: Path) -> list[Path]:
 def summarize(run: Path) -> RunSummary:
     problems: list[str] = []
     config: dict[str, Any] = {}
-    saved = run / "run.yaml"
+    layout = RunLayout(run)
+    saved = layout.run_file
     if saved.exists():
         try:
             loaded = yaml.safe_load(saved.read_text(encoding="utf-8"))
@@ -63,7 +61,7 @@ def summarize(run: Path) -> RunSummary:
         except yaml.YAMLError:
             problems.append(f"{saved} is not valid YAML")
     certificates = []
-    for path in sorted((run / "certificates").glob("*.json")):
+    for path in layout.certificate_files():
         try:
             body = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -75,7 +73,7 @@ def summarize(run: Path) -> RunSummary:
         certificates.append({**{key: body.get(key) for key in CERTIFICATE_FIELDS},
                              "file": str(path.relative_to(run))})
     certificates.sort(key=lambda c: (str(c["spec"]), str(c["setting"]), str(c["model"])))
-    samples = len(list((run / "samples").rglob("*.jsonl")))
+    samples = len(layout.sample_files())
     return RunSummary(run, config, certificates, samples, problems)
 
 
@@ -94,18 +92,18 @@ class SampleFile:
 def sample_files(run: Path) -> list[SampleFile]:
     """Every sample file of a run with the (spec, setting, model) its first record names."""
     found = []
-    for path in sorted((run / "samples").rglob("*.jsonl")):
+    for path in RunLayout(run).sample_files():
         first = next(complete_records(path), None)
         if first is None:
             continue  # nothing recorded yet
         record = first[1]
-        found.append(SampleFile(path, str(record.get("spec")), str(record.get("setting")),
-                                str(record.get("model"))))
+        found.append(SampleFile(path, str(record.spec), str(record.setting),
+                                str(record.model)))
     return found
 
 
 def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str | None = None,
-                model: str | None = None) -> tuple[SampleFile, dict[str, Any]]:
+                model: str | None = None) -> tuple[SampleFile, SampleRecord]:
     """The record of sample `index` in the one sample file the filters leave, else InputError
     saying what to choose from."""
     if not is_run_dir(run):
@@ -127,8 +125,8 @@ def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str 
     [file] = chosen
     indexes = []
     for _, record in complete_records(file.path):
-        if int(record["index"]) == index:
+        if record.index == index:
             return file, record
-        indexes.append(int(record["index"]))
+        indexes.append(record.index)
     shown = f"{min(indexes)}..{max(indexes)}" if indexes else "none"
     raise InputError(f"no sample {index} in {file.path} (recorded indexes: {shown})")

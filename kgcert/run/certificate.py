@@ -34,6 +34,7 @@ import numpy as np
 from kgcert import __version__
 from kgcert.run.guarantee import guarantee_sentence
 from kgcert.run.positions import position_summary, position_warning
+from kgcert.rundir.outcomes import ANSWERED, REFUSED, SKIPPED, UNPARSEABLE
 from kgcert.stats import (
     OutcomeCounts,
     clopper_pearson,
@@ -44,9 +45,6 @@ from kgcert.stats import (
 
 LIBRARIES = ("neo4j", "numpy", "scipy", "torch", "transformers", "arcadedb-embedded", "httpx",
              "google-genai", "anthropic")
-SKIPPED = "skipped"
-REFUSED = "refused"  # the model declined (safety block, refusal, empty completion): an answer
-ANSWERED = ("correct", "wrong", "unparseable", REFUSED)
 SKIP_CAUSES = ("budget", "too few answer options", "no distractor fits")
 CLOPPER_PEARSON = "clopper-pearson (two-sided, n fixed in advance)"
 MIXTURE = "beta-binomial mixture confidence sequence (anytime-valid)"
@@ -200,7 +198,7 @@ def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
     answered = [r for r in records if r["outcome"] in ANSWERED]
     headline = _bound([r["outcome"] == "correct" for r in answered], confidence, anytime)
     parseable = _bound([r["outcome"] == "correct" for r in answered
-                        if r["outcome"] not in ("unparseable", REFUSED)], confidence, anytime)
+                        if r["outcome"] not in (UNPARSEABLE, REFUSED)], confidence, anytime)
     unconditional = _lower_bound([r["outcome"] == "correct" for r in records], confidence,
                                  anytime)
     body: dict[str, Any] = {

@@ -17,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from kgcert.run.certificate import ANSWERED, SKIPPED
 from kgcert.run.config import RunConfig
+from kgcert.rundir.outcomes import ANSWERED, CORRECT, SKIPPED
+from kgcert.rundir.sample_record import SampleRecord
 from kgcert.stats.racing import PAIR_STATES, THRESHOLD_STATES, Race, StopRule
 
 COMPARISONS = "comparisons"
 
-Records = Mapping[int, Mapping[str, Any]]
+Records = Mapping[int, SampleRecord]
 
 
 def stop_rule(config: RunConfig, total: int, confidence: float) -> StopRule:
@@ -49,9 +50,9 @@ class JobRace:
                 if asked and record is None:
                     return
                 records.append(record)
-            answered = np.array([[r is not None and r["outcome"] in ANSWERED
+            answered = np.array([[r is not None and r.outcome in ANSWERED
                                   for r in records]])
-            correct = np.array([[r is not None and r["outcome"] == "correct"
+            correct = np.array([[r is not None and r.outcome == CORRECT
                                  for r in records]])
             self.race.step(correct, answered)
             self.fed += 1
@@ -87,7 +88,7 @@ class JobRace:
         models = []
         for at, model in enumerate(self.models):
             last = self.last_index(model)
-            asked = [r for i, r in done[model].items() if r["outcome"] != SKIPPED]
+            asked = [r for i, r in done[model].items() if r.outcome != SKIPPED]
             models.append({
                 "model": model, "stopped_after_index": last,
                 "eliminated": bool(race.eliminated()[0, at]),
@@ -108,7 +109,7 @@ class JobRace:
 
 
 def comparison_path(run_dir: Path, spec: str, setting: str) -> Path:
-    from kgcert.run.records import slug
+    from kgcert.rundir.layout import slug
 
     return run_dir / COMPARISONS / f"{slug(spec)}__{slug(setting)}.json"
 
@@ -118,7 +119,7 @@ def calls_saved(cost: dict[str, Any], records: Records, total: int) -> dict[str,
     it would have asked every prompt below n that is not skipped (the skip share of the
     prompts drawn stands in for those never drawn)."""
     drawn = len(records)
-    skipped = sum(1 for r in records.values() if r["outcome"] == SKIPPED)
+    skipped = sum(1 for r in records.values() if r.outcome == SKIPPED)
     fixed = round(total * (1 - skipped / drawn)) if drawn else total
     asked = int(cost["calls"]) + int(cost.get("cache_hits") or 0)
     return {**cost, "fixed_n_calls": fixed, "calls_saved": max(0, fixed - asked)}

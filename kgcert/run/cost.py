@@ -8,13 +8,12 @@ tokens and time are not charged. Skipped prompts reached no model.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.run.records import SampleLog, complete_records
+from kgcert.rundir.sample_log import SampleLog, complete_records, failed_records
 from kgcert.util.yamlfile import read_yaml
 
 PER_TOKENS = 1_000_000  # prices are dollars per million tokens
@@ -99,14 +98,8 @@ def sample_cost(records: Iterable[Mapping[str, Any]],
 def file_cost(log: SampleLog, price: Mapping[str, float] | None = None) -> dict[str, Any]:
     """The cost of a sample file and of the failed calls set aside beside it."""
     records = [r for _, r in complete_records(log.path)] if log.path.exists() else []
-    failed = log.failed_path
-    if failed.exists():
-        for number, line in enumerate(failed.read_text(encoding="utf-8").splitlines(), 1):
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise InputError(f"{failed}: line {number} is not a sample record") from None
-    return sample_cost(records, price)
+    records += failed_records(log)
+    return sample_cost((r.to_dict() for r in records), price)
 
 
 def cost_line(cost: Mapping[str, Any] | None) -> str:

@@ -18,8 +18,8 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
+from kgcert.rundir.layout import RunLayout
 
-DESIGN_FILE = "design.json"
 # Not part of the design: models may be added (they answer the same prompts), batching and
 # caching change no answer, how the seed came about is reported, not hashed, and where the
 # spec files were found is not what they say (the spec hashes are); prices change no answer.
@@ -87,7 +87,7 @@ class DesignEntry:
 
 
 def read_designs(run_dir: Path) -> list[DesignEntry]:
-    path = run_dir / DESIGN_FILE
+    path = RunLayout(run_dir).design_file
     if not path.exists():
         return []
     try:
@@ -105,10 +105,10 @@ def entry_for(config: RunConfig, confidence: float, reason: str) -> DesignEntry:
 
 def record_design(run_dir: Path, entry: DesignEntry) -> list[DesignEntry]:
     """Append `entry` unless the run's last design is the same one; returns the history."""
-    from kgcert.run.records import write_json
+    from kgcert.rundir.atomic import write_json
 
     designs = read_designs(run_dir)
     if not designs or designs[-1].hash != entry.hash:
         designs.append(entry)
-        write_json(run_dir / DESIGN_FILE, {"designs": [d.as_dict() for d in designs]})
+        write_json(RunLayout(run_dir).design_file, {"designs": [d.as_dict() for d in designs]})
     return designs

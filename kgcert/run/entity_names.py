@@ -8,19 +8,19 @@ in a prompt only inside sentences; their records hold ids).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
+from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.sample_record import SampleRecord
 from kgcert.store.graph import GraphStore
 
-FILE = "entity_names.json"
 BATCH = 5_000
 
 
-def _ids(record: Mapping[str, Any]) -> Iterator[str]:
-    prompt = record.get("prompt") or {}
-    provenance = prompt.get("provenance") or {}
+def _ids(record: SampleRecord) -> Iterator[str]:
+    prompt = record.prompt or {}
+    provenance = record.provenance
     yield from (str(i) for i in (provenance.get("nodes") or {}).values())
     for edge in provenance.get("edges") or []:
         if isinstance(edge, list | tuple) and len(edge) == 3:
@@ -36,10 +36,10 @@ def _ids(record: Mapping[str, Any]) -> Iterator[str]:
 
 
 def run_entity_ids(run_dir: Path) -> set[str]:
-    from kgcert.run.records import complete_records
+    from kgcert.rundir.sample_log import complete_records
 
     found: set[str] = set()
-    for path in sorted((run_dir / "samples").rglob("*.jsonl")):
+    for path in RunLayout(run_dir).sample_files():
         for _, record in complete_records(path):
             found.update(_ids(record))
     return found
@@ -47,7 +47,7 @@ def run_entity_ids(run_dir: Path) -> set[str]:
 
 def read_entity_names(run_dir: Path) -> dict[str, str]:
     try:
-        found = json.loads((run_dir / FILE).read_text(encoding="utf-8"))
+        found = json.loads(RunLayout(run_dir).entity_names_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
@@ -61,7 +61,7 @@ def _batches(ids: Iterable[str]) -> Iterator[list[str]]:
 
 def write_entity_names(store: GraphStore, run_dir: Path) -> int:
     """Add the names of the run's entities not yet in the file; returns how many it holds."""
-    from kgcert.run.records import write_json
+    from kgcert.rundir.atomic import write_json
     from kgcert.store.cypher import named
 
     names = read_entity_names(run_dir)
@@ -70,6 +70,7 @@ def write_entity_names(store: GraphStore, run_dir: Path) -> int:
         for row in store.query(named("specs", "entities"), ids=batch):
             if row.get("name"):
                 names[str(row["id"])] = str(row["name"])
-    if missing or not (run_dir / FILE).exists():
-        write_json(run_dir / FILE, names)
+    path = RunLayout(run_dir).entity_names_file
+    if missing or not path.exists():
+        write_json(path, names)
     return len(names)

@@ -20,6 +20,8 @@ from numpy.typing import NDArray
 
 from kgcert.run.design import DesignEntry
 from kgcert.run.looks import Look, plan_look
+from kgcert.rundir.outcomes import CORRECT
+from kgcert.rundir.sample_record import SampleRecord
 from kgcert.stats import cp_limits, mixture_cs_limits, running_intersection
 
 
@@ -34,11 +36,13 @@ def _entry(name: str, n: int, confidence: float, extendable: bool) -> DesignEntr
     return DesignEntry(name, confidence, n, False, extendable, "sim", "")
 
 
-def _records(designs: list[tuple[str, int]]) -> dict[int, dict[str, str]]:
-    """Sample indices 0.. drawn under each design in turn: (design, up to this index)."""
+def _records(designs: list[tuple[str, int]]) -> dict[int, SampleRecord]:
+    """Sample indices 0.. drawn under each design in turn: (design, up to this index); a
+    look reads only the indices and designs, so every outcome is the same."""
     records, start = {}, 0
     for name, end in designs:
-        records.update({i: {"design": name} for i in range(start, end)})
+        records.update({i: SampleRecord(index=i, outcome=CORRECT, design=name)
+                        for i in range(start, end)})
         start = end
     return records
 

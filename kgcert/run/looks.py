@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.run.design import DesignEntry
+from kgcert.rundir.layout import EARLIER_DIR
+from kgcert.rundir.sample_record import SampleRecord
 
 
 @dataclass(frozen=True)
@@ -37,12 +39,12 @@ class Look:
                 "this_look_confidence": self.confidence}
 
 
-def plan_look(records: Mapping[int, Mapping[str, Any]], *, total: int, confidence: float,
+def plan_look(records: Mapping[int, SampleRecord], *, total: int, confidence: float,
               design: str, sequential: bool, extendable: bool,
               designs: Sequence[DesignEntry] = (), written_at: Sequence[int] = ()) -> Look:
     """The look a certificate over `records` (indices below `total` counted) may state."""
     delta = 1 - confidence
-    drawn_under = {r.get("design") for r in records.values()}
+    drawn_under = {r.design for r in records.values()}
     earlier = [d for d in designs if d.hash != design and d.hash in drawn_under]
     beyond = any(index >= total for index in records)
     rewritten = len(set(written_at)) > 1
@@ -82,8 +84,6 @@ def plan_look(records: Mapping[int, Mapping[str, Any]], *, total: int, confidenc
         f"looks hold together at {joint:.6g}"))
 
 
-EARLIER = "earlier"  # certificates/earlier/: certificates an n or design change superseded
-
 
 def keep_earlier_look(path: Path, body: dict[str, Any]) -> Path | None:
     """Before a certificate of a later look replaces `path`, keep the earlier one beside it,
@@ -97,14 +97,15 @@ def keep_earlier_look(path: Path, body: dict[str, Any]) -> Path | None:
     if old.get("design") == body.get("design") and old.get("n") == body.get("n"):
         return None
     from kgcert.run.guarantee import guarantee_sentence
-    from kgcert.run.records import write_json
+    from kgcert.rundir.atomic import write_json
 
     joint = body["looks"]["joint_confidence"]
     old["looks"] = {**(old.get("looks") or {}), "joint_confidence": min(
         joint, (old.get("looks") or {}).get("joint_confidence", 1.0)),
         "later": f"design {body.get('design')} at n = {body.get('samples_requested')}"}
     old["guarantee"] = guarantee_sentence(old)
-    target = path.parent / EARLIER / (f"{path.stem}__design-{old.get('design') or 'none'}"
+    # certificates/earlier/: the certificates an n or design change superseded
+    target = path.parent / EARLIER_DIR / (f"{path.stem}__design-{old.get('design') or 'none'}"
                                       f"__n-{old.get('samples_requested', '')}.json")
     write_json(target, old, allow_nan=False)
     return target

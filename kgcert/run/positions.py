@@ -22,7 +22,8 @@ from typing import Any
 
 from scipy import special  # scipy.stats would add seconds to start-up
 
-ANSWERED = ("correct", "wrong", "unparseable")
+from kgcert.rundir.outcomes import GRADED
+
 MIN_CHOICES = 5  # fewer parsed choices cannot show a position bias at usual levels
 
 
@@ -39,7 +40,7 @@ def position_summary(records: Sequence[Mapping[str, Any]], *,
                      confidence: float) -> dict[str, Any] | None:
     """Chosen and correct positions over the answered multiple-choice prompts, with the
     degenerate-choice test; None where prompts have no numbered options."""
-    answered = [r for r in records if r.get("outcome") in ANSWERED
+    answered = [r for r in records if r.get("outcome") in GRADED
                 and len(r.get("prompt", {}).get("options") or ()) >= 2]
     if not answered:
         return None

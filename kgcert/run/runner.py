@@ -32,21 +32,19 @@ from kgcert.models.base import (
     set_answer_hook,
 )
 from kgcert.prompts.record import Prompt
-from kgcert.run.certificate import ANSWERED, REFUSED, SKIPPED, certificate
+from kgcert.run.certificate import certificate
 from kgcert.run.comparison import JobRace, calls_saved, comparison_path, stop_rule
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
 from kgcert.run.looks import keep_earlier_look, plan_look
-from kgcert.run.records import (
-    SampleLog,
-    call_failed,
-    read_history,
-    slug,
-    write_history,
-    write_json,
-    write_text,
-)
+from kgcert.rundir.atomic import write_json, write_text
+from kgcert.rundir.certificate_record import CertificateRecord
+from kgcert.rundir.history import read_history, write_history
+from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.outcomes import REFUSED, SKIPPED
+from kgcert.rundir.sample_log import SampleLog
+from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
 
 PromptSource = Callable[[int], Prompt]
@@ -137,7 +135,8 @@ class Runner:
         self.jobs = jobs
         self.models = models
         self.progress = progress or Progress()
-        self.history = read_history(run_dir)  # every n each certificate was written at
+        self.layout = RunLayout(run_dir)
+        self.history = read_history(self.layout)  # every n each certificate was written at
         self.certificates = sum(len(self.slots(job)) for job in jobs)
         self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
                            if config.simultaneous else config.confidence)
@@ -148,15 +147,13 @@ class Runner:
         return [s for s in self.models if job.models is None or s.spec_string in job.models]
 
     def log(self, job: Job, slot: ModelSlot) -> SampleLog:
-        return SampleLog(self.run_dir / "samples" / slug(job.spec) / slug(job.setting)
-                         / f"{slug(slot.spec_string)}.jsonl")
+        return SampleLog(self.layout.sample_file(job.spec, job.setting, slot.spec_string))
 
     def certificate_path(self, job: Job, slot: ModelSlot) -> Path:
-        return (self.run_dir / "certificates"
-                / f"{slug(job.spec)}__{slug(job.setting)}__{slug(slot.spec_string)}.json")
+        return self.layout.certificate_file(job.spec, job.setting, slot.spec_string)
 
     def run(self) -> list[Path]:
-        saved = self.run_dir / "run.yaml"
+        saved = self.layout.run_file
         if not saved.exists():  # the resolved settings, for resuming, reports and write-back
             write_text(saved, yaml.safe_dump(self.config.model_dump(mode="json"),
                                              sort_keys=False))
@@ -171,11 +168,10 @@ class Runner:
         logs = {slot.spec_string: self.log(job, slot) for slot in slots}
         done = {name: log.read() for name, log in logs.items()}
         for name, existing in done.items():
-            stale = next((r for r in existing.values() if r.get("spec_hash") != job.spec_hash),
-                         None)
+            stale = next((r for r in existing.values() if r.spec_hash != job.spec_hash), None)
             if stale is not None:
                 raise InputError(f"{logs[name].path} holds samples of spec {job.spec} with hash "
-                                 f"{stale.get('spec_hash')}, but the spec now hashes to "
+                                 f"{stale.spec_hash}, but the spec now hashes to "
                                  f"{job.spec_hash}; it changed since, so use another --out")
         # samples whose call failed (an outage, a rate limit) are asked again on a rerun
         done = {name: logs[name].retry_failed(existing) for name, existing in done.items()}
@@ -213,7 +209,7 @@ class Runner:
                 records = self._ask(job, slot, prompts, todo, as_dicts)
                 logs[name].append(records)
                 for record in records:
-                    done[name][record["index"]] = record
+                    done[name][record.index] = record
                 cut, bounds = self._cut(done[name], total) if sequential else (None, None)
                 stopped[name] = cut is not None
                 self._report(job, slot, done[name], total, bounds)
@@ -233,19 +229,19 @@ class Runner:
         return JobRace(stop_rule(self.config, total, self.confidence),
                        [slot.spec_string for slot in slots])
 
-    def _cut(self, records: dict[int, dict[str, Any]], total: int
+    def _cut(self, records: dict[int, SampleRecord], total: int
              ) -> tuple[int | None, tuple[float, float] | None]:
         """Sequential mode: the first index after which the stopping rule holds (outcomes
         taken in index order, over the finished prefix), and the anytime-valid bounds there."""
         sequential = self.config.sequential
         if sequential is None:
             return None, None
-        prefix: list[dict[str, Any]] = []
+        prefix: list[SampleRecord] = []
         for index in range(total):
             if index not in records:
                 break
             prefix.append(records[index])
-        counted = [(r["index"], r["outcome"] == "correct") for r in prefix if _counts(r)]
+        counted = [(r.index, r.correct) for r in prefix if r.answered]
         if not counted:
             return None, (0.0, 1.0)
         hits = np.cumsum([ok for _, ok in counted])
@@ -263,7 +259,7 @@ class Runner:
         return counted[at][0], (float(lower[at]), float(upper[at]))
 
     def _ask(self, job: Job, slot: ModelSlot, prompts: dict[int, Prompt],
-             indices: list[int], as_dicts: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+             indices: list[int], as_dicts: dict[int, dict[str, Any]]) -> list[SampleRecord]:
         ready = [i for i in indices if prompts[i].skipped is None]
         started = time.monotonic()
         label = self._label(job, slot)
@@ -284,34 +280,36 @@ class Runner:
             prompt = prompts[i]
             if i not in as_dicts:
                 as_dicts[i] = prompt.as_dict()
-            record: dict[str, Any] = {"index": i, "spec": job.spec, "spec_hash": job.spec_hash,
+            fields: dict[str, Any] = {"index": i, "spec": job.spec, "spec_hash": job.spec_hash,
                                       "setting": job.setting, "model": slot.spec_string,
                                       "design": self.design, "prompt": as_dicts[i]}
             if prompt.skipped is not None:
-                record.update(outcome=SKIPPED, skip_reason=prompt.skipped)
-            else:
-                response = by_index[i]
-                if response.refused is not None:  # declined: an answer, though never right
-                    record.update(outcome=REFUSED, refusal=response.refused)
-                else:
-                    record.update((job.scorer or score_choice)(prompt, response))
-                record["response"] = {"text": response.text, "error": response.error,
-                                      "prompt_tokens": response.prompt_tokens,
-                                      "completion_tokens": response.completion_tokens,
-                                      "latency_s": response.latency_s or elapsed / len(ready),
-                                      "cached": response.cached}
-                if response.gpu_s is not None:  # a local model: its share of GPU time
-                    record["response"]["gpu_s"] = response.gpu_s
-                if response.choice_probs is not None:  # choice mode: what the model weighed
-                    record["response"]["choice_probs"] = list(response.choice_probs)
-            records.append(record)
+                records.append(SampleRecord(**fields, outcome=SKIPPED,
+                                            skip_reason=prompt.skipped))
+                continue
+            response = by_index[i]
+            answer = SampleResponse(
+                text=response.text, error=response.error,
+                prompt_tokens=response.prompt_tokens,
+                completion_tokens=response.completion_tokens,
+                latency_s=response.latency_s or elapsed / len(ready), cached=response.cached,
+                gpu_s=response.gpu_s,  # a local model: its share of GPU time
+                choice_probs=(tuple(response.choice_probs)  # choice mode: what it weighed
+                              if response.choice_probs is not None else None))
+            if response.refused is not None:  # declined: an answer, though never right
+                records.append(SampleRecord(**fields, outcome=REFUSED,
+                                            refusal=response.refused, response=answer))
+                continue
+            scored = dict((job.scorer or score_choice)(prompt, response))
+            records.append(SampleRecord(**fields, outcome=str(scored.pop("outcome")),
+                                        response=answer, scoring=scored))
         return records
 
-    def _report(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
+    def _report(self, job: Job, slot: ModelSlot, records: dict[int, SampleRecord],
                 total: int, bounds: tuple[float, float] | None) -> None:
-        correct = sum(1 for r in records.values() if r["outcome"] == "correct")
-        answered = sum(1 for r in records.values() if _counts(r))
-        failed = sum(1 for r in records.values() if call_failed(r))
+        correct = sum(1 for r in records.values() if r.correct)
+        answered = sum(1 for r in records.values() if r.answered)
+        failed = sum(1 for r in records.values() if r.call_failed)
         self.progress.update(self._label(job, slot), len(records), total, correct, bounds,
                              answered, failed)
 
@@ -319,7 +317,7 @@ class Runner:
     def _label(job: Job, slot: ModelSlot) -> str:
         return f"{job.spec} / {job.setting} / {slot.spec_string}"
 
-    def _certify(self, job: Job, slot: ModelSlot, records: dict[int, dict[str, Any]],
+    def _certify(self, job: Job, slot: ModelSlot, records: dict[int, SampleRecord],
                  total: int, race: JobRace | None = None) -> Path:
         sequential = ((self.config.sequential is not None or race is not None)
                       and job.setting != "baseline")
@@ -328,7 +326,7 @@ class Runner:
         last = cut if cut is not None else total - 1
         # A sequential certificate ends where its rule stopped; samples drawn after that in
         # the same batch stay in the file but not in the bounds.
-        ordered = [records[i] for i in sorted(records) if i <= last]
+        ordered = [records[i].to_dict() for i in sorted(records) if i <= last]
         path = self.certificate_path(job, slot)
         history = self.history.get(path.name, [])
         written_at = history + [total] if not history or history[-1] != total else history
@@ -359,12 +357,13 @@ class Runner:
             context["cost"] = calls_saved(context["cost"], records, total)
             context["comparisons"] = str(comparison_path(self.run_dir, job.spec, job.setting)
                                          .relative_to(self.run_dir))
-        body = certificate(ordered, confidence=look.confidence, context=context,
-                           anytime=look.anytime, validity=look.validity)
+        body = CertificateRecord.from_dict(certificate(
+            ordered, confidence=look.confidence, context=context, anytime=look.anytime,
+            validity=look.validity)).to_dict()
         keep_earlier_look(path, body)
         write_json(path, body, allow_nan=False)
         self.history[path.name] = written_at
-        write_history(self.run_dir, self.history)
+        write_history(self.layout, self.history)
         return path
 
 
@@ -386,7 +385,3 @@ def _cached_note(model: Model) -> str:
         parts.append("weights load on the first prompt the cache lacks")
     return ", ".join(parts)
 
-
-def _counts(record: dict[str, Any]) -> bool:
-    """Records that enter the bounds: answered (right, wrong, unparseable or refused)."""
-    return record["outcome"] in ANSWERED

@@ -14,10 +14,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from kgcert.rundir.layout import RunLayout
 from kgcert.store.graph import GraphStore
-
-FOLDER = "specs"
-INDEX = "index.json"
 
 
 def _sha256(data: bytes) -> str:
@@ -46,10 +44,11 @@ def matches_cypher(store: GraphStore, spec: Any) -> str | None:
 def save_run_specs(run_dir: Path, store: GraphStore, names: Iterable[str],
                    spec_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
     """Copy every spec file of the run into `run_dir/specs` and write the index."""
-    from kgcert.run.records import write_json
+    from kgcert.rundir.atomic import write_json
     from kgcert.specs import find_spec, spec_hash
 
-    folder = run_dir / FOLDER
+    layout = RunLayout(run_dir)
+    folder = layout.specs_dir
     folder.mkdir(parents=True, exist_ok=True)
     index: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
@@ -61,10 +60,11 @@ def save_run_specs(run_dir: Path, store: GraphStore, names: Iterable[str],
         if not (folder / copy).is_file():
             (folder / copy).write_bytes(data)
         index[name] = {"spec": entry.spec.name, "kind": entry.spec.kind,
-                       "file": f"{FOLDER}/{copy}", "source": str(entry.path.resolve()),
+                       "file": (folder / copy).relative_to(run_dir).as_posix(),
+                       "source": str(entry.path.resolve()),
                        "sha256": _sha256(data), "spec_hash": spec_hash(entry.spec),
                        "cypher": matches_cypher(store, entry.spec)}
-    write_json(folder / INDEX, index)
+    write_json(layout.spec_index, index)
     return index
 
 
@@ -79,7 +79,7 @@ def use_copies_of(folder: Path) -> None:
 
 def read_run_specs(run_dir: Path) -> Mapping[str, dict[str, Any]]:
     """The index a run wrote (empty for runs made before runs kept their specs)."""
-    path = run_dir / FOLDER / INDEX
+    path = RunLayout(run_dir).spec_index
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

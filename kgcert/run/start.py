@@ -25,6 +25,7 @@ from kgcert.run.design import (
     refusal,
 )
 from kgcert.run.suite_weights import keep_counted_weights
+from kgcert.rundir.layout import RunLayout
 from kgcert.util.yamlfile import read_yaml
 
 # What a new design may change: the samples stay valid answers to the same prompts.
@@ -36,7 +37,7 @@ BUDGET_FIELDS = ("budget", "context_chars", "context_tokens", "max_new_tokens")
 def saved_config(run_dir: Path) -> RunConfig | None:
     """run.yaml of `run_dir`; one written before runs had one budget kept per-model budgets
     (the prompts its samples hold)."""
-    path = run_dir / "run.yaml"
+    path = RunLayout(run_dir).run_file
     if not path.exists():
         return None
     raw = read_yaml(path, "run file")
@@ -77,7 +78,7 @@ def settle(config: RunConfig, run_dir: Path, *, seed_given: bool, new_design: bo
 
 
 def _raw(run_dir: Path) -> dict[str, Any]:
-    raw = read_yaml(run_dir / "run.yaml", "run file")
+    raw = read_yaml(RunLayout(run_dir).run_file, "run file")
     return raw if isinstance(raw, dict) else {}
 
 
@@ -93,7 +94,7 @@ def fix_budget(config: RunConfig, models: Sequence[tuple[str, Any]]) -> RunConfi
 def record_start(run_dir: Path, config: RunConfig, saved: RunConfig | None,
                  confidence: float) -> None:
     """run.yaml (every model the run has had) and the design history."""
-    from kgcert.run.records import write_text
+    from kgcert.rundir.atomic import write_text
 
     recorded = config
     if saved is not None and not config.simultaneous:  # models added later join the record
@@ -101,7 +102,7 @@ def record_start(run_dir: Path, config: RunConfig, saved: RunConfig | None,
         recorded = config.model_copy(update={"models": models})
     if saved is not None and not read_designs(run_dir):  # a run older than design records
         record_design(run_dir, entry_for(saved, saved.confidence, "start"))
-    write_text(run_dir / "run.yaml", yaml.safe_dump(recorded.model_dump(mode="json"),
-                                                    sort_keys=False))
+    write_text(RunLayout(run_dir).run_file, yaml.safe_dump(recorded.model_dump(mode="json"),
+                                                           sort_keys=False))
     record_design(run_dir, entry_for(config, confidence,
                                      "start" if saved is None else "new design"))

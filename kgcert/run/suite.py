@@ -261,7 +261,7 @@ def component_counts(records: Sequence[Mapping[str, Any]], suite: Mapping[str, A
                      ) -> list[dict[str, Any]]:
     """Per spec of the suite: prompts drawn, answered and correct. Descriptive only: the
     certificate is about the mixture, and no bound is given per spec."""
-    from kgcert.run.certificate import ANSWERED
+    from kgcert.rundir.outcomes import ANSWERED
 
     rows = {c["spec"]: {"spec": c["spec"], "weight": c["weight"], "drawn": 0, "answered": 0,
                         "correct": 0} for c in suite["components"]}

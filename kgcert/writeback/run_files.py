@@ -7,6 +7,7 @@ line, which is left out here (and never cut from the file, unlike a resuming run
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,14 @@ from pydantic import ValidationError
 
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
-from kgcert.run.records import complete_records
+from kgcert.rundir.certificate_record import read_certificate
+from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.outcomes import OUTCOMES
+from kgcert.rundir.sample_log import complete_records
+from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.util.yamlfile import read_yaml
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
-# the outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)
-ANSWERED = ("correct", "wrong", "unparseable", "refused")
 QUESTION_PREFIX = "Question: "
 
 
@@ -51,7 +54,7 @@ def _clip(text: Any) -> str | None:
 
 
 def read_config(run_dir: Path) -> RunConfig:
-    path = run_dir / "run.yaml"
+    path = RunLayout(run_dir).run_file
     if not path.is_file():
         raise InputError(f"{run_dir} is not a run directory (no run.yaml)")
     try:
@@ -60,17 +63,13 @@ def read_config(run_dir: Path) -> RunConfig:
         raise InputError(f"{path}: not a valid run file ({type(error).__name__})") from None
 
 
-def read_samples(path: Path) -> list[dict[str, Any]]:
+def read_samples(path: Path) -> list[SampleRecord]:
     """The complete records of a sample file, by index (a torn last line is left out)."""
-    records: dict[int, dict[str, Any]] = {}
-    for number, record in complete_records(path):
-        try:
-            index = int(record["index"])
-        except (TypeError, ValueError):
-            raise InputError(f"{path}: line {number} is not a sample record") from None
-        if index in records:
-            raise InputError(f"{path}: sample {index} appears twice")
-        records[index] = record
+    records: dict[int, SampleRecord] = {}
+    for _, record in complete_records(path):
+        if record.index in records:
+            raise InputError(f"{path}: sample {record.index} appears twice")
+        records[record.index] = record
     return [records[i] for i in sorted(records)]
 
 
@@ -136,41 +135,41 @@ class RunData:
                 "settings": list(self.config.settings)}
 
 
-def sample_row(run: str, certificate: str, record: dict[str, Any], position: int,
+def sample_row(run: str, certificate: str, record: SampleRecord, position: int,
                counted: int | None) -> SampleRow:
     """One sample record as a node's properties and its links to the KG's entities.
     `position`: its place among the file's records in index order; `counted`: how many of
     them the certificate's bounds took (a sequential run stops early), None for all."""
-    index = int(record["index"])
+    index = record.index
     key = sample_key(certificate, index)
-    prompt = record.get("prompt") or {}
-    provenance = prompt.get("provenance") or {}
+    prompt = record.prompt or {}
+    provenance = record.provenance
     extra = provenance.get("extra") or {}
-    response = record.get("response") or {}
+    response = record.response or SampleResponse()
+    scoring = record.scoring
     option_ids = [str(i) for i in prompt.get("option_ids") or []]
     roles = [str(r) for r in extra.get("option_roles") or []]
-    parsed = record.get("parsed_option")
+    parsed = scoring.get("parsed_option")
     chosen_role = (roles[parsed - 1] if isinstance(parsed, int) and 1 <= parsed <= len(roles)
                    else None)
-    outcome = str(record["outcome"])
     props: dict[str, Any] = {
         "key": key, "run": run, "certificate": certificate, "index": index,
-        "spec": record.get("spec"), "spec_hash": record.get("spec_hash"),
-        "setting": record.get("setting"), "model": record.get("model"),
-        "kind": provenance.get("kind"), "outcome": outcome, "correct": outcome == "correct",
-        "answered": outcome in ANSWERED,
+        "spec": record.spec, "spec_hash": record.spec_hash,
+        "setting": record.setting, "model": record.model,
+        "kind": provenance.get("kind"), "outcome": record.outcome, "correct": record.correct,
+        "answered": record.answered,
         "in_bounds": counted is None or position < counted,
         "parsed_option": parsed if isinstance(parsed, int) else None,
         "correct_option": prompt.get("correct_option"),
         "chosen_role": chosen_role,
-        "chosen_id": record.get("chosen_id"),
+        "chosen_id": scoring.get("chosen_id"),
         "answer_id": prompt.get("answer_id"),
         "question": question_of(str(prompt.get("text") or "")),
-        "response": _clip(response.get("text")),
-        "error": _clip(response.get("error")),
-        "latency_s": response.get("latency_s"),
-        "parse_note": _clip(record.get("parse_note")),
-        "skip_reason": _clip(record.get("skip_reason") or prompt.get("skipped")),
+        "response": _clip(response.text),
+        "error": _clip(response.error),
+        "latency_s": response.latency_s,
+        "parse_note": _clip(scoring.get("parse_note")),
+        "skip_reason": _clip(record.skip_reason or prompt.get("skipped")),
         "relations": sorted({str(edge[1]) for edge in provenance.get("edges") or []}),
         "textualization": provenance.get("textualization"),
     }
@@ -180,8 +179,8 @@ def sample_row(run: str, certificate: str, record: dict[str, Any], position: int
         links.used.append({"key": key, "id": str(entity), "role": str(role)})
     if prompt.get("answer_id"):
         links.answer.append({"key": key, "id": str(prompt["answer_id"])})
-    if record.get("chosen_id"):
-        links.chose.append({"key": key, "id": str(record["chosen_id"])})
+    if scoring.get("chosen_id"):
+        links.chose.append({"key": key, "id": str(scoring["chosen_id"])})
     for entity in dict.fromkeys(provenance.get("distractors") or []):
         links.distractor.append({"key": key, "id": str(entity)})
     for number, entity in enumerate(option_ids, start=1):
@@ -191,16 +190,16 @@ def sample_row(run: str, certificate: str, record: dict[str, Any], position: int
 
 
 def _certificate_props(key: str, run: str, spec: str, setting: str, model: str,
-                       body: dict[str, Any] | None,
-                       records: list[dict[str, Any]]) -> dict[str, Any]:
+                       body: Mapping[str, Any] | None,
+                       records: list[SampleRecord]) -> dict[str, Any]:
     props: dict[str, Any] = {"key": key, "run": run, "spec": spec, "setting": setting,
                              "model": model, "samples": len(records), "complete": body is not None}
     if body is None:  # the run has not certified these samples yet: counts only
-        for outcome in (*ANSWERED, "error", "skipped"):
-            props[outcome] = sum(1 for r in records if r.get("outcome") == outcome)
+        for outcome in OUTCOMES:
+            props[outcome] = sum(1 for r in records if r.outcome == outcome)
         return props
     outcomes = body.get("outcomes") or {}
-    for outcome in (*ANSWERED, "error", "skipped"):
+    for outcome in OUTCOMES:
         props[outcome] = int(outcomes.get(outcome, 0))
     for name in ("k", "n", "lower", "upper", "estimate", "confidence", "method", "spec_hash",
                  "kg_fingerprint", "created_at", "samples_recorded", "sample_file"):
@@ -213,22 +212,20 @@ def read_run(run_dir: Path, kg: str | None = None) -> RunData:
     """Everything of a run directory that write-back puts into the graph."""
     config = read_config(run_dir)
     run = run_id(run_dir, config)
-    bodies: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for path in sorted((run_dir / "certificates").glob("*.json")):
-        try:
-            body = json.loads(path.read_text(encoding="utf-8"))
-            bodies[(str(body["spec"]), str(body["setting"]), str(body["model"]))] = body
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise InputError(f"{path} is not a certificate") from None
-    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for path in sorted((run_dir / "samples").glob("**/*.jsonl")):
+    bodies: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+    layout = RunLayout(run_dir)
+    for path in layout.certificate_files():
+        certified = read_certificate(path)
+        bodies[certified.key] = certified.body
+    grouped: dict[tuple[str, str, str], list[SampleRecord]] = {}
+    for path in layout.sample_files():
         for record in read_samples(path):
-            triple = (str(record["spec"]), str(record["setting"]), str(record["model"]))
+            triple = (str(record.spec), str(record.setting), str(record.model))
             grouped.setdefault(triple, []).append(record)
     certificates = []
     for triple in sorted(set(bodies) | set(grouped)):
         spec, setting, model = triple
-        records = sorted(grouped.get(triple, []), key=lambda r: int(r["index"]))
+        records = sorted(grouped.get(triple, []), key=lambda r: r.index)
         key = certificate_key(run, *triple)
         body = bodies.get(triple)
         counted = body.get("samples_recorded") if body else None

@@ -20,11 +20,12 @@ from typing import Any
 import pandas as pd
 
 from kgcert.errors import InputError
-from kgcert.run.records import complete_records
+from kgcert.rundir.certificate_record import COUNTED, CertificateRecord, read_certificate
+from kgcert.rundir.layout import RunLayout, check_run_dir
+from kgcert.rundir.sample_log import complete_records
+from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.util.yamlfile import read_yaml
 
-# outcomes that enter a certificate's bounds (a refusal is an answer, counted wrong)
-ANSWERED = ("correct", "wrong", "unparseable", "refused")
 BASELINE = "baseline"  # the setting of the paper's static baseline prompts
 
 CERTIFICATE_COLUMNS = (
@@ -69,18 +70,6 @@ class RunSet:
         return sorted(str(name) for name in names)
 
 
-def check_run_dir(path: Path) -> Path:
-    """`path` if it is a run directory (run.yaml, certificates/ or samples/), else InputError."""
-    if not path.exists():
-        raise InputError(f"run directory {path} does not exist")
-    if not path.is_dir():
-        raise InputError(f"{path} is not a run directory (it is a file)")
-    if not any((path / name).exists() for name in ("run.yaml", "certificates", "samples")):
-        raise InputError(f"{path} is not a run directory (it has no run.yaml, certificates/ or "
-                         "samples/)")
-    return path
-
-
 def _labels(paths: Sequence[Path]) -> list[str]:
     """Directory names, or the paths as given where two runs share a name."""
     names = [path.resolve().name or str(path) for path in paths]
@@ -90,91 +79,32 @@ def _labels(paths: Sequence[Path]) -> list[str]:
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    saved = path / "run.yaml"
+    saved = RunLayout(path).run_file
     if not saved.exists():
         return {}
     loaded = read_yaml(saved, "run file")
     return loaded if isinstance(loaded, dict) else {}
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        body = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise InputError(f"{path} is not a certificate (not valid JSON)") from None
-    if not isinstance(body, dict) or not {"spec", "setting", "model", "k", "n"} <= body.keys():
-        raise InputError(f"{path} is not a certificate (spec, setting, model, k or n missing)")
-    _check_types(body, path)
-    return body
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-# field -> (test, what it must be, may be null); nested fields as "outer.inner"
-_FIELD_TYPES: dict[str, tuple[Any, str, bool]] = {
-    "spec": (lambda v: isinstance(v, str), "a string", False),
-    "setting": (lambda v: isinstance(v, str), "a string", False),
-    "model": (lambda v: isinstance(v, str), "a string", False),
-    "k": (_is_int, "a whole number", False),
-    "n": (_is_int, "a whole number", False),
-    "lower": (_is_number, "a number", False),
-    "upper": (_is_number, "a number", False),
-    "estimate": (_is_number, "a number", True),
-    "samples_requested": (_is_int, "a whole number", True),
-    "outcomes": (lambda v: isinstance(v, dict), "a mapping", True),
-    "unparseable_excluded": (lambda v: isinstance(v, dict), "a mapping", True),
-    "sequential": (lambda v: isinstance(v, dict), "a mapping", True),
-    **{f"outcomes.{name}": (_is_int, "a whole number", False)
-       for name in ("correct", "wrong", "unparseable", "error", "skipped")},
-    "sequential.stopped_at_index": (_is_int, "a whole number", True),
-}
-
-
-def _check_types(body: dict[str, Any], path: Path) -> None:
-    """A certificate edited by hand (or damaged) names its first wrongly typed field."""
-    for name, (test, expected, nullable) in _FIELD_TYPES.items():
-        outer, _, inner = name.partition(".")
-        holder = body.get(outer) if inner else body
-        key = inner or outer
-        if not isinstance(holder, dict) or key not in holder:
-            continue
-        value = holder[key]
-        if (value is None and not nullable) or (value is not None and not test(value)):
-            raise InputError(f"{path}: field {name} is {json.dumps(value)[:40]}, expected "
-                             f"{expected}; the certificate was edited or damaged")
-
-
-def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+def iter_records(path: Path) -> Iterator[SampleRecord]:
     """The complete records of one sample file (a torn last line is skipped, not removed)."""
-    for number, record in complete_records(path):
-        if "outcome" not in record:
-            raise InputError(f"{path}: line {number} is not a sample record")
-        if not _is_int(record["index"]):
-            raise InputError(f"{path}: line {number}: field index is "
-                             f"{json.dumps(record['index'])[:40]}, expected a whole number")
+    for _, record in complete_records(path):
         yield record
 
 
-def certificate_row(body: Mapping[str, Any], run: str, file: str) -> dict[str, Any]:
-    outcomes = body.get("outcomes") or {}
+def certificate_row(record: CertificateRecord, run: str, file: str) -> dict[str, Any]:
+    body = record.body
+    outcomes = record.outcomes
     excluded = body.get("unparseable_excluded") or {}
-    setting = str(body["setting"])
+    setting = record.setting
     return {
-        "run": run, "spec": str(body["spec"]), "setting": setting, "model": str(body["model"]),
+        "run": run, "spec": record.spec, "setting": setting, "model": record.model,
         "spec_kind": body.get("spec_kind"), "textualization": body.get("textualization"),
-        "k": int(body["k"]), "n": int(body["n"]),
-        "lower": float(body.get("lower", 0.0)), "upper": float(body.get("upper", 1.0)),
+        "k": record.k, "n": record.n, "lower": record.lower, "upper": record.upper,
         "estimate": (float(body["estimate"]) if body.get("estimate") is not None
                      else float("nan")),
         "confidence": body.get("confidence"), "method": body.get("method"),
-        **{name: int(outcomes.get(name, 0)) for name in
-           ("correct", "wrong", "unparseable", "error", "skipped")},
+        **{name: int(outcomes.get(name, 0)) for name in COUNTED},
         "excluded_k": excluded.get("k"), "excluded_n": excluded.get("n"),
         "excluded_lower": excluded.get("lower"), "excluded_upper": excluded.get("upper"),
         "baseline": setting == BASELINE or bool(body.get("baseline")),
@@ -183,8 +113,8 @@ def certificate_row(body: Mapping[str, Any], run: str, file: str) -> dict[str, A
         "kg": body.get("kg"), "kg_fingerprint": body.get("kg_fingerprint"),
         "spec_hash": body.get("spec_hash"), "spec_file": body.get("spec_file"),
         "seed": body.get("seed"),
-        "samples_requested": body.get("samples_requested"),
-        "samples_recorded": body.get("samples_recorded"),
+        "samples_requested": record.samples_requested,
+        "samples_recorded": record.samples_recorded,
         "chance": (body.get("chance") or {}).get("level"),
         "unconditional_lower": (body.get("unconditional") or {}).get("lower"),
         "unconditional_upper": (body.get("unconditional") or {}).get("upper"),
@@ -240,33 +170,36 @@ def item_sha(prompt: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def sample_row(record: Mapping[str, Any], run: str) -> dict[str, Any]:
-    prompt = record.get("prompt") or {}
-    provenance = prompt.get("provenance") or {}
-    response = record.get("response") or {}
-    outcome = str(record["outcome"])
+def sample_row(record: SampleRecord, run: str) -> dict[str, Any]:
+    prompt = record.prompt or {}
+    provenance = record.provenance
+    response = record.response or SampleResponse()
+    scoring = record.scoring
     text = str(prompt.get("text", ""))
     return {
-        "run": run, "spec": str(record.get("spec", provenance.get("spec"))),
-        "setting": str(record.get("setting", provenance.get("setting"))),
-        "model": str(record.get("model")), "index": int(record["index"]),
-        "spec_kind": provenance.get("kind"), "outcome": outcome,
-        "answered": outcome in ANSWERED, "correct": outcome == "correct",
-        "parsed_option": record.get("parsed_option"),
+        "run": run,
+        "spec": str(record.spec if record.spec is not None else provenance.get("spec")),
+        "setting": str(record.setting if record.setting is not None
+                       else provenance.get("setting")),
+        "model": str(record.model), "index": record.index,
+        "spec_kind": provenance.get("kind"), "outcome": record.outcome,
+        "answered": record.answered, "correct": record.correct,
+        "parsed_option": scoring.get("parsed_option"),
         "correct_option": prompt.get("correct_option"),
-        "chosen_id": record.get("chosen_id"), "answer_id": prompt.get("answer_id"),
-        "chosen_role": chosen_role(prompt, record),
+        "chosen_id": scoring.get("chosen_id"), "answer_id": prompt.get("answer_id"),
+        "chosen_role": chosen_role(prompt, scoring),
         "path_length": entity_path_length(provenance),
         "textualization": provenance.get("textualization"), "task": prompt.get("task"),
         "template": provenance.get("template"),
         # The task scorer writes exact and flexible; older records exact_correct, ...
-        "exact_correct": record.get("exact", record.get("exact_correct")),
-        "flexible_correct": record.get("flexible", record.get("flexible_correct")),
+        "exact_correct": scoring.get("exact", scoring.get("exact_correct")),
+        "flexible_correct": scoring.get("flexible", scoring.get("flexible_correct")),
         "distractors": len(provenance.get("distractors") or ()),
-        "latency_s": response.get("latency_s"), "prompt_tokens": response.get("prompt_tokens"),
-        "completion_tokens": response.get("completion_tokens"),
-        "cached": response.get("cached"),
-        "spec_hash": record.get("spec_hash", provenance.get("spec_hash")),
+        "latency_s": response.latency_s, "prompt_tokens": response.prompt_tokens,
+        "completion_tokens": response.completion_tokens,
+        "cached": response.cached,
+        "spec_hash": (record.spec_hash if record.spec_hash is not None
+                      else provenance.get("spec_hash")),
         "prompt_sha": hashlib.sha256(text.encode()).hexdigest()[:16],
         "item_sha": item_sha(prompt),
     }
@@ -290,40 +223,28 @@ def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
 
 
 def load_certificates(run: RunInfo) -> list[dict[str, Any]]:
-    folder = run.path / "certificates"
-    if not folder.is_dir():
-        return []
-    return [certificate_row(_read_json(path), run.label, str(path))
-            for path in sorted(folder.glob("*.json"))]
+    return [certificate_row(read_certificate(path), run.label, str(path))
+            for path in RunLayout(run.path).certificate_files()]
 
 
-def _last_indices(run: RunInfo) -> dict[tuple[str, str, str], int]:
+def _last_indices(run: RunInfo) -> dict[tuple[str | None, str | None, str | None], int]:
     """The last sample index each certificate counts: a sequential certificate stops where
     its rule held, and samples drawn later in that batch stay out of the report too."""
-    last: dict[tuple[str, str, str], int] = {}
-    folder = run.path / "certificates"
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        body = _read_json(path)
-        sequential = body.get("sequential") or {}
-        stop = sequential.get("stopped_at_index")
-        requested = body.get("samples_requested")
-        if stop is not None:
-            last[(body["spec"], body["setting"], body["model"])] = int(stop)
-        elif requested is not None:
-            last[(body["spec"], body["setting"], body["model"])] = int(requested) - 1
+    last: dict[tuple[str | None, str | None, str | None], int] = {}
+    for path in RunLayout(run.path).certificate_files():
+        record = read_certificate(path)
+        if record.last_index is not None:
+            last[record.key] = record.last_index
     return last
 
 
-def run_records(run: RunInfo) -> Iterator[dict[str, Any]]:
+def run_records(run: RunInfo) -> Iterator[SampleRecord]:
     """The sample records of one run that its certificates count, file by file."""
-    folder = run.path / "samples"
-    if not folder.is_dir():
-        return
     last = _last_indices(run)
-    for path in sorted(folder.glob("*/*/*.jsonl")):
+    for path in RunLayout(run.path).sample_files():
         for record in iter_records(path):
-            key = (record.get("spec"), record.get("setting"), record.get("model"))
-            if key in last and int(record.get("index", 0)) > last[key]:
+            key = record.key
+            if key in last and record.index > last[key]:
                 continue
             yield record
 
