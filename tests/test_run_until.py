@@ -55,7 +55,7 @@ def test_ranked_stops_far_before_n_with_the_right_decision(alz, embedded_data_di
         # the certificate counts the samples up to the stop, and the bounds hold for the
         # model's true accuracy
         samples = [r for _, r in complete_records(out / cert["sample_file"])]
-        assert cert["samples_recorded"] == sum(1 for r in samples if r["index"] <= stop)
+        assert cert["samples_recorded"] == sum(1 for r in samples if r.index <= stop)
         truth = float(cert["model"].split(":")[1])
         assert cert["lower"] <= truth <= cert["upper"]
         assert cert["design"] == body["design"]
