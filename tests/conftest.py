@@ -16,7 +16,7 @@ from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 # Tests run the embedded server in-process (and so do the `python -m kgcert` they start), never
-# a warm background server; tests/test_warm_server.py removes this for its own commands.
+# a warm background server; tests/store/test_warm_server.py removes this for its own commands.
 os.environ["KGCERT_NO_SERVER"] = "1"
 # kgcert's cache (parsed patterns, default response cache) goes to a folder of this session's,
 # never the user's ~/.cache.

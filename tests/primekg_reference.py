@@ -1,6 +1,6 @@
 """The PrimeKG loader's parse as it was before the block reader (kgcert 1cc1750): one dict per
 row from read_rows, facts as a set of Python tuples. Kept as the reference that
-tests/test_primekg_fast_parse.py compares the fast parse with."""
+tests/loaders/test_primekg_fast_parse.py compares the fast parse with."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ def _command(name: str, value: Any) -> click.Command:
 
 
 # Each command's "module:attribute" and the help line `kgcert --help` shows without importing
-# it; tests/test_cli_startup.py checks each line against the command's own docstring.
+# it; tests/cli/test_cli_startup.py checks each line against the command's own docstring.
 COMMANDS = Registry[click.Command]("command", "commands", make=_command)
 COMMANDS.add("load", "kgcert.cli.load:load_command",
              "Load a KG from FORMAT files (or directories) into the graph database.")

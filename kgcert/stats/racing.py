@@ -10,7 +10,7 @@ which is all Holm's proof uses): a claim between two equally accurate models is 
 probability at most alpha over the whole run. A claim in the wrong direction needs the
 discordant prompts to favour the worse model while the evidence crosses Holm's line; as for
 the fixed-n McNemar hierarchy of :mod:`kgcert.stats.paired`, that rate is measured by
-simulation (tests/test_stats_racing.py, benchmarks/bench_savings.py), not bounded in closed
+simulation (tests/stats/test_stats_racing.py, benchmarks/bench_savings.py), not bounded in closed
 form.
 
 A pair is resolved when it is

@@ -2,5 +2,5 @@
 locations, path checks, per-sample random streams, prompt defaults, lazy package attributes.
 
 The lowest layer: nothing here imports a kgcert package but kgcert.errors
-(tests/test_import_graph.py keeps it so).
+(tests/project/test_import_graph.py keeps it so).
 """

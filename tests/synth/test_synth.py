@@ -1,6 +1,6 @@
 """The synthetic KGs have the shape of the real ones at a small scale factor: node-type and
 relation proportions, power-law degrees, and (Wikidata5m) texts that mention neighbours, and
-they load with the real loaders (parsed here; tests/test_store.py loads one into a server)."""
+they load with the real loaders (parsed here; tests/store/test_store.py loads one into a server)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from kgcert.cli.console import PipeFriendlyConsole
 from kgcert.cli.progress import PlainProgress, progress_display
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 LONG_NAME = "primekg.a_spec_whose_name_is_far_longer_than_eighty_columns_" + "x" * 60
 BAR_CONTROL = ("\x1b", "\r", "━", "█")
 

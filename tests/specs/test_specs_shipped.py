@@ -34,7 +34,7 @@ from kgcert.specs.server_count import answer_pages, count_on_server
 from kgcert.store.cypher import escape_identifier, sanitize_identifier
 from kgcert.store.graph import GraphStore
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(p for p in (REPO / "specs" / "primekg").glob("*.yaml")
                  if not is_suite_file(p))  # table1.yaml is a suite of these specs
 SAMPLES = 20

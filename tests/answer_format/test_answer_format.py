@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from test_import_graph import import_graph
 
 from kgcert.answer_format.reply import ANSWER_PREFIX, answer_line_complete
 from kgcert.errors import InputError
 from kgcert.models.base import GenerationConfig, ModelRequest
 from kgcert.models.cache import cache_key
+from tests.project.test_import_graph import import_graph
 
 # The test providers answer the prompt's format by construction; real providers never read it.
 ANSWERING_TEST_MODELS = {"kgcert.models.bernoulli", "kgcert.models.oracle"}

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_report_tables import ENTITY, RELATION, make_runs, sample_records
 
 from kgcert.cli.runs import describe_sample
 from kgcert.specs.folders import is_suite_file
+from tests.report.test_report_tables import ENTITY, RELATION, make_runs, sample_records
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def kgcert(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -20,7 +20,7 @@ import pytest
 
 from kgcert.specs.folders import is_suite_file
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(p for p in (REPO / "specs" / "primekg").glob("*.yaml")
                  if not is_suite_file(p))  # table1.yaml is a suite of these specs
 DUAL = "primekg.dual_indication"  # sampled by name, counted by path

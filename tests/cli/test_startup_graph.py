@@ -18,7 +18,7 @@ import pytest
 from kgcert.errors import InputError
 from kgcert.specs.pattern import PatternEdge, parse_pattern
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_python(code: str, tmp_path: Path) -> dict[str, object]:

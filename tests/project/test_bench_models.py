@@ -14,7 +14,7 @@ import pytest
 
 from kgcert.prompts.record import Prompt, Provenance
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bench_models() -> ModuleType:

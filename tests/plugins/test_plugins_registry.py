@@ -9,7 +9,6 @@ import sys
 from typing import Any
 
 import pytest
-from test_import_graph import import_graph
 
 from kgcert.cli import COMMANDS
 from kgcert.errors import InputError, MissingDependencyError
@@ -18,6 +17,7 @@ from kgcert.models.registry import PROVIDERS
 from kgcert.plugins.registry import Registry
 from kgcert.tasks.registry import TASKS
 from kgcert.textualize.registry import TEXTUALIZERS
+from tests.project.test_import_graph import import_graph
 
 TABLES: dict[str, Registry[Any]] = {"kgcert.cli": COMMANDS, "kgcert.loaders": LOADERS,
           "kgcert.models.registry": PROVIDERS, "kgcert.tasks.registry": TASKS,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent / "kgcert"
+ROOT = Path(__file__).resolve().parents[2] / "kgcert"
 
 # Lowest first. A module may import its own layer's modules (without a circle) and lower
 # layers', never a higher layer's. An entry names a package (and everything under it) or a

@@ -51,7 +51,7 @@ def workers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def _run_alone_in_a_new_process(nodeid: str) -> None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", nodeid],
         cwd=root, env={**os.environ, IN_CHILD: "1"}, capture_output=True, text=True,

@@ -21,7 +21,7 @@ from kgcert.errors import InputError
 from kgcert.specs import EntitySampler, EntitySpec, load_spec_file, prepare_sampler
 from kgcert.store.graph import GraphStore
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((REPO / "specs" / "wikidata5m").glob("*.yaml"))
 IN_COUNTRIES = ["Q38", "Q1055", "Q31", "Q270", "Q36740", "Q33", "Q36", "Q16", "Q96", "Q36687",
                 "Q159"]  # ../shared/data/README.md

@@ -238,7 +238,7 @@ def _parse(path: Path, delimiter: str) -> Iterator[tuple[dict[str, str], dict[st
 def _simulated_import(server, files: ImportFiles, kg: str):
     """What neo4j-admin builds from the files, then schema.cypher, redone over Cypher. Each KG
     has its own database on the embedded server, so the KG label every row carries for a
-    shared Neo4j database is left out (tests/test_neo4j.py imports into a real Neo4j)."""
+    shared Neo4j database is left out (tests/store/test_neo4j.py imports into a real Neo4j)."""
     store = server.create(kg)
     for name in SCHEMA_STATEMENTS:
         store.execute(statement("schema", name))

@@ -2,7 +2,7 @@
 KG, counted once before the first answer and recorded in the design; a resume keeps them and
 the run's folder is named as the command states it. (The run through the real pipeline, its
 spec draws' fit to the counted weights and its certificate's recomputation are in
-tests/test_run_suite.py, beside the other suite runs on the Alzheimer extract.)"""
+tests/run/test_run_suite.py, beside the other suite runs on the Alzheimer extract.)"""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DEMO_PATH = "../shared/data/primekg/kg_alzheimer_neighbourhood.csv"
 
 # (pattern in the command, why it does not run against the demo KG here)
@@ -33,7 +33,7 @@ NOT_HERE = (
     (r"\bneo4j-import\b", "loads neo4j-admin import files"),
     (r"\btriples\b", "loads a user's triples file"),
     (r"runs/formats", "task specs in two formats need the WikiDataSets countries KG "
-                      "(tests/test_report_variants.py runs them there)"),
+                      "(tests/report/test_report_variants.py runs them there)"),
 )
 # Commands that are meant to exit non-zero on the demo KG, with what they must say.
 EXPECTED_FAILURES = {

@@ -21,7 +21,7 @@ from kg_helpers import load_kg
 from kgcert.synth.primekg import SyntheticPrimeKG
 
 KG = "specfiles_synth"
-SPEC = (Path(__file__).resolve().parent.parent / "specs" / "primekg" / "dual_indication.yaml")
+SPEC = (Path(__file__).resolve().parents[2] / "specs" / "primekg" / "dual_indication.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +164,7 @@ def test_count_describes_questions_and_run_warns_before_asking(kgcert_here, tmp_
 def test_the_readme_example_spec_runs_on_the_demo_kg(kgcert_here, embedded_server,
                                                       shared_data, tmp_path):
     """The relation spec shown in README.md validates, with matches, on the demo extract."""
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
                  if b.startswith("kind: relation"))
     spec = tmp_path / "off_label.yaml"

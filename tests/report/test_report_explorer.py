@@ -365,7 +365,7 @@ def test_text_from_the_kg_or_a_model_stays_text(browser, tmp_path: Path):
 
 def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
     """Toy runs with entity paths, KG-LLM-Bench tasks in two formats, failed calls and
-    skipped prompts (tests/test_report_tables.py): each filter counts what the files hold."""
+    skipped prompts (tests/report/test_report_tables.py): each filter counts what the files hold."""
     from test_report_tables import make_runs, path_length
 
     from kgcert.report import write_report

@@ -32,7 +32,7 @@ from kgcert.store.cypher import escape_identifier, kg_label
 from kgcert.store.graph import GraphStore
 from kgcert.store.neo4j_server import Neo4jServer, _agent_major
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(p for p in (REPO / "specs" / "primekg").glob("*.yaml")
                  if not is_suite_file(p))  # table1.yaml is a suite of these specs
 ALZ = "primekg/kg_alzheimer_neighbourhood.csv"

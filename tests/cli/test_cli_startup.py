@@ -20,7 +20,7 @@ from kgcert.cli import COMMANDS, import_command
 
 HEAVY = ("scipy", "pandas", "torch", "transformers", "matplotlib", "rdflib", "jpype", "neo4j",
          "numpy")
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # Runs kgcert as `python -m kgcert` does, then writes the loaded module names to argv[1].
 WRAPPER = """

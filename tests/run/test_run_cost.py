@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from test_run_certificates import _prompts, _slot
 
 from kgcert.cli.run import with_prices
 from kgcert.cli.runs import runs_command, show_command
@@ -20,7 +21,6 @@ from kgcert.run.config import RunConfig
 from kgcert.run.cost import parse_price, read_prices, sample_cost
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.rundir.sample_log import complete_records
-from tests.test_run_certificates import _prompts, _slot
 
 PRICE = {"input": 0.15, "output": 0.6}
 
