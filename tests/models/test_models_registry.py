@@ -11,7 +11,7 @@ import pytest
 from kgcert.answer_format.checker import Outcome, check_answer
 from kgcert.errors import InputError, MissingDependencyError
 from kgcert.models import GenerationConfig, ModelRequest, get_model, known_providers
-from kgcert.models.registry import parse_model_args, parse_model_spec
+from kgcert.models.registry import PROVIDERS, parse_model_args, parse_model_spec
 
 OPTIONS = ("paris", "rome", "berlin", "madrid")
 
@@ -60,6 +60,8 @@ def test_missing_dependency_names_the_extra(
         return None if name == module else real(name, *args)
 
     monkeypatch.setattr(importlib.util, "find_spec", fake_find_spec)
+    # as in a fresh process: a provider an earlier test loaded is cached, its check done
+    monkeypatch.setattr(PROVIDERS, "_loaded", {})
     with pytest.raises(MissingDependencyError) as info:
         get_model(spec)
     assert f"pip install '{extra}'" in str(info.value)
