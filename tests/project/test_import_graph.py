@@ -36,15 +36,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kgcert.cli", "kgcert.__main__"),
 )
 
-# Circles known to remain, each in another piece of work's area. Listed ones may disappear;
-# a new one fails the test.
-ALLOWED_CIRCLES = (
-    # suite.component_counts reads certificate.ANSWERED, and a certificate counts its suite's
-    # parts: dissolves when the answered outcomes get their one home (issue 29 item 3)
-    ["kgcert.run.certificate", "kgcert.run.guarantee", "kgcert.run.suite"],
-)
-
-
 def _modules() -> dict[str, Path]:
     found = {}
     for path in ROOT.rglob("*.py"):
@@ -154,8 +145,7 @@ def layer_of(name: str) -> int:
 
 
 def test_kgcert_has_no_import_circle():
-    found = [c for c in circles(import_graph()) if c not in ALLOWED_CIRCLES]
-    assert found == []
+    assert circles(import_graph()) == []
 
 
 def test_no_module_imports_a_higher_layer():
