@@ -11,13 +11,13 @@ read-only or full tmpfs plays the disk.
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from cli_process import kgcert_process
 from kg_helpers import load_kg
 
 from kgcert.rundir.sample_log import SampleLog
@@ -39,9 +39,7 @@ DUAL = "primekg.dual_indication"
 
 
 def _kgcert(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kgcert", *args], capture_output=True,
-                          text=True, timeout=300,
-                          env={**os.environ, "KGCERT_DATA_DIR": str(data_dir)})
+    return kgcert_process(*args, data_dir=data_dir, drop=())
 
 
 @pytest.fixture

@@ -6,11 +6,11 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_process import kgcert_process
 from rich.console import Console
 
 from kgcert.cli.console import PipeFriendlyConsole
@@ -22,11 +22,9 @@ BAR_CONTROL = ("\x1b", "\r", "━", "█")
 
 
 def run_piped(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("KGCERT_NEO4J_URI", "COLUMNS")}
-    env |= {"KGCERT_DATA_DIR": str(tmp_path / "data"),
-            "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-m", "kgcert", *args], env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    path = os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])
+    return kgcert_process(*args, data_dir=tmp_path / "data", env={"PYTHONPATH": path},
+                          drop=("KGCERT_NEO4J_URI", "COLUMNS"))
 
 
 def test_piped_specs_list_prints_a_long_name_whole(tmp_path: Path) -> None:

@@ -5,13 +5,12 @@ toy prompts (no graph server: these commands read files only)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_process import kgcert_process
 
 from kgcert.cli.runs import describe_sample
 from kgcert.specs.folders import is_suite_file
@@ -21,10 +20,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def kgcert(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KGCERT_NEO4J")}
-    return subprocess.run([sys.executable, "-m", "kgcert", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120,
-                          env={**env, "KGCERT_DATA_DIR": str(cwd / "data"), "COLUMNS": "300"})
+    return kgcert_process(*args, data_dir=cwd / "data", env={"COLUMNS": "300"}, cwd=cwd,
+                          timeout=120)
 
 
 def one_error(done: subprocess.CompletedProcess[str], code: int = 2) -> str:

@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import random
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_process import kgcert_process
 from shared_data import shared_data
 
 from kgcert.errors import InputError
@@ -498,9 +497,7 @@ def test_shuffled_columns(cases: list[Case], index: int) -> None:
 # --- the real `kgcert load` on the embedded server -------------------------------------------
 
 def cli(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KGCERT_NEO4J")}
-    return subprocess.run([sys.executable, "-m", "kgcert", *args], capture_output=True,
-                          text=True, timeout=400, env={**env, "KGCERT_DATA_DIR": str(data_dir)})
+    return kgcert_process(*args, data_dir=data_dir, timeout=400)
 
 
 def copied(case: Case, folder: Path) -> Case:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_process import kgcert_process
 
 from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
@@ -41,8 +42,7 @@ HOSTILE = "</script><script>window.kgxPwned = 1</script><img src=x onerror=\"win
 
 
 def kgcert(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "kgcert", *args], env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = kgcert_process(*args, env=env, drop=(), timeout=600)
     assert done.returncode == 0, done.stderr
 
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_process import kgcert_process
 
 from kgcert.loaders.wikidata5m import BUILDING, PAIRING
 from kgcert.loaders.wikidata5m_text import MATCHING
@@ -34,12 +35,8 @@ SMALL_KG = ("relation,display_relation,x_index,x_id,x_type,x_name,x_source,"
 
 
 def _kgcert(data_dir: Path, *args: str, warm: bool = False) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KGCERT_NEO4J_")}
-    env["KGCERT_DATA_DIR"] = str(data_dir)
-    if warm:
-        env.pop("KGCERT_NO_SERVER", None)
-    return subprocess.run([sys.executable, "-m", "kgcert", *args], capture_output=True,
-                          text=True, timeout=300, env=env)
+    drop = ("KGCERT_NEO4J_", "KGCERT_NO_SERVER") if warm else ("KGCERT_NEO4J_",)
+    return kgcert_process(*args, data_dir=data_dir, drop=drop)
 
 
 # A load's plain progress lines: one per phase it reached before the fault.

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_process import kgcert_process
 from kg_helpers import load_kg
 from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
@@ -257,9 +257,7 @@ def test_prompts_are_identical_on_both_servers(alz_pair, setting):
 
 
 def _cli(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kgcert", *args], capture_output=True,
-                          text=True, timeout=300,
-                          env={**os.environ, "KGCERT_DATA_DIR": str(tmp_path), **env})
+    return kgcert_process(*args, data_dir=tmp_path, env=env, drop=())
 
 
 def _one_line_error(done: subprocess.CompletedProcess) -> str:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cli_process import kgcert_process
 
 from kgcert.errors import InputError
 from kgcert.util.paths import check_folder
@@ -42,10 +42,9 @@ def _loop(root: Path) -> Path:
 
 
 def _kgcert(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k != "KGCERT_NEO4J_URI"}
-    base.setdefault("KGCERT_DATA_DIR", str(tmp_path / "data"))
-    return subprocess.run([sys.executable, "-m", "kgcert", *args], env={**base, **env},
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    data = os.environ.get("KGCERT_DATA_DIR", str(tmp_path / "data"))
+    return kgcert_process(*args, env={"KGCERT_DATA_DIR": data, **env}, cwd=tmp_path,
+                          drop=("KGCERT_NEO4J_URI",), timeout=120)
 
 
 def _one_line(done: subprocess.CompletedProcess[str]) -> str:
