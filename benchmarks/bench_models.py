@@ -470,6 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.prompts and not args.prompts.is_file():
         parser.error(f"--prompts: no such file: {args.prompts}")
+    if args.prompt_set and not (args.reuse and args.kg):
+        parser.error("--prompt-set goes with --reuse and --kg")
 
     if args.write_prompts:
         if not args.kg:
@@ -497,8 +499,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.out.write_text(json.dumps(results, indent=2) + "\n")
 
     if args.prompt_set:
-        if not (args.reuse and args.kg):
-            parser.error("--prompt-set goes with --reuse and --kg")
         args.prompts = Path(tempfile.mkdtemp(prefix="kgcert-prompts-")) / "prompts.jsonl"
         if args.prompt_set == "demo":
             args.n = 20
