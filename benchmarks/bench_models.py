@@ -41,24 +41,36 @@ batch's GPU time. Their share at 3B, and what 5.23 gains, are not measured yet.
 With both wheels the carried folder nears the 64 MiB a call takes: gzip the prompt file
 (4.3 MB to 0.6 MB); ``--prompts`` reads ``.jsonl.gz`` as it is.
 
-Head reuse (``--reuse``, CPU): prompts per CPU second of choice scoring and of generation
-with the shared head's key/value cache and without it (``reuse_head``), alternated
-``--rounds`` times (the best of each), on the prompts of a real run: a run folder's sample
-file or a ``kgcert prompts --json`` file. CPU seconds of this process, so use ``--threads 1``:
-they are the work done, where wall time on a shared machine is mostly waiting (the wall ratio
-stands beside it). The head is computed once per cell in a run, so its own CPU seconds stand
-apart, with the ratio they leave over the ``--n`` prompts timed. Beside the ratio stands its
-ideal, 1 / (1 - the head's share of prompt tokens), the ratio over the ideal (the target: at
-least 0.8) and the share of the ideal's gain that was gained; the answers with and without
-the cache must be equal. The ideal counts tokens; attention costs more per token the longer
+Head reuse (``--reuse``, CPU; the code in bench_reuse.py): prompts per CPU second of choice
+scoring and of generation with the shared head's key/value cache and without it
+(``reuse_head``), alternated ``--rounds`` times (the best of each), on the prompts of a real
+run. CPU seconds of this process, so use ``--threads 1``: they are the work done, where wall
+time on a shared machine is mostly waiting (the wall ratio stands beside it). The head is
+computed once per cell in a run, so its own CPU seconds stand apart, with the ratio they leave
+over the ``--n`` prompts timed. Beside the ratio stands its ideal, 1 / (1 - the head's share of
+prompt tokens), the ratio over the ideal (the target: at least 0.8) and the share of the
+ideal's gain that was gained; the answers with and without the cache must be equal (option
+probabilities to 1e-4). The ideal counts tokens; attention costs more per token the longer
 the prompt, and a suffix's queries still attend to the head, so an attention-bound model (the
 tiny Llama at thousands of tokens) can gain at most about 1 / (1 - share²).
-``--demo-kg`` also times the README demo (SmolLM2, 20 prompts, choice mode) end to end, with
-and without the head's cache, with the response cache off.
+The prompts: ``--prompts`` (a run folder's sample file or a ``kgcert prompts --json`` file),
+or ``--prompt-set`` on a loaded PrimeKG (``--kg``): ``demo`` runs the README demo's
+``kgcert run`` (its flags and ``--seed``, response cache off) and takes its 20 prompts, with
+that run's wall time and the load averages as a row of their own; ``default`` takes ``--n``
+prompts of the same cell at the default budget (12,000 characters, 3 worked examples).
+``--demo-kg`` also times the README demo end to end with and without the head's cache.
+Each figure, one command each (the KG loaded as in the README):
 
-    python benchmarks/bench_models.py --reuse --models tiny smollm2 \
-        --prompts runs/demo/samples/primekg.dual_indication/vanilla/smollm2.jsonl --n 10 \
-        --demo-kg primekg --threads 1
+    # SmolLM2 on the README demo's own prompts (choice, the demo's mode), and the demo's run
+    python benchmarks/bench_models.py --reuse --models smollm2 --prompt-set demo --kg primekg \
+        --reuse-modes choice --threads 1
+    # SmolLM2 on default-budget prompts of the same cell
+    python benchmarks/bench_models.py --reuse --models smollm2 --prompt-set default \
+        --kg primekg --n 10 --reuse-modes choice --threads 1
+    # the tiny random Llama and SmolLM2 on a run's sample file, and the demo with and without
+    python benchmarks/bench_models.py --reuse --models tiny smollm2 --n 10 --threads 1 \
+        --prompts runs/demo/samples/primekg.dual_indication/vanilla/smollm2.jsonl \
+        --demo-kg primekg
 
 The tokenizer sets the prompt lengths and the vocabulary, so use a real one: with SmolLM2's
 (49,152 tokens) the full-size run's prompts average about 3,400 tokens; the tiny test
@@ -79,6 +91,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from kgcert.answer_format.reply import ANSWER_PREFIX, answer_line_complete
@@ -219,14 +232,6 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return out, time.perf_counter() - start
 
 
-def timed_cpu(fn: Callable[[], Any]) -> tuple[Any, float, float]:
-    """The result, wall seconds and this process's CPU seconds: on one thread the CPU seconds
-    are the work done, whatever else the machine runs (wall time on a shared machine is not)."""
-    start, cpu = time.perf_counter(), time.process_time()
-    out = fn()
-    return out, time.perf_counter() - start, time.process_time() - cpu
-
-
 def _cuda_peak_reset() -> None:
     import torch
 
@@ -325,104 +330,6 @@ def bench(
     }
 
 
-def head_share(model: Any, items: Sequence[Item]) -> tuple[float, int, float]:
-    """The head's share of prompt tokens (head / mean prompt), its tokens, the mean prompt."""
-    from kgcert.models.headcache import shared_prefix
-
-    rows = model._encode_all([model.render(r) for r, _, _ in items])
-    mean = sum(len(r) for r in rows) / len(rows)
-    head = len(shared_prefix(rows))
-    return head / mean, head, mean
-
-
-def bench_reuse(model: Any, label: str, items: Sequence[Item], max_new_tokens: int,
-                rounds: int, modes: Sequence[str]) -> dict[str, Any]:
-    """Prompts/s with and without the head's cache, alternated, the best of each."""
-    from kgcert.models import GenerationConfig
-
-    requests = [r for r, _, _ in items]
-    rows = model._encode_all([model.render(r) for r in requests])
-    share, head, mean = head_share(model, items)
-    ideal = 1 / (1 - share)
-    row: dict[str, Any] = {"model": label, "prompts": len(items), "head_tokens": head,
-                           "mean_prompt_tokens": round(mean, 1),
-                           "head_share": round(share, 3), "ideal_ratio": round(ideal, 2),
-                           # all work in causal attention: the suffix still attends the head
-                           "attention_bound_ratio": round(1 / (1 - share**2), 2)}
-    configs = {"choice": GenerationConfig(mode="choice", choice_prefix=ANSWER_PREFIX),
-               "generate": GenerationConfig(max_new_tokens=max_new_tokens)}
-    model.generate(requests[:2], configs["choice"])  # warm-up (and the weights loaded)
-    for mode in modes:
-        config = configs[mode]
-        best = {True: float("inf"), False: float("inf")}
-        best_wall = dict(best)
-        head_s = float("inf")
-        answers: dict[bool, list[Any]] = {}
-        for _ in range(rounds):
-            for reuse in (False, True):
-                model.reuse_head = reuse
-                model.heads.clear()
-                if reuse:  # computed once per cell in a run: timed on its own
-                    _, _, seconds = timed_cpu(lambda: model._head_for(rows))
-                    head_s = min(head_s, seconds)
-                answers[reuse], wall, seconds = timed_cpu(
-                    lambda config=config: model.generate(requests, config))
-                best[reuse] = min(best[reuse], seconds)
-                best_wall[reuse] = min(best_wall[reuse], wall)
-        ratio = best[False] / best[True]
-        with_head = best[False] / (best[True] + head_s)
-        pairs = list(zip(answers[True], answers[False], strict=True))
-        failed = sum(a.error is not None for a, _ in pairs)
-        if failed:
-            raise SystemExit(f"{label}: {failed} prompts failed ({pairs[0][0].error})")
-        same = all(a.text == b.text for a, b in pairs)
-        if mode == "choice":
-            same = same and all(
-                max(abs(x - y) for x, y in zip(a.choice_probs, b.choice_probs, strict=True))
-                <= 1e-4 for a, b in pairs)
-        row[mode] = {
-            "prompts_per_cpu_s_without": round(len(items) / best[False], 3),
-            "prompts_per_cpu_s_with": round(len(items) / best[True], 3),
-            "ratio": round(ratio, 2),
-            "ratio_over_ideal": round(ratio / ideal, 2),
-            "share_of_ideal_gain": round((ratio - 1) / (ideal - 1), 2) if ideal > 1 else None,
-            "head_cpu_s": round(head_s, 2),
-            f"ratio_with_the_head_over_{len(items)}_prompts": round(with_head, 2),
-            "wall_ratio": round(best_wall[False] / best_wall[True], 2),
-            "answers_equal": same,
-        }
-    model.reuse_head = True
-    row["target"] = "ratio >= 80% of the ideal: ratio_over_ideal >= 0.8"
-    return row
-
-
-DEMO = {"kg": "primekg", "specs": ["primekg.dual_indication"], "models": ["smollm2"],
-        "mode": "choice", "few_shot": 1, "context_tokens": 700, "n": 20, "cache": False}
-
-
-def demo_wall_time(kg: str, threads: int) -> dict[str, Any]:
-    """The README demo run end to end (model load included), response cache off, with the
-    head's cache and without it."""
-    import yaml
-
-    row: dict[str, Any] = {"model": "README demo (smollm2, 20 prompts, choice)"}
-    env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
-    for reuse in (True, False):
-        with tempfile.TemporaryDirectory(prefix="kgcert-demo-") as folder:
-            config = {**DEMO, "kg": kg,
-                      "model_options": {"smollm2": {"reuse_head": reuse}}}
-            run_file = Path(folder) / "run.yaml"
-            run_file.write_text(yaml.safe_dump(config))
-            command = [sys.executable, "-m", "kgcert", "run", "--config", str(run_file),
-                       "--out", str(Path(folder) / "run")]
-            done, seconds = timed(lambda command=command: subprocess.run(
-                command, capture_output=True, text=True, env=env, check=False))
-            if done.returncode:
-                raise SystemExit(f"the demo run failed: {done.stderr.strip()[-400:]}")
-            row["wall_s_with_head_cache" if reuse else "wall_s_without"] = round(seconds, 1)
-    return row
-
-
 def oom_backoff(
     model: Any, items: Sequence[Item], max_new_tokens: int, start: int
 ) -> dict[str, Any]:
@@ -514,6 +421,16 @@ def bench_size(
     return row
 
 
+def reuse_figures() -> ModuleType:
+    """bench_reuse.py beside this file, however this file was loaded."""
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import bench_reuse
+
+    return bench_reuse
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -537,7 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, help="also write the rows to this JSON file")
     parser.add_argument("--write-prompts", type=Path, help="write a prompt file and stop")
-    parser.add_argument("--kg", help="with --write-prompts: the loaded PrimeKG")
+    parser.add_argument("--kg", help="with --write-prompts or --prompt-set: the loaded PrimeKG")
     parser.add_argument("--per-pair", type=int, default=13)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--export-tokenizer", type=Path, help="save SmolLM2's tokenizer and stop")
@@ -548,9 +465,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reuse-modes", nargs="+", default=["choice", "generate"],
                         choices=["choice", "generate"])
     parser.add_argument("--demo-kg", help="--reuse: also time the README demo on this KG")
+    parser.add_argument("--prompt-set", choices=["demo", "default"],
+                        help="--reuse: the README demo's prompts, or default-budget ones (--kg)")
     args = parser.parse_args(argv)
     if args.prompts and not args.prompts.is_file():
         parser.error(f"--prompts: no such file: {args.prompts}")
+    if args.prompt_set and not (args.reuse and args.kg):
+        parser.error("--prompt-set goes with --reuse and --kg")
 
     if args.write_prompts:
         if not args.kg:
@@ -577,6 +498,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out:  # after every row, so a later size that fails keeps the earlier ones
             args.out.write_text(json.dumps(results, indent=2) + "\n")
 
+    if args.prompt_set:
+        args.prompts = Path(tempfile.mkdtemp(prefix="kgcert-prompts-")) / "prompts.jsonl"
+        if args.prompt_set == "demo":
+            args.n = 20
+            report(reuse_figures().demo_prompts(args.kg, args.seed, args.threads, args.prompts))
+        else:
+            reuse_figures().default_prompts(args.kg, args.n, args.seed, args.prompts)
     items = read_prompt_file(args.prompts, args.n) if args.prompts else synthetic_items(args.n)
     if args.sizes:
         tokenizer, tokenizer_name = load_tokenizer(args.tokenizer)
@@ -606,7 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             lambda spec=spec: get_model(spec, dtype="float32", device=args.device)
         )  # fmt: skip
         if args.reuse:
-            row = bench_reuse(model, name, items, args.max_new_tokens, args.rounds,
+            row = reuse_figures().bench_reuse(model, name, items, args.max_new_tokens, args.rounds,
                               args.reuse_modes)
             row["prompt_source"] = str(args.prompts) if args.prompts else "synthetic"
             report(row)
@@ -617,7 +545,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report(row)
         model.close()
     if args.reuse and args.demo_kg:
-        report(demo_wall_time(args.demo_kg, args.threads))
+        report(reuse_figures().demo_wall_time(args.demo_kg, args.threads))
     return 0
 
 

@@ -17,6 +17,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class InFlight:
+    """Calls being answered at once, over every server that shares it, and the most seen."""
+
+    def __init__(self) -> None:
+        self.now = self.most = 0
+        self.lock = threading.Lock()
+
+    @contextmanager
+    def held(self, seconds: float) -> Iterator[None]:
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        try:
+            time.sleep(seconds)  # long enough for the client's other calls to arrive
+            yield
+        finally:
+            with self.lock:
+                self.now -= 1
+
+
 @dataclass
 class Script:
     """Faults to serve before succeeding: (status, headers, body) consumed in order."""
@@ -28,6 +48,7 @@ class Script:
     trickle_s: float | None = None  # seconds between the bytes of a reply
     die_after: int | None = None  # calls answered before the server dies (drops every call)
     chunked: bool = False  # send replies in 64 KiB chunks without a Content-Length
+    in_flight: InFlight | None = None  # counts answered calls at once (shared by servers)
     seen: list[dict[str, Any]] = field(default_factory=list)
     auth: list[str | None] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -60,6 +81,14 @@ class Handler(BaseHTTPRequestHandler):
         if script.die_after is not None and call >= script.die_after:
             self.close_connection = True  # a dead replica: the connection drops unanswered
             return
+        if script.in_flight is not None:
+            with script.in_flight.held(0.02):
+                self._answer(script, body, fault, echo, auth)
+        else:
+            self._answer(script, body, fault, echo, auth)
+
+    def _answer(self, script: Script, body: Any, fault: Any, echo: int | None,
+                auth: str | None) -> None:
         if self.path != "/v1/chat/completions":
             self._send(404, {}, json.dumps({"error": {"message": "no such route"}}))
         elif fault is not None:

@@ -26,6 +26,7 @@ class RunDisplay:
         self.pace: dict[str, _Pace] = {}
         self.info: dict[str, str] = {}  # the last batch's correct count and bounds
         self.recorded: dict[str, int] = {}
+        self.notes: dict[str, str] = {}  # what spares model calls (response cache, weights)
 
     def _task(self, label: str, total: int) -> TaskID:
         if label not in self.tasks:
@@ -36,6 +37,9 @@ class RunDisplay:
     def begin(self, label: str, recorded: int, total: int, cached: str) -> None:
         task = self._task(label, total)
         self.recorded[label] = recorded
+        if recorded >= total:  # nothing to ask: the tally's line (next) is its only one
+            return
+        self.notes[label] = cached  # shown until the first answer
         self.info[label] = f"n = {total}, {recorded} recorded"
         self.progress.update(task, completed=recorded, info=f"{self.info[label]}, {cached}")
 
@@ -61,8 +65,9 @@ class RunDisplay:
         if failed:
             tally += f", {failed} failed"
         self.info[label] = f"{tally}, {_interim(bounds, total)}"
+        shown = pace.text() or (self.notes.get(label, "") if not pace.started else "")
         self.progress.update(task, completed=done,
-                             info=", ".join(p for p in (self.info[label], pace.text()) if p))
+                             info=", ".join(p for p in (self.info[label], shown) if p))
 
 
 def _interim(bounds: tuple[float, float] | None, total: int) -> str:
@@ -80,12 +85,18 @@ class _Pace:
 
     def __init__(self, now: float) -> None:
         self.start, self.computed, self.cached, self.batch = now, 0, 0, 0
-        self.last = now
+        self.last, self.begun = now, False
+
+    @property
+    def started(self) -> bool:
+        """Whether the model started computing or an answer came from the cache."""
+        return self.begun or bool(self.computed or self.cached)
 
     def add(self, count: int, cached: bool, now: float) -> None:
         if count == 0 and not cached:  # the model starts computing: its load is left out
             if self.computed == 0:
                 self.start = now
+            self.begun = True
             return
         self.batch += count
         if cached:

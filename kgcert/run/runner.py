@@ -183,7 +183,12 @@ class Runner:
         if race is not None:
             race.feed(done)
             stopped = {name: race.stopped(name) for name in done}
-        for slot in slots:  # a line per certificate at once, before the first call
+        # A line per certificate at once, before the first call: what spares model calls
+        # first (a log's first line says it), then the tally of samples already recorded.
+        for slot in slots:
+            self.progress.begin(self._label(job, slot), len(done[slot.spec_string]), total,
+                                _cached_note(slot.model))
+        for slot in slots:
             self._report(job, slot, done[slot.spec_string], total, None)
 
         def missing() -> Iterator[int]:
@@ -195,9 +200,6 @@ class Runner:
                        for s in slots):
                     yield i
 
-        for slot in slots:  # then what spares model calls, until the first answer
-            self.progress.begin(self._label(job, slot), len(done[slot.spec_string]), total,
-                                _cached_note(slot.model))
         for batch in _batches(missing(), self.config.batch_size):
             prompts = {i: job.prompts(i) for i in batch}
             as_dicts: dict[int, dict[str, Any]] = {}  # one per prompt, shared by the models

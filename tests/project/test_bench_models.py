@@ -143,3 +143,11 @@ def test_reuse_mode_measures_the_head_cache_on_a_runs_sample_file(tmp_path: Path
         assert row[mode]["prompts_per_cpu_s_with"] > 0
         assert row[mode]["prompts_per_cpu_s_without"] > 0
         assert row[mode]["head_cpu_s"] >= 0 and row[mode]["wall_ratio"] > 0
+
+
+def test_a_prompt_set_needs_reuse_mode_and_a_kg(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--reuse", "--prompt-set", "demo"], ["--prompt-set", "default", "--kg", "k"]):
+        with pytest.raises(SystemExit) as stopped:
+            _bench_models().main(argv)
+        assert stopped.value.code == 2
+        assert "--prompt-set goes with --reuse and --kg" in capsys.readouterr().err

@@ -122,3 +122,28 @@ def test_requests_answered_from_cache_are_reported_as_cached(tmp_path: Path) -> 
     model.generate([request])
     model.generate([request])
     assert (1, True) in seen
+
+
+def test_a_logs_first_line_says_what_is_cached_and_a_finished_one_shows_its_tally(
+        tmp_path: Path) -> None:
+    """Written to a log (not a terminal) lines come at most every few seconds, so the first
+    one is the one that must say what spares model calls; a certificate with every sample
+    recorded already gets its tally as its one line."""
+    run = RunConfig(kg="toy", specs=("toy",), models=("oracle",), n=6, batch_size=3)
+
+    def logged(folder: str) -> list[str]:
+        out = io.StringIO()
+        slot = ModelSlot("oracle", CachedModel(get_model("oracle"), ResponseCache(
+            tmp_path / "cache")), GenerationConfig())
+        with PlainProgress("{task.description}", "{task.fields[info]}",
+                           console=Console(file=out, width=200)) as bars:
+            display = RunDisplay(bars)
+            Runner(run, tmp_path / folder, [Job("toy", "toy", "vanilla", _prompt)], [slot],
+                   Progress(display.update, display.begin, display.answered)).run()
+        return out.getvalue().splitlines()
+
+    first = logged("run")
+    assert first[0] == "toy / vanilla / oracle: 0/6, n = 6, 0 recorded, response cache on"
+    assert first[-1].startswith("toy / vanilla / oracle: 6/6, 6/6 correct")
+    again = logged("run")  # every sample recorded: nothing to ask
+    assert len(again) == 1 and again[0].startswith("toy / vanilla / oracle: 6/6, 6/6 correct")
