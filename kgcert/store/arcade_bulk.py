@@ -37,7 +37,6 @@ class ArcadeBulkWriter(BulkWriter):
         self._rids: dict[str, str] | None = None  # id -> RID, on first use
         self._edges: Any = None  # one batch for all edge types: each close costs a full pass
         self._edges_in_batch = 0
-        self._schema_pending: tuple[Sequence[str], Sequence[str]] | None = None
 
     def prepare(self, labels: Sequence[str], rel_types: Sequence[str]) -> None:
         # Types must exist before the batch API writes into them; entity types extend
@@ -47,9 +46,7 @@ class ArcadeBulkWriter(BulkWriter):
             self._sql(f"CREATE VERTEX TYPE {self._name(label)} IF NOT EXISTS EXTENDS Entity")
         for rel_type in rel_types:
             self._sql(f"CREATE EDGE TYPE {self._name(rel_type)} IF NOT EXISTS")
-        # The indexes and the id constraint come in `finish`, built once over what was
-        # written: kept up to date row by row, they took a good part of the node writes.
-        self._schema_pending = (labels, rel_types)
+        super().prepare(labels, rel_types)
 
     def _sql(self, command: str) -> None:
         self._db.command("sql", command)
@@ -157,10 +154,6 @@ class ArcadeBulkWriter(BulkWriter):
 
     def finish(self) -> None:
         self._close_edge_batch()
-        if self._schema_pending is not None:
-            labels, rel_types = self._schema_pending
-            self._schema_pending = None
-            super().prepare(labels, rel_types)
 
 
 # The library's bulk paths send rows across as one JSON string only when every value is a
