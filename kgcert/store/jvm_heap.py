@@ -23,11 +23,14 @@ MIN_HEAP_GIB, MAX_HEAP_GIB = 1, 4
 SHARE = 4  # a quarter of the memory
 CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"),
                  Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
-# What a load needs, measured on the synthetic Wikidata5m (benchmarks/bench_load_memory.py):
-# the live heap after collections stays under these with room to spare.
+# What a load needs, from the synthetic Wikidata5m at scale 0.1 (299k nodes, 613k edges with
+# their sentences; GC log of benchmarks/bench_load_memory.py's load under a 1 GB heap): the
+# live heap after collections was about 250 MB while nodes were written and 590 MB while
+# edges were, the page cache (a quarter of the heap) included. Edges without properties
+# (PrimeKG) need less each; the full Wikidata5m reaches the 4 GB it loaded with before.
 KG_FLOOR = 512 * MIB  # the server, its caches and one part in flight
 BYTES_PER_NODE = 512
-BYTES_PER_BATCHED_EDGE = 512  # an edge of the open batch, with its incoming-list entry
+BYTES_PER_BATCHED_EDGE = 768  # an edge of the open batch, with its incoming-list entry
 KG_HEAP_STEP = 256 * MIB  # sizes are rounded up to this
 KG_HEAP_MIN = 768 * MIB
 
