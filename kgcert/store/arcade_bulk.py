@@ -158,10 +158,10 @@ class ArcadeBulkWriter(BulkWriter):
 
 # The library's bulk paths send rows across as one JSON string only when every value is a
 # scalar; a list value (Wikidata5m's aliases, an edge's sentences) sends the whole call down
-# its per-value path, one JPype conversion per value and, for edges, one call per edge: that
-# was most of a Wikidata5m load's write time. Its own Java helpers take JSON lists as well
-# and store them as the same LIST values, so rows whose values are scalars or lists of
-# scalars cross as JSON here; anything else still takes the library's path.
+# its per-value path, one JPype conversion per value and, for edges, one call per edge (a
+# quarter of the CPU time of a Wikidata5m load's writes). Its own Java helpers take JSON lists
+# as well and store them as the same LIST values, so rows whose values are scalars or lists
+# of scalars cross as JSON here; anything else still takes the library's path.
 JSON_ROWS = 100_000  # rows per JSON string, as the library chunks them
 
 
