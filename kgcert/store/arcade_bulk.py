@@ -179,8 +179,12 @@ def _rows_json_safe(rows: Sequence[dict[str, Any]], reserved: tuple[str, ...] = 
 
 
 def _bridge(name: str) -> Any:
-    from arcadedb_embedded.results import _bridge_class
-
+    """The library's Java helper `name`, None where this version of it has none (its own
+    path is then taken)."""
+    try:
+        from arcadedb_embedded.results import _bridge_class
+    except ImportError:
+        return None
     return _bridge_class(name)
 
 
@@ -188,7 +192,7 @@ def _vertices_as_json(batch: Any, label: str, rows: list[dict[str, Any]]) -> lis
     """The vertices' RIDs, created from one JSON string per JSON_ROWS rows; None when some
     value cannot cross as JSON unchanged (the caller then takes the library's path)."""
     helper = _bridge("VertexBatcher")
-    if helper is None or not _rows_json_safe(rows):
+    if helper is None or not hasattr(batch, "_java_graph_batch") or not _rows_json_safe(rows):
         return None
     rids: list[str] = []
     for start in range(0, len(rows), JSON_ROWS):
@@ -205,7 +209,8 @@ def _edges_as_json(batch: Any, rel_type: str, sources: Sequence[str], targets: S
                    properties: Sequence[dict[str, Any]]) -> bool:
     """Buffers the edges as JSON rows; False (nothing buffered) when some value cannot."""
     helper = _bridge("EdgeBatcher")
-    if helper is None or len(properties) != len(sources) or \
+    if helper is None or not hasattr(batch, "_java_graph_batch") or \
+            len(properties) != len(sources) or \
             not _rows_json_safe(properties, ("_src", "_dst")):
         return False
     for start in range(0, len(sources), JSON_ROWS):
