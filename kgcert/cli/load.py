@@ -63,7 +63,7 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # From here this process writes only the data directory: the KG's files are owner-only
     # from the moment the server makes them (the JVM uses this process's umask).
     os.umask(0o077)
-    _say_heap(ctx)
+    _say_heap(ctx, source.data.node_count, source.data.edge_count)
     with parsed_kg_frozen():
         # In-process: the bulk writer needs the Java database object (an idle warm server
         # stops).
@@ -80,14 +80,16 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
         console.print(Text(f"  {note}"))
 
 
-def _say_heap(ctx: Context) -> None:
-    """The embedded server's heap, before it starts (after the files parsed: bad input
-    still gets its one-line error alone), so a load that runs out of it says which it had."""
-    from kgcert.store.jvm_heap import choose_heap
+def _say_heap(ctx: Context, nodes: int, edges: int) -> None:
+    """The embedded server's heap, sized for the parsed KG before the server starts (after the
+    files parsed: bad input still gets its one-line error alone), so a load that runs out of
+    it says which it had."""
+    from kgcert.store.jvm_heap import KGSize, choose_heap, plan_for_kg
     from kgcert.util.locations import StoreTarget
 
     target = StoreTarget.resolve(ctx.db, ctx.data_dir, no_server=ctx.no_server)
     if target.is_embedded and not _jvm_running():
+        plan_for_kg(KGSize(nodes, edges))
         say(f"embedded server: {choose_heap().describe()}")
 
 

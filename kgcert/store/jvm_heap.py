@@ -1,9 +1,13 @@
-"""The embedded server's Java heap: KGCERT_JVM_HEAP when set, else sized from this machine.
+"""The embedded server's Java heap: KGCERT_JVM_HEAP when set, else sized from what it must hold.
 
-A quarter of the memory this process may use (the machine's, or its cgroup's limit where
-lower), between 1 GiB and 4 GiB: loads write in bounded parts, so the server needs no more
-at Wikidata5m size, and the rest stays with Python and the page cache. The choice is said
-in words (`describe`) so a load can print it before it starts.
+A load knows its KG's size before the server starts, so the heap is sized from that: a floor
+for the server itself, plus room per node and per edge of one edge batch (the batch's close
+holds the incoming lists of at most EDGE_BATCH_EDGES edges, see store/arcade_bulk.py). The
+machine bounds it: a quarter of the memory this process may use (the machine's, or its
+cgroup's limit where lower), between 1 GiB and 4 GiB. Without a KG (queries, runs) the heap
+is that bound. Sizing from the KG keeps the server's resident memory proportional to the KG:
+the JVM fills whatever heap it is given (its page cache alone takes a quarter of it). The
+choice is said in words (`describe`) so a load can print it before it starts.
 """
 
 from __future__ import annotations
@@ -14,24 +18,58 @@ from pathlib import Path
 
 HEAP_ENV = "KGCERT_JVM_HEAP"
 GIB = 1 << 30
+MIB = 1 << 20
 MIN_HEAP_GIB, MAX_HEAP_GIB = 1, 4
 SHARE = 4  # a quarter of the memory
 CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"),
                  Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+# What a load needs, from the synthetic Wikidata5m at scale 0.1 (299k nodes, 613k edges with
+# their sentences; GC log of benchmarks/bench_load_memory.py's load under a 1 GB heap): the
+# live heap after collections was about 250 MB while nodes were written and 590 MB while
+# edges were, the page cache (a quarter of the heap) included. Edges without properties
+# (PrimeKG) need less each; the full Wikidata5m reaches the 4 GB it loaded with before.
+KG_FLOOR = 512 * MIB  # the server, its caches and one part in flight
+BYTES_PER_NODE = 512
+BYTES_PER_BATCHED_EDGE = 768  # an edge of the open batch, with its incoming-list entry
+KG_HEAP_STEP = 256 * MIB  # sizes are rounded up to this
+KG_HEAP_MIN = 768 * MIB
+
+
+@dataclass(frozen=True)
+class KGSize:
+    """What the server must hold for one load."""
+
+    nodes: int
+    edges: int
 
 
 @dataclass(frozen=True)
 class HeapChoice:
-    size: str  # as the JVM's -Xmx takes it: "4g", "512m"
-    memory_bytes: int | None  # what it was sized from; None when given by HEAP_ENV, 0 unknown
+    size: str  # as the JVM's -Xmx takes it: "4g", "768m"
+    memory_bytes: int | None  # what it was bounded by; None when given by HEAP_ENV, 0 unknown
+    kg: KGSize | None = None  # the KG it was sized for, if any
 
     def describe(self) -> str:
         if self.memory_bytes is None:
             return f"Java heap {self.size} (set by {HEAP_ENV})"
         if not self.memory_bytes:
             return f"Java heap {self.size} (this machine's memory is unknown; {HEAP_ENV} sets it)"
-        return (f"Java heap {self.size} (a quarter of {self.memory_bytes / GIB:.1f} GiB memory, "
-                f"between {MIN_HEAP_GIB}g and {MAX_HEAP_GIB}g; {HEAP_ENV} overrides)")
+        bound = (f"a quarter of {self.memory_bytes / GIB:.1f} GiB memory, "
+                 f"between {MIN_HEAP_GIB}g and {MAX_HEAP_GIB}g")
+        if self.kg is None:
+            return f"Java heap {self.size} ({bound}; {HEAP_ENV} overrides)"
+        return (f"Java heap {self.size} (for {self.kg.nodes:,} nodes and {self.kg.edges:,} "
+                f"edges, at most {bound}; {HEAP_ENV} overrides)")
+
+
+_planned: KGSize | None = None
+
+
+def plan_for_kg(kg: KGSize | None) -> None:
+    """The KG this process's server is about to load: the heap is sized for it when the JVM
+    starts (a JVM cannot change its maximum heap later)."""
+    global _planned
+    _planned = kg
 
 
 def memory_bytes() -> int | None:
@@ -50,12 +88,30 @@ def memory_bytes() -> int | None:
     return total
 
 
-def choose_heap(environ: dict[str, str] | None = None, memory: int | None = None) -> HeapChoice:
+def kg_heap_bytes(kg: KGSize, batch_edges: int) -> int:
+    """The heap a load of `kg` needs, its edges written in batches of `batch_edges`."""
+    need = (KG_FLOOR + BYTES_PER_NODE * kg.nodes
+            + BYTES_PER_BATCHED_EDGE * min(kg.edges, batch_edges))
+    steps = -(-need // KG_HEAP_STEP)
+    return max(KG_HEAP_MIN, steps * KG_HEAP_STEP)
+
+
+def _as_size(size: int) -> str:
+    return f"{size // GIB}g" if size % GIB == 0 else f"{size // MIB}m"
+
+
+def choose_heap(environ: dict[str, str] | None = None, memory: int | None = None,
+                kg: KGSize | None = None) -> HeapChoice:
     given = (os.environ if environ is None else environ).get(HEAP_ENV, "").strip()
     if given:
         return HeapChoice(given, None)
+    kg = kg if kg is not None else _planned
     found = memory if memory is not None else memory_bytes()
     if not found:
         return HeapChoice(f"{MAX_HEAP_GIB}g", 0)
-    gib = min(MAX_HEAP_GIB, max(MIN_HEAP_GIB, found // SHARE // GIB))
-    return HeapChoice(f"{gib}g", found)
+    bound = min(MAX_HEAP_GIB, max(MIN_HEAP_GIB, found // SHARE // GIB)) * GIB
+    if kg is None:
+        return HeapChoice(_as_size(bound), found)
+    from kgcert.store.arcade_bulk import EDGE_BATCH_EDGES
+
+    return HeapChoice(_as_size(min(bound, kg_heap_bytes(kg, EDGE_BATCH_EDGES))), found, kg)
