@@ -27,7 +27,7 @@ os.environ["KGCERT_CACHE_DIR"] = tempfile.mkdtemp(prefix="kgcert-test-cache-")
 NEO4J_ENV = {name: os.environ.pop(name) for name in list(os.environ)
              if name.startswith("KGCERT_NEO4J_")}
 
-pytest_plugins = ["models_fixtures", "tmpfs_fixture", "cli_kg_fixture"]
+pytest_plugins = ["models_fixtures", "tmpfs_fixture", "cli_kg_fixture", "alzheimer_kg_fixture"]
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA_ENV = "KGCERT_SHARED_DATA"

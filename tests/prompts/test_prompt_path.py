@@ -29,14 +29,14 @@ PER_ENTITY = ("entities", "out_edges", "in_edges")
 @pytest.fixture(scope="module", params=["embedded", "neo4j"])
 def served(request: pytest.FixtureRequest, shared_data: Path,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Context, str]]:
-    """A Context whose server holds the Alzheimer extract, and the KG's name."""
-    server = request.getfixturevalue(f"{request.param}_server")
-    store, _ = load_kg(server, "primekg", [shared_data / "primekg" /
-                                           "kg_alzheimer_neighbourhood.csv"], "path_alz")
+    """A Context whose server holds the Alzheimer extract, and the KG's name (on the embedded
+    server the session's shared read-only copy)."""
     if request.param == "embedded":
-        yield Context(db="embedded",
-                      data_dir=str(request.getfixturevalue("embedded_data_dir"))), store.kg
+        shared = request.getfixturevalue("alzheimer_kg")
+        yield Context(db="embedded", data_dir=str(shared.data_dir)), shared.name
         return
+    store, _ = load_kg(request.getfixturevalue("neo4j_server"), "primekg",
+                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "path_alz")
     env = request.getfixturevalue("neo4j_env")
     with pytest.MonkeyPatch.context() as patch:
         for key, value in env.items():

@@ -45,11 +45,8 @@ INDICES = range(6)
 
 
 @pytest.fixture(scope="module")
-def alz(embedded_server, shared_data: Path) -> GraphStore:
-    store, _ = load_kg(embedded_server, "primekg",
-                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"],
-                       "prompts_alz")
-    return store
+def alz(alzheimer_kg) -> GraphStore:
+    return alzheimer_kg.store
 
 
 @pytest.fixture(scope="module")

@@ -6,23 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from kg_helpers import load_kg
-
 from kgcert.run.config import RunConfig
 from kgcert.run.jobs import build_jobs, build_models
 from kgcert.run.runner import Runner
 
 
-@pytest.fixture(scope="module")
-def alz_store(embedded_server, shared_data):
-    store, _ = load_kg(embedded_server, "primekg",
-                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "alz_base")
-    return store
-
-
-def test_baseline_prompts_are_static_and_certified_apart(alz_store, tmp_path: Path):
-    config = RunConfig(kg="alz_base", specs=("primekg.exposure_drug",),
+def test_baseline_prompts_are_static_and_certified_apart(alzheimer_kg, tmp_path: Path):
+    alz_store = alzheimer_kg.store
+    config = RunConfig(kg=alzheimer_kg.name, specs=("primekg.exposure_drug",),
                        models=("bernoulli:0.9",), settings=("vanilla",), n=12, baseline=5)
     jobs = build_jobs(alz_store, config, [], None)
     assert [(job.setting, job.n) for job in jobs] == [("vanilla", None), ("baseline", 5)]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kg_helpers import load_kg
+from alzheimer_kg_fixture import ALZHEIMER_KG
 
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.bernoulli import answer_line
@@ -76,10 +76,8 @@ class AnswerKeyedModel:
 
 
 @pytest.fixture(scope="module")
-def prepared(embedded_server, shared_data):
-    store, _ = load_kg(embedded_server, "primekg",
-                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"],
-                       "alz_coverage")
+def prepared(alzheimer_kg):
+    store = alzheimer_kg.store
     spec = find_spec(SPEC, []).spec
     sampler = prepare_sampler(spec, store, None)
     assert isinstance(sampler, RelationSampler) and sampler.table is not None
@@ -120,7 +118,7 @@ def test_every_reported_bound_covers_its_true_value(prepared, tmp_path: Path, mo
     covered = dict.fromkeys(truth, 0)
     stopped_early = 0
     for seed in range(SEEDS):
-        config = RunConfig(kg="alz_coverage", specs=(SPEC,), models=("answer-keyed",), n=n,
+        config = RunConfig(kg=ALZHEIMER_KG, specs=(SPEC,), models=("answer-keyed",), n=n,
                            seed=seed, confidence=1 - DELTA, batch_size=10, **extra)
         path = Runner(config, tmp_path / str(seed), [_job(sampler, rendered, seed)],
                       [slot]).run()[0]

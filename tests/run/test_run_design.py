@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kg_helpers import load_kg
+from alzheimer_kg_fixture import ALZHEIMER_KG
 from run_cli import kgcert
 
 from kgcert.errors import InputError
@@ -19,15 +19,8 @@ from kgcert.run.design import DesignEntry
 from kgcert.run.looks import plan_look
 from kgcert.rundir.sample_record import SampleRecord
 
-KG = "alz_design"
+KG = ALZHEIMER_KG  # shared read-only: these tests only run on it
 SPEC = "primekg.exposure_drug"
-
-
-@pytest.fixture(scope="module")
-def alz(embedded_server, shared_data):
-    load_kg(embedded_server, "primekg",
-            [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], KG)
-    return KG
 
 
 def _run(data: Path, out: Path, *extra: str):
@@ -41,7 +34,7 @@ def _certificate(out: Path) -> dict[str, Any]:
 
 
 def test_a_resume_that_changes_the_design_is_refused_naming_the_field(
-        alz, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     out = tmp_path / "run"
     assert _run(embedded_data_dir, out, "--n", "12").exit_code == 0
     body = _certificate(out)
@@ -59,7 +52,7 @@ def test_a_resume_that_changes_the_design_is_refused_naming_the_field(
 
 
 def test_the_default_seed_is_drawn_fresh_per_run_and_a_given_one_reproduces(
-        alz, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     seeds = []
     for name in ("a", "b"):
         assert _run(embedded_data_dir, tmp_path / name, "--n", "6").exit_code == 0
@@ -74,7 +67,7 @@ def test_the_default_seed_is_drawn_fresh_per_run_and_a_given_one_reproduces(
 
 
 def test_a_new_design_is_recorded_and_both_looks_state_their_joint_level(
-        alz, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     out = tmp_path / "run"
     assert _run(embedded_data_dir, out, "--n", "10").exit_code == 0
     first = _certificate(out)
@@ -94,7 +87,7 @@ def test_a_new_design_is_recorded_and_both_looks_state_their_joint_level(
 
 
 def test_a_declared_extension_spends_half_of_delta_per_look_and_needs_no_new_design(
-        alz, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     out = tmp_path / "run"
     assert _run(embedded_data_dir, out, "--n", "10", "--extendable").exit_code == 0
     first = _certificate(out)
@@ -161,7 +154,7 @@ def test_live_progress_shows_only_the_pre_registered_quantity():
 
 
 def test_a_run_from_before_designs_resumes_and_stays_readable(
-        alz, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     """run.yaml without the new keys and samples without a design: the resume keeps the
     per-model budgets those samples were drawn with and certifies them as before."""
     import yaml

@@ -11,22 +11,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kg_helpers import load_kg
+from alzheimer_kg_fixture import ALZHEIMER_KG
 from run_cli import kgcert
 
 from kgcert.errors import InputError
 
 pytest.importorskip("transformers")
 
-KG = "alz_population"
+KG = ALZHEIMER_KG  # shared read-only: these tests only run on it
 SPEC = "primekg.dual_indication"
-
-
-@pytest.fixture(scope="module")
-def alz(embedded_server, shared_data):
-    load_kg(embedded_server, "primekg",
-            [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], KG)
-    return KG
 
 
 _kgcert = kgcert
@@ -50,7 +43,7 @@ def _run(data: Path, out: Path, *models: str, extra: tuple[str, ...] = ()):
     return _kgcert(data, *args)
 
 
-def test_every_model_of_a_run_answers_the_same_prompts(alz, embedded_data_dir: Path,
+def test_every_model_of_a_run_answers_the_same_prompts(alzheimer_kg, embedded_data_dir: Path,
                                                         tiny_llama_dir: Path, tmp_path: Path):
     tiny = f"hf:{tiny_llama_dir}"
     out = tmp_path / "run"
@@ -84,7 +77,7 @@ def test_every_model_of_a_run_answers_the_same_prompts(alz, embedded_data_dir: P
 
 
 def test_a_window_that_cannot_hold_the_run_budget_is_refused_at_start(
-        alz, embedded_data_dir: Path, tiny_llama_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tiny_llama_dir: Path, tmp_path: Path):
     out = tmp_path / "refused"
     result = _run(embedded_data_dir, out, f"hf:{tiny_llama_dir}", "bernoulli:0.6",
                   extra=("--budget", f"20000:{tiny_llama_dir}"))
@@ -95,7 +88,7 @@ def test_a_window_that_cannot_hold_the_run_budget_is_refused_at_start(
 
 
 def test_per_model_budgets_are_compared_only_with_a_notice(
-        alz, embedded_data_dir: Path, tiny_llama_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tiny_llama_dir: Path, tmp_path: Path):
     out = tmp_path / "per-model"
     result = _run(embedded_data_dir, out, f"hf:{tiny_llama_dir}", "bernoulli:0.6",
                   extra=("--budget", "per-model"))

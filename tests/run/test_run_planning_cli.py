@@ -69,20 +69,16 @@ def test_run_half_width_warns_when_n_cannot_reach_it(capsys):
 
 
 def test_plan_with_a_kg_measures_the_skip_rate_and_gives_the_n_to_draw(
-        embedded_server, embedded_data_dir, shared_data):
+        alzheimer_kg):
     """`plan` counts answered prompts and `run --n` drawn ones: on the Alzheimer extract at
     2,750 characters many dual_indication prompts are skipped, so more must be drawn."""
-    from kg_helpers import load_kg
-
     from kgcert.cli.common import Context
     from kgcert.cli.plan import plan_command
 
-    load_kg(embedded_server, "primekg",
-            [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "alz_plan")
     result = CliRunner().invoke(plan_command, [
-        "--half-width", "0.05", "--kg", "alz_plan", "--spec", "primekg.dual_indication",
+        "--half-width", "0.05", "--kg", alzheimer_kg.name, "--spec", "primekg.dual_indication",
         "--budget", "2750", "--probe", "40"],
-        obj=Context(db="embedded", data_dir=str(embedded_data_dir)))
+        obj=Context(db="embedded", data_dir=str(alzheimer_kg.data_dir)))
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
     assert "n = 402 answered samples" in said

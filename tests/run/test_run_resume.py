@@ -22,7 +22,12 @@ N = 150
 
 
 def _env(data_dir: Path) -> dict[str, str]:
-    return {**os.environ, "KGCERT_DATA_DIR": str(data_dir), "OMP_NUM_THREADS": "1"}
+    """The runs share a warm server, as a user's commands do by default: a kill ends the run's
+    own process (its sample files mid-write), and the next run starts no JVM. A short idle
+    time in case a failure leaves the server running; the test stops it at its end."""
+    env = {k: v for k, v in os.environ.items() if k != "KGCERT_NO_SERVER"}
+    return {**env, "KGCERT_DATA_DIR": str(data_dir), "OMP_NUM_THREADS": "1",
+            "KGCERT_SERVER_IDLE": "120"}
 
 
 def _run_args(out: Path) -> list[str]:
@@ -58,6 +63,14 @@ def _sample_counts(run_dir: Path) -> int:
 
 
 def test_sigkill_at_random_points_loses_and_duplicates_nothing(data_dir: Path, tmp_path: Path):
+    try:
+        _kill_and_resume(data_dir, tmp_path)
+    finally:
+        subprocess.run([sys.executable, "-m", "kgcert", "server", "stop"], env=_env(data_dir),
+                       capture_output=True, text=True, timeout=300)
+
+
+def _kill_and_resume(data_dir: Path, tmp_path: Path) -> None:
     reference = subprocess.run(_run_args(tmp_path / "reference"), env=_env(data_dir),
                                capture_output=True, text=True, timeout=600)
     assert reference.returncode == 0, reference.stderr

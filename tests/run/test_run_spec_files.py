@@ -161,17 +161,14 @@ def test_count_describes_questions_and_run_warns_before_asking(kgcert_here, tmp_
                                            f"{matches + 1} exceeds its {matches:,} matches")
 
 
-def test_the_readme_example_spec_runs_on_the_demo_kg(kgcert_here, embedded_server,
-                                                      shared_data, tmp_path):
+def test_the_readme_example_spec_runs_on_the_demo_kg(kgcert_here, alzheimer_kg, tmp_path):
     """The relation spec shown in README.md validates, with matches, on the demo extract."""
     text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
                  if b.startswith("kind: relation"))
     spec = tmp_path / "off_label.yaml"
     spec.write_text(block)
-    load_kg(embedded_server, "primekg",
-            [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], "readme_demo")
-    code, out, err = kgcert_here("specs", "validate", str(spec), "--kg", "readme_demo",
+    code, out, err = kgcert_here("specs", "validate", str(spec), "--kg", alzheimer_kg.name,
                                  "--json")
     assert code == 0, err
     [checked] = [json.loads(line) for line in out.splitlines()]

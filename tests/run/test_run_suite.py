@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kg_helpers import load_kg
+from alzheimer_kg_fixture import ALZHEIMER_KG
 from run_cli import kgcert
 
 from kgcert.errors import InputError
@@ -24,7 +24,7 @@ from kgcert.run.suite import (
     suite_of,
 )
 
-KG = "alz_suite"
+KG = ALZHEIMER_KG  # shared read-only: these tests only run on it
 EXPOSURE, DUAL = "primekg.exposure_drug", "primekg.dual_indication"
 
 
@@ -106,13 +106,6 @@ def test_suite_files_are_not_listed_as_specs():
     assert "primekg.table1" not in names and EXPOSURE in names
 
 
-@pytest.fixture(scope="module")
-def alz(embedded_server, shared_data):
-    load_kg(embedded_server, "primekg",
-            [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], KG)
-    return KG
-
-
 def _run(data: Path, out: Path, *extra: str):
     return kgcert(data, "run", "--kg", KG, "--model", "bernoulli:0.7", "--few-shot", "1",
                   "--seed", "3", "--n", "40", "--out", str(out), *extra)
@@ -123,7 +116,7 @@ def _samples(path: Path) -> list[dict]:
 
 
 def test_a_suite_run_writes_one_certificate_that_recomputes_from_its_samples(
-        alz, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     from kgcert.stats import clopper_pearson
 
     out = tmp_path / "suite"
@@ -231,7 +224,7 @@ def _the_report_shows_the_suite_beside_the_mean_of_bounds(suite_run: Path, specs
 
 
 def test_a_suite_naming_a_spec_without_matches_is_refused_at_start(
-        alz, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     for args in (("--suite", "bad", "--spec", EXPOSURE, "--spec", "primekg.synergistic"),
                  ("--suite", "primekg.table1")):
         refused = _run(embedded_data_dir, tmp_path / "bad", *args)
@@ -244,7 +237,7 @@ def test_a_suite_naming_a_spec_without_matches_is_refused_at_start(
 
 
 def test_a_sequential_suite_run_stops_with_one_anytime_valid_certificate(
-        alz, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     out = tmp_path / "seq"
     done = kgcert(embedded_data_dir, "run", "--kg", KG, "--model", "bernoulli:0.95",
                   "--few-shot", "1", "--seed", "2", "--n", "400", "--threshold", "0.5",
@@ -258,7 +251,7 @@ def test_a_sequential_suite_run_stops_with_one_anytime_valid_certificate(
 
 
 def test_a_suite_weighted_by_matches_certifies_that_mixture(
-        alz, embedded_server, embedded_data_dir: Path, tmp_path: Path):
+        alzheimer_kg, embedded_data_dir: Path, tmp_path: Path):
     """--weights matches through the real pipeline: weights from `specs count`'s exact
     counts, named in the guarantee, kept by a resume, fitted by the spec draws."""
     from scipy.stats import chisquare
@@ -267,7 +260,7 @@ def test_a_suite_weighted_by_matches_certifies_that_mixture(
     from kgcert.stats import clopper_pearson
 
     specs = (EXPOSURE, DUAL, "primekg.off_label")
-    store = embedded_server.open(alz)
+    store = alzheimer_kg.store
     counts = [prepare_sampler(find_spec(name, []).spec, store).count() for name in specs]
     assert all(c.matches for c in counts)  # enumerated on the extract: exact
     total = sum(c.matches or 0 for c in counts)

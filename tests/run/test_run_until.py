@@ -8,24 +8,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 import yaml
+from alzheimer_kg_fixture import ALZHEIMER_KG
 from click.testing import CliRunner
-from kg_helpers import load_kg
 from run_cli import kgcert
 
 from kgcert.cli.runs import runs_command
 from kgcert.rundir.sample_log import complete_records
 
-KG = "alz_until"
+KG = ALZHEIMER_KG  # shared read-only: these tests only run on it
 SPEC = "primekg.exposure_drug"
-
-
-@pytest.fixture(scope="module")
-def alz(embedded_server, shared_data):
-    load_kg(embedded_server, "primekg",
-            [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"], KG)
-    return KG
 
 
 def _run(data: Path, out: Path, *extra: str):
@@ -34,7 +26,8 @@ def _run(data: Path, out: Path, *extra: str):
                   "--batch-size", "4", "--out", str(out), *extra)
 
 
-def test_ranked_stops_far_before_n_with_the_right_decision(alz, embedded_data_dir, tmp_path):
+def test_ranked_stops_far_before_n_with_the_right_decision(alzheimer_kg, embedded_data_dir,
+                                                           tmp_path):
     out = tmp_path / "ranked"
     done = _run(embedded_data_dir, out, "--until", "ranked")
     assert done.exit_code == 0, done.output
@@ -72,7 +65,7 @@ def test_ranked_stops_far_before_n_with_the_right_decision(alz, embedded_data_di
 
 
 def test_a_resume_replays_the_same_decisions_and_a_changed_rule_is_refused(
-        alz, embedded_data_dir, tmp_path):
+        alzheimer_kg, embedded_data_dir, tmp_path):
     out = tmp_path / "best"
     first = _run(embedded_data_dir, out, "--until", "best")
     assert first.exit_code == 0, first.output
@@ -85,7 +78,7 @@ def test_a_resume_replays_the_same_decisions_and_a_changed_rule_is_refused(
     assert changed.exit_code != 0 and "until" in str(changed.exception or changed.output)
 
 
-def test_until_needs_two_models_and_margin_needs_until(alz, embedded_data_dir, tmp_path):
+def test_until_needs_two_models_and_margin_needs_until(alzheimer_kg, embedded_data_dir, tmp_path):
     one = kgcert(embedded_data_dir, "run", "--kg", KG, "--spec", SPEC, "--model",
                  "bernoulli:0.9", "--until", "ranked", "--out", str(tmp_path / "one"))
     assert one.exit_code != 0 and "at least two" in str(one.exception)

@@ -127,12 +127,14 @@ def specs() -> dict[str, RelationSpec]:
 
 
 @pytest.fixture(scope="module")
-def extracts(embedded_server, shared_data: Path, specs) -> dict[str, Extract]:
+def extracts(embedded_server, shared_data: Path, alzheimer_kg, specs) -> dict[str, Extract]:
     prepared = {}
     for name, parts in EXTRACTS.items():
-        # replace=False: the validation tests load the Alzheimer extract under the same name
-        store, _ = load_kg(embedded_server, "primekg", [shared_data / p for p in parts],
-                           f"specs_{name[:3]}", replace=False)
+        if name == "alzheimer":  # the session's shared read-only copy of that extract
+            store = alzheimer_kg.store
+        else:
+            store, _ = load_kg(embedded_server, "primekg", [shared_data / p for p in parts],
+                               f"specs_{name[:3]}")
         extract = Extract(store)
         for spec_name, spec in specs.items():
             try:

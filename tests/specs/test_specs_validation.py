@@ -53,12 +53,8 @@ def _message(data: Any, store: GraphStore | None = None) -> str:
 
 
 @pytest.fixture(scope="module")
-def alzheimer(embedded_server, shared_data: Path) -> GraphStore:
-    # replace=False: the shipped-spec tests load the same extract under the same name
-    store, _ = load_kg(embedded_server, "primekg",
-                       [shared_data / "primekg" / "kg_alzheimer_neighbourhood.csv"],
-                       "specs_alz", replace=False)
-    return store
+def alzheimer(alzheimer_kg) -> GraphStore:
+    return alzheimer_kg.store
 
 
 @pytest.fixture(scope="module")
