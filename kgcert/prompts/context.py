@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -120,7 +121,9 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     # Written out in each loop rather than in a helper: a prompt offers a few hundred lines.
     for tier, entries in tiers_after:
         tier_starts = len(kept)
-        places: list[int] = []  # each kept line's place in its tier (for the distractors')
+        # Each kept line's place in tier 2, where distractor sentences are to be placed among
+        # them (else not noted: a prompt keeps a hundred lines).
+        places: list[int] | None = [] if tier == OPTIONS and first else None
         if isinstance(entries, LazyPending) and entries.costs is not None:
             assert write is not None
             costs = entries.costs
@@ -143,7 +146,8 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                     if text not in seen and (extra := cost(text)) <= left:
                         seen.add(text)
                         kept.append(Line(text, tier, fact))
-                        places.append(start + at)
+                        if places is not None:
+                            places.append(start + at)
                         used += extra
         else:
             lazy = isinstance(entries, LazyPending)
@@ -158,16 +162,18 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                     if text not in seen and used + (extra := cost(text)) <= room:
                         seen.add(text)
                         kept.append(Line(text, tier, entry))
-                        places.append(place)
+                        if places is not None:
+                            places.append(place)
                         used += extra
                 elif entry.text not in seen and used + (extra := cost(entry.text)) <= room:
                     seen.add(entry.text)
                     kept.append(entry)
-                    places.append(place)
+                    if places is not None:
+                        places.append(place)
                     used += extra
-        if tier == OPTIONS and first:  # the distractor sentences at their places in tier 2
+        if places is not None:  # the distractor sentences at their places in tier 2
             placed = sorted([*zip(places, kept[tier_starts:], strict=True), *first],
-                            key=lambda pair: pair[0])
+                            key=itemgetter(0))
             kept[tier_starts:] = [line for _, line in placed]
     counts = dict.fromkeys(TIERS, 0)
     for line in kept:

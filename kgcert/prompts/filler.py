@@ -61,6 +61,28 @@ class PendingRows(LazyPending):
             self._made[i + j] = fact
         return self._made[i]
 
+    def facts_at(self, places: Sequence[int]) -> list[Fact]:
+        """`[self.fact(i) for i in places]`, those not made yet made together: snapshot
+        edges in one pass, other rows in one pass per source (a distractor prompt asks for its
+        distractors' own edges, scattered in tier 2)."""
+        made = self._made
+        missing = np.array([i for i in places if i not in made], dtype=np.int64)
+        if not len(missing):
+            return [made[i] for i in places]
+        if self.edges is not None:
+            edges = self.edges[missing]
+            known = edges >= 0
+            if known.any():
+                facts = FactRows.of_edges(self.sources[0].shared, edges[known]).all()
+                made.update(zip(missing[known].tolist(), facts, strict=True))
+                missing = missing[~known]
+        which = self.which[missing]
+        for source in np.unique(which).tolist():
+            picked = missing[which == source]
+            facts = self.sources[source].take(self.at[picked])
+            made.update(zip(picked.tolist(), facts, strict=True))
+        return [made[i] for i in places]
+
     def __iter__(self) -> Iterator[Fact]:
         for i in range(len(self)):
             yield self.fact(i)

@@ -363,9 +363,8 @@ class PromptBuilder:
         for option in options:
             if option.role == "distractor":
                 distractor = by_id[option.id]
-                tiers.offer_distractor(distractor.facts)
-                for part in self.spec_kind.continuations(distractor, sample):
-                    tiers.offer(part)
+                tiers.offer_distractor(distractor.facts,
+                                       self.spec_kind.continuations(distractor, sample))
             elif option.role == "related":
                 for found in neighbours():
                     tiers.offer(found.get(option.id, ()))
@@ -374,9 +373,8 @@ class PromptBuilder:
                 picks = sorted(int(i) for i in rng.permutation(len(own))[:2])
                 tiers.offer([own[i] for i in picks])
         for distractor in distractors:  # those not among the options
-            tiers.offer_distractor(distractor.facts)
-            for part in self.spec_kind.continuations(distractor, sample):
-                tiers.offer(part)
+            tiers.offer_distractor(distractor.facts,
+                                   self.spec_kind.continuations(distractor, sample))
         involved = list(dict.fromkeys([*dag.roles.values(), *(o.id for o in options),
                                        *by_id]))
         graph.load(involved)

@@ -3,8 +3,9 @@
 Tier 1 is the sample's own facts; tier 2 (`offer`) the options' and distractors' facts, in
 the order offered; tier 3 (`finish`) the filler: up to `per_entity` facts of each entity
 involved, drawn and shuffled with the prompt's generator. Each fact key is offered once, in
-its first place. The distractors' own edges (`offer_distractor`) are in tier 2 too, and their
-sentences, with their places there, also in `Tiers.distractors`: the trim keeps them first.
+its first place. A distractor's own edges and the graph's edges that carry its wrong turn on
+(`offer_distractor`) are in tier 2 too, and the own edges' sentences, with their places
+there, also in `Tiers.distractors`: the trim keeps them first.
 
 - `FactTiers`, the reference engine: Fact objects, de-duplicated in Python.
 - `ArrayTiers`, over a KG snapshot's rows: parts are kept as rows, de-duplicated as arrays
@@ -59,11 +60,15 @@ class FactTiers:
         """Tier 2: `facts`, after those offered before."""
         self._add(facts, ctx.OPTIONS, self._options)
 
-    def offer_distractor(self, facts: Sequence[Fact]) -> None:
+    def offer_distractor(self, facts: Sequence[Fact],
+                         continuations: Sequence[Sequence[Fact]]) -> None:
         """Tier 2: a distractor's own edges (those that make it one), marked as essential to
-        the distractor setting."""
+        the distractor setting, then `continuations`, edges read from the graph that carry
+        its wrong turn on (`SpecKind.continuations`)."""
         self.marked.update(fact.fact_key for fact in facts)
-        self.offer(facts)
+        self._add(facts, ctx.OPTIONS, self._options)
+        for part in continuations:
+            self._add(part, ctx.OPTIONS, self._options)
 
     def _marked_lines(self) -> list[tuple[int, ctx.Line]]:
         """The marked facts' sentences in tier 2, each with its place there."""
@@ -97,8 +102,7 @@ class FactTiers:
             if drawn is None:  # no more than the filler takes: all of them
                 pool.extend(facts)
             else:
-                pool.extend(facts.take(drawn) if isinstance(facts, FactRows)
-                            else [facts[i] for i in drawn.tolist()])
+                pool.extend(self._subset(facts, drawn))
         order = rng.permutation(len(pool))
         rest: list[ctx.Line | Fact] = []
         self._add([pool[i] for i in order.tolist()], ctx.REST, rest)
@@ -106,6 +110,10 @@ class FactTiers:
         if self.marked:
             self.tiers.distractors = self._marked_lines()
         return self.tiers
+
+    def _subset(self, facts: Sequence[Fact], drawn: np.ndarray) -> list[Fact]:
+        """The facts at positions `drawn`, in order."""
+        return [facts[i] for i in drawn.tolist()]
 
 
 class ArrayTiers(FactTiers):
@@ -119,19 +127,34 @@ class ArrayTiers(FactTiers):
         # Each part offered: rows [start, end) of a FactRows, or of `loose` made rows (None).
         self.parts: list[tuple[FactRows | None, int, int]] = []
         self.loose: list[Fact] = []  # facts not in rows yet, made rows together at the end
+        # The distractors' own edges: [start, end) of `loose` (their keys come with its rows).
+        self.marked_loose: list[tuple[int, int]] = []
 
     def offer(self, facts: Sequence[Fact]) -> None:
-        if isinstance(facts, FactRows):
-            self.parts.append((facts, 0, len(facts)))
-        else:
-            self.parts.append((None, len(self.loose), len(self.loose) + len(facts)))
-            self.loose.extend(facts)
+        self.parts.append((None, len(self.loose), len(self.loose) + len(facts)))
+        self.loose.extend(facts)
+
+    def offer_distractor(self, facts: Sequence[Fact],
+                         continuations: Sequence[Sequence[Fact]]) -> None:
+        start = len(self.loose)
+        self.offer(facts)
+        self.marked_loose.append((start, len(self.loose)))
+        # The graph is a snapshot's (`engine_for`): what it reads of an entity's edges by
+        # type and direction are rows.
+        self.parts.extend((cast(FactRows, part), 0, len(part)) for part in continuations)
+
+    def _subset(self, facts: Sequence[Fact], drawn: np.ndarray) -> list[Fact]:
+        return cast(FactRows, facts).take(drawn)  # a snapshot's: one pass, no Fact per row
 
     def finish(self, sources: Sequence[Sequence[Fact]], rng: np.random.Generator) -> ctx.Tiers:
         offered = sum(end - start for _, start, end in self.parts)
         if offered + sum(min(len(facts), self.per_entity) for facts in sources) < self.array_from:
+            loose, options = self.loose, self._options
             for rows, start, end in self.parts:  # a small prompt: the Python pass costs less
-                super().offer(self.loose[start:end] if rows is None else rows[start:end])
+                self._add(loose[start:end] if rows is None else rows[start:end], ctx.OPTIONS,
+                          options)
+            self.marked.update(fact.fact_key for start, end in self.marked_loose
+                               for fact in loose[start:end])
             return super().finish(sources, rng)
         index = self.index
         essential = np.array([index.key_of(key) for key in self.used], dtype=np.int64)
@@ -143,12 +166,14 @@ class ArrayTiers(FactTiers):
         self.tiers.options = pending
         self.tiers.rest = draw_filler(cast(list[FactRows], sources), self.per_entity,
                                       np.concatenate([essential, keys]), rng, lengths)
-        if self.marked:  # the distractors' own edges: found by key among the offered rows
-            marked = np.array([index.key_of(key) for key in self.marked], dtype=np.int64)
+        if self.marked_loose:  # the distractors' own edges: found by key among the offered
+            loose_keys = joined.fact_keys()
+            marked = np.concatenate([loose_keys[start:end] for start, end in self.marked_loose])
+            places = np.flatnonzero(np.isin(keys, marked)).tolist()
+            sentence = self.graph.sentence
             self.tiers.distractors = [
-                (place, ctx.Line(self.graph.sentence(fact := pending.fact(place)),
-                                 ctx.OPTIONS, fact))
-                for place in np.flatnonzero(np.isin(keys, marked)).tolist()]
+                (place, ctx.Line(sentence(fact), ctx.OPTIONS, fact))
+                for place, fact in zip(places, pending.facts_at(places), strict=True)]
         return self.tiers
 
 

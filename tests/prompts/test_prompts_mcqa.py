@@ -773,6 +773,17 @@ def test_offered_rows_are_each_parts_facts_in_order_with_each_key_once(synthetic
     got = list(zip(offered, keys.tolist(), offered.costs.tolist(), strict=True))
     assert got == expected
     assert len(expected) > 100 and any(rows.edges is None for rows, _, _ in parts)
+    # Scattered entries asked for together (a distractor prompt's own edges), of made rows
+    # (first here, so that they are kept) and of snapshot edges, none made before: the
+    # facts that asking one by one gives.
+    made_first = sorted(parts, key=lambda part: part[0].edges is not None)
+    together, _ = offer_rows(made_first, used, lengths)
+    one_by_one, _ = offer_rows(made_first, used, lengths)
+    assert together.edges is not None
+    places = [*np.flatnonzero(together.edges < 0)[::-3].tolist(),
+              *np.flatnonzero(together.edges >= 0)[::40].tolist(), 2, 2]
+    assert len(places) > 20 and {int(together.edges[i]) < 0 for i in places} == {True, False}
+    assert together.facts_at(places) == [one_by_one.fact(i) for i in places]
 
 
 def test_snapshot_answer_sets_refuse_a_question_entity_as_the_answer(embedded_server,
