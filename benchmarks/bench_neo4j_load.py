@@ -212,6 +212,10 @@ def main() -> None:
     times = [r["load_s"] for r in results]
     print(f"loads: {', '.join(f'{t:.1f}' for t in times)} s; slowest/fastest "
           f"{max(times) / min(times):.2f}x")
+    cpu = [r["server_cpu_s"] for r in results if r["server_cpu_s"]]
+    if len(cpu) == len(results):
+        print(f"server CPU: {', '.join(f'{c:.1f}' for c in cpu)} s; most/least "
+              f"{max(cpu) / min(cpu):.2f}x")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 
