@@ -15,6 +15,15 @@ MATCH (a:Entity{{:kg}} {id: row.s})
 MATCH (b:Entity{{:kg}} {id: row.t})
 CREATE (a)-[e:{{rel_type}}]->(b)
 
+// name: create_edges_by_kg_index
+// A database shared by several KGs (Neo4j): both ends are found through the KG's own id
+// index, named in a hint, so the plan cannot hang on the index statistics of the moment it is
+// made (the first edge batches are planned while the just-filled index may still read empty).
+UNWIND $rows AS row
+MATCH (a:Entity{{:kg}} {id: row.s}) USING INDEX a{{:kg}}(id)
+MATCH (b:Entity{{:kg}} {id: row.t}) USING INDEX b{{:kg}}(id)
+CREATE (a)-[e:{{rel_type}}]->(b)
+
 // name: create_relations
 UNWIND $rows AS row
 CREATE (r:KgcertRelation{{:kg}})

@@ -18,3 +18,10 @@ CREATE INDEX {{index}} IF NOT EXISTS FOR (n:{{scope}}) ON (n.id)
 
 // name: drop_kg_id_index
 DROP INDEX {{index}} IF EXISTS
+
+// name: await_index
+CALL db.awaitIndex($index, $timeout_s)
+
+// name: resample_index
+// Index statistics are otherwise sampled in the background some time after the writes.
+CALL db.resampleIndex($index)

@@ -209,6 +209,7 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
     loadprogress.tick(WRITING_NODES, 0, data.node_count, "nodes")  # the phase's clock starts
     for label, table in sorted(data.nodes.items()):
         writer.write_node_parts(label, table.parts(), wrote_nodes)
+    writer.nodes_written()
     total, done = data.edge_count, 0
 
     def advance(count: int) -> None:

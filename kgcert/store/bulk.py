@@ -42,6 +42,10 @@ class BulkWriter(ABC):
         progress: Progress | None = None,
     ) -> None: ...
 
+    def nodes_written(self) -> None:  # noqa: B027 - optional hook
+        """Every node is written and no edge yet: the moment to settle what the edge
+        statements will be planned on."""
+
     def write_node_parts(self, label: str, parts: Iterable[Sequence[dict[str, Any]]],
                          progress: Progress | None = None) -> None:
         """Nodes of one label handed over in parts (made one at a time by the table)."""
@@ -87,16 +91,20 @@ class BoltBulkWriter(BulkWriter):
             ends = zip(sources[start:stop], targets[start:stop], strict=True)
             rows = ([{"s": s, "t": t, "p": p} for (s, t), p in zip(ends, part, strict=True)]
                     if keys else [{"s": s, "t": t} for s, t in ends])
-            self.store.execute(edge_statement(rel_type, keys), rows=rows)
+            self.store.execute(edge_statement(rel_type, keys, by_kg_index=self.store.shared),
+                               rows=rows)
             if progress:
                 progress(stop - start)
 
 
-def edge_statement(rel_type: str, keys: Sequence[str]) -> str:
+def edge_statement(rel_type: str, keys: Sequence[str], by_kg_index: bool = False) -> str:
     """`create_edges` for rows {s, t, p}, setting the keys of p one by one. `SET e = row.p`
     made Neo4j plan an Eager before the CREATE (a map may write a key that the MATCHes
-    read), which holds every row of a batch first (benchmarks/bench_load.py times it)."""
-    query = named("load", "create_edges", rel_type=rel_type)
+    read), which holds every row of a batch first (benchmarks/bench_load.py times it).
+    `by_kg_index`: a KG sharing its database finds both ends through its own id index,
+    named in a hint (`create_edges_by_kg_index`)."""
+    name = "create_edges_by_kg_index" if by_kg_index else "create_edges"
+    query = named("load", name, rel_type=rel_type)
     if not keys:
         return query
     if any(KG_SCOPE in key for key in keys):  # the store would fill its KG label in there

@@ -34,6 +34,7 @@ _DELETE_BATCH = 10_000  # nodes, deleted once their relationships are gone
 # (measured), so 100 MB. A server whose limit is tighter gets halved batches (`_delete_all`).
 _DELETE_EDGE_BATCH = 50_000
 _SMALLEST_DELETE_BATCH = 500
+_INDEX_WAIT_S = 600  # the KG's id index, filled while its nodes were written
 
 
 def _agent_major(agent: str) -> int | None:
@@ -54,6 +55,20 @@ def _delete_all(store: GraphStore, name: str, batch: int) -> None:
             if "OutOfMemory" not in code or batch <= _SMALLEST_DELETE_BATCH:
                 raise
             batch //= 2
+
+
+class Neo4jBulkWriter(BoltBulkWriter):
+    """The Bolt writer, with the KG's id index online and its statistics sampled again once
+    the nodes are in, so the edge statements are planned on what the index now holds rather
+    than on the empty index the background sampler last saw (the edge statement itself names
+    the index in a hint, so its plan no longer depends on them; the KG's later reads still do).
+    """
+
+    def nodes_written(self) -> None:
+        index = kg_index_name(self.store.kg)
+        self.store.execute(statement("schema", "await_index"), index=index,
+                           timeout_s=_INDEX_WAIT_S)
+        self.store.execute(statement("schema", "resample_index"), index=index)
 
 
 class Neo4jServer(GraphServer):
@@ -143,7 +158,7 @@ class Neo4jServer(GraphServer):
             yield
 
     def bulk_writer(self, store: GraphStore) -> BulkWriter:
-        return BoltBulkWriter(store)
+        return Neo4jBulkWriter(store)
 
     def close(self) -> None:
         self.driver.close()

@@ -35,6 +35,20 @@ def test_edge_properties_are_set_by_escaped_name():
     assert edge_statement("indication", ["{{:kg}}"]).endswith("\nSET e = row.p")
 
 
+def test_a_shared_database_names_the_kg_id_index_for_both_ends() -> None:
+    """Where KGs share a database the edge statement names the KG's own index in a hint, so
+    its plan does not hang on the index statistics of the moment it is made."""
+    from kgcert.store.bulk import edge_statement
+    from kgcert.store.graph import GraphStore
+
+    store = GraphStore(None, "neo4j", "test", kg="drugs", shared=True)  # type: ignore[arg-type]
+    query = store.scoped(edge_statement("indication", ["display"], by_kg_index=True))
+    for end, key in (("a", "s"), ("b", "t")):
+        assert (f"MATCH ({end}:Entity:`KgcertKG_drugs` {{id: row.{key}}}) "
+                f"USING INDEX {end}:`KgcertKG_drugs`(id)") in query
+    assert query.endswith("\nSET e.`display` = row.p.`display`")
+
+
 def test_sanitized_labels_follow_primekg_exports():
     assert sanitize_identifier("gene/protein") == "gene__protein"
     assert sanitize_identifier("off-label use") == "off_label_use"
