@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -23,7 +24,7 @@ from kgcert.loaders.wikidata5m import BUILDING, PAIRING
 from kgcert.loaders.wikidata5m_text import MATCHING
 from kgcert.loading.pipeline import WRITING_EDGES, WRITING_NODES
 from kgcert.loading.progress import READING
-from kgcert.store.jvm_heap import choose_heap
+from kgcert.store.jvm_heap import KGSize, choose_heap
 from kgcert.store.seal import Seal, damage
 from kgcert.store.warm_files import WarmFiles, is_warm_server, pid_alive
 from kgcert.synth.primekg import SyntheticPrimeKG
@@ -195,9 +196,15 @@ def test_a_load_that_runs_the_java_heap_out_says_so_and_leaves_no_kg(
     monkeypatch.delenv("KGCERT_JVM_HEAP")
     loaded = _kgcert(data, "load", "primekg", str(synth_csv), "--kg", "big")
     assert loaded.returncode == 0, loaded.stderr
-    # Unset, the heap is sized from this machine's memory, and the load says so first.
-    heap = choose_heap({}).describe()
+    # Unset, the heap is sized for the parsed KG within this machine's bound, and the load
+    # says so first, with the counts it sized for (those it then loads).
     first = [line for line in loaded.stderr.splitlines() if line.startswith("embedded server")]
+    sized = re.fullmatch(r"embedded server: Java heap \S+ \(for ([\d,]+) nodes and ([\d,]+) "
+                         r"edges, .*", first[0]) if len(first) == 1 else None
+    assert sized is not None, first
+    nodes, edges = (int(count.replace(",", "")) for count in sized.groups())
+    assert f"writing edges: 100%, {edges:,} edges" in loaded.stderr
+    heap = choose_heap({}, kg=KGSize(nodes, edges)).describe()
     assert first == [f"embedded server: {heap}"] and "memory" in heap
 
 
