@@ -1,0 +1,147 @@
+"""Nodes and edges held as columns (Arrow strings, numpy codes) until the writer asks for a part.
+
+A loader that parses to integer codes hands the store these tables instead of lists of dicts:
+`ColumnNodes` and `ColumnEdges` act as NodeTable and EdgeTable (store/kg_data.py), and their
+`parts()` make the Python rows of one part at a time, so a KG's size costs the arrays
+themselves (a few bytes per node and edge), never one Python object per node or edge.
+
+Nodes are numbered by code 0..n-1 across the whole KG; `ids` gives each code's id. Edge parts
+carry their endpoints' positions in write order (labels sorted, each table's rows in order,
+as loading/pipeline.py writes them), so a writer that keeps its nodes by position needs no
+lookup by id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from kgcert.store.kg_data import EDGE_PART, NODE_PART, EdgePart
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+
+class ColumnNodes:
+    """Nodes of one label: `columns` (Arrow arrays, one value per node of this table, in
+    write order) become each row's keys in their order; a null leaves its key out of the
+    row. `codes` are the nodes' codes among all the KG's nodes."""
+
+    def __init__(self, label: str, codes: np.ndarray, columns: Mapping[str, pa.Array]) -> None:
+        self.label = label
+        self.codes = codes
+        self.columns = dict(columns)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def parts(self, size: int = NODE_PART) -> Iterator[list[dict[str, Any]]]:
+        for start in range(0, len(self), size):
+            yield self._rows(start, min(size, len(self) - start))
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row at once (exports and tests; a load goes by parts)."""
+        return [row for part in self.parts() for row in part]
+
+    def _rows(self, start: int, count: int) -> list[dict[str, Any]]:
+        names = list(self.columns)
+        values = [self.columns[n].slice(start, count).to_pylist() for n in names]
+        nullable = [n for n in names if self.columns[n].null_count]
+        rows = [dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
+        if nullable:
+            for row in rows:
+                for name in nullable:
+                    if row[name] is None:
+                        del row[name]
+        return rows
+
+
+class ColumnEdges:
+    """Edges of one relationship type: endpoint codes in write order, the ids of all codes,
+    and optionally properties as Arrow columns (one value per edge; a null leaves its key
+    out; a column named in `listed` is stored as a one-item list)."""
+
+    def __init__(self, rel_type: str, sources: np.ndarray, targets: np.ndarray, ids: pa.Array,
+                 positions: np.ndarray | None = None,
+                 properties: Mapping[str, pa.Array] | None = None,
+                 listed: Sequence[str] = ()) -> None:
+        self.rel_type = rel_type
+        self.source_codes, self.target_codes = sources, targets
+        self.ids = ids  # code -> id, for every node of the KG
+        self.positions = positions  # code -> position in write order
+        self.columns = None if properties is None else dict(properties)
+        self.listed = frozenset(listed)
+
+    def __len__(self) -> int:
+        return len(self.source_codes)
+
+    def parts(self, size: int = EDGE_PART) -> Iterator[EdgePart]:
+        for start in range(0, len(self), size):
+            yield self._part(start, min(size, len(self) - start))
+
+    def _part(self, start: int, count: int) -> EdgePart:
+        import pyarrow as pa
+
+        sources = self.source_codes[start:start + count]
+        targets = self.target_codes[start:start + count]
+        positions = self.positions
+        return EdgePart(
+            self.ids.take(pa.array(sources)).to_pylist(),
+            self.ids.take(pa.array(targets)).to_pylist(),
+            self._properties(start, count),
+            None if positions is None else positions[sources],
+            None if positions is None else positions[targets],
+        )
+
+    def _properties(self, start: int, count: int) -> list[dict[str, Any]] | None:
+        if self.columns is None:
+            return None
+        names = list(self.columns)
+        values = [self.columns[n].slice(start, count).to_pylist() for n in names]
+        out: list[dict[str, Any]] = []
+        for row in zip(*values, strict=True):
+            out.append({n: [v] if n in self.listed else v
+                        for n, v in zip(names, row, strict=True) if v is not None})
+        return out
+
+    def _all(self) -> EdgePart:
+        return self._part(0, len(self))
+
+    @property
+    def sources(self) -> list[str]:
+        return self._all().sources
+
+    @property
+    def targets(self) -> list[str]:
+        return self._all().targets
+
+    @property
+    def properties(self) -> list[dict[str, Any]] | None:
+        return self._properties(0, len(self))
+
+
+def write_positions(tables: Mapping[str, ColumnNodes], count: int) -> np.ndarray:
+    """Each node code's position in the order the nodes are written (labels sorted, each
+    table in order); -1 for a code no table holds."""
+    import numpy as np
+
+    positions = np.full(count, -1, dtype=np.int64)
+    at = 0
+    for label in sorted(tables):
+        codes = tables[label].codes
+        positions[codes] = np.arange(at, at + len(codes))
+        at += len(codes)
+    return positions
+
+
+def group_by(codes: np.ndarray, groups: int) -> list[np.ndarray]:
+    """For each group 0..groups-1, the positions holding it, in order (a stable sort of
+    small integer codes is a radix sort: linear)."""
+    import numpy as np
+
+    small = codes.astype(np.uint16 if groups < 2**16 else np.int64)
+    order = np.argsort(small, kind="stable")
+    bounds = np.searchsorted(small[order], np.arange(groups + 1))
+    return [order[bounds[g]:bounds[g + 1]] for g in range(groups)]
