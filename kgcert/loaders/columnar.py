@@ -13,7 +13,7 @@ lookup by id.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kgcert.store.kg_data import EDGE_PART, NODE_PART, EdgePart
@@ -21,6 +21,8 @@ from kgcert.store.kg_data import EDGE_PART, NODE_PART, EdgePart
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
+
+FOLD_PART = 65_536  # values folded per pass
 
 
 class ColumnNodes:
@@ -145,3 +147,56 @@ def group_by(codes: np.ndarray, groups: int) -> list[np.ndarray]:
     order = np.argsort(small, kind="stable")
     bounds = np.searchsorted(small[order], np.arange(groups + 1))
     return [order[bounds[g]:bounds[g + 1]] for g in range(groups)]
+
+
+def first_appearances(values: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """(the distinct values in order of first appearance, each value's position among them,
+    each distinct value's first index in `values`)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    seen = pc.unique(values)
+    local = pc.index_in(values, value_set=seen).to_numpy()
+    first = np.full(len(seen), len(local), dtype=np.int64)
+    np.minimum.at(first, local, np.arange(len(local)))
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return seen.take(pa.array(order)), rank[local], first[order]
+
+
+def _python_whitespace() -> str:
+    """An RE2 class of every character str.strip() removes (Arrow's trim differs)."""
+    spaces = (c for c in map(chr, range(0x3001)) if c.isspace())
+    return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in spaces) + "]"
+
+
+def stripped(values: pa.Array) -> pa.Array:
+    """str.strip() of every value; only the values that start or end with whitespace go
+    through Python."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    space = _python_whitespace()
+    padded = pc.match_substring_regex(values, f"^{space}|{space}$")
+    if not pc.any(padded).as_py():
+        return values
+    fixed = [v.strip() for v in values.filter(padded).to_pylist()]
+    return pc.replace_with_mask(values, padded, pa.array(fixed, pa.string()))
+
+
+def folded(values: pa.Array, fold: Callable[[str], str]) -> pa.Array:
+    """`fold` (ASCII folding) of every value that is not ASCII already (folding leaves
+    ASCII as it is)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(values) > FOLD_PART:  # the Python strings of one part at a time
+        return pa.concat_arrays([folded(values.slice(start, FOLD_PART), fold)
+                                 for start in range(0, len(values), FOLD_PART)])
+    other = pc.invert(pc.string_is_ascii(values))
+    if not pc.any(other).as_py():
+        return values
+    fixed = [fold(v) for v in values.filter(other).to_pylist()]
+    return pc.replace_with_mask(values, other, pa.array(fixed, pa.string()))
