@@ -122,7 +122,8 @@ def run_load(checkout: Path, files: Path, data_dir: Path, unsupported: str,
     took = [line for line in lines if "took" in line]
     return {"rc": process.returncode, "stopped": stopped, "wall_s": round(wall, 1),
             "peak_gb": round(peak / GB, 2),
-            "heap_line": heap_lines[0] if heap_lines else "", "phases": took, "last_lines": lines[-4:]}
+            "heap_line": heap_lines[0] if heap_lines else "", "phases": took,
+            "last_lines": lines[-4:]}
 
 
 def run_read(checkout: Path, files: Path, unsupported: str,

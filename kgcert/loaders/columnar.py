@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kgcert.store.kg_data import EDGE_PART, NODE_PART, EdgePart
+from kgcert.store import kg_data
+from kgcert.store.kg_data import EdgePart
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,7 +39,8 @@ class ColumnNodes:
     def __len__(self) -> int:
         return len(self.codes)
 
-    def parts(self, size: int = NODE_PART) -> Iterator[list[dict[str, Any]]]:
+    def parts(self, size: int | None = None) -> Iterator[list[dict[str, Any]]]:
+        size = size or kg_data.NODE_PART  # read when asked: a test makes parts small
         for start in range(0, len(self), size):
             yield self._rows(start, min(size, len(self) - start))
 
@@ -79,7 +81,8 @@ class ColumnEdges:
     def __len__(self) -> int:
         return len(self.source_codes)
 
-    def parts(self, size: int = EDGE_PART) -> Iterator[EdgePart]:
+    def parts(self, size: int | None = None) -> Iterator[EdgePart]:
+        size = size or kg_data.EDGE_PART
         for start in range(0, len(self), size):
             yield self._part(start, min(size, len(self) - start))
 

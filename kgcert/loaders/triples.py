@@ -281,7 +281,9 @@ class TriplesLoader(Loader):
         except ValueError as error:
             raise InputError(f"default_type: {error}") from None
         label_names = sorted(set(labels.values()))
-        label_of_kind = np.array([label_names.index(labels[k]) for k in kinds], dtype=np.int64)
+        # -1 for a type seen only after another was an entity's first: no entity has it.
+        label_of_kind = np.array([label_names.index(labels[k]) if k in labels else -1
+                                  for k in kinds], dtype=np.int64)
         label_code = label_of_kind[kind]
         names = folded(coded.names, fold)
         unnamed = pc.equal(names, "")
