@@ -31,6 +31,7 @@ from kgcert.loaders.neo4j_import import (
     read_import_edges,
     read_import_nodes,
 )
+from kgcert.loaders.pending_edges import PendingEdges, add_pending, node_ids, pending_edges
 from kgcert.loaders.tabular import read_rows
 from kgcert.loaders.templates import template_book
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
@@ -53,9 +54,6 @@ EDGE_RULES = FieldRules(keys=("x_index", "y_index", "relation"), names=("display
 # The first non-empty of these becomes a node's description.
 DESCRIPTION_COLUMNS = ("description", "mondo_definition", "umls_description",
                        "orphanet_definition", "mayo_symptoms")
-
-Fact = tuple[str, str, str, str]  # (source id, relation, display relation, target id)
-
 
 def _header_list(path: Path) -> list[str]:
     # Decode leniently: the row reader reports bad bytes with their line number.
@@ -113,7 +111,7 @@ class PrimeKGLoader(Loader):
         nodes = NodeBook()
         facts = FactCodes()
         rows = 0  # edge rows read, to say how many facts they held
-        pending: list[tuple[Path, int, Fact]] = []  # edges whose endpoints come from nodes.csv
+        pending: list[PendingEdges] = []  # edges whose endpoints come from nodes.csv
         kinds = {path: _kind(path) for path in files}
         strict = self.options.strict
         for path, kind in kinds.items():
@@ -128,10 +126,11 @@ class PrimeKGLoader(Loader):
                     nodes.add(row["node_index"], row["node_type"], row["node_name"],
                               row["node_source"], row["node_id"])
             elif kind == "edges":
-                for line, row in read_rows(path, EDGE_COLUMNS, data.problems, strict=strict,
-                                              rules=EDGE_RULES):
-                    pending.append((path, line, (row["x_index"], row["relation"],
-                                                 row["display_relation"], row["y_index"])))
+                pending += pending_edges(path, (
+                    (line, (row["x_index"], row["relation"], row["display_relation"],
+                            row["y_index"]))
+                    for line, row in read_rows(path, EDGE_COLUMNS, data.problems,
+                                               strict=strict, rules=EDGE_RULES)))
             elif kind == "import_nodes":
                 for node in read_import_nodes(path, data.problems, strict):
                     props = node.properties
@@ -139,20 +138,16 @@ class PrimeKGLoader(Loader):
                     nodes.add(node.id, node_type, props.get("node_name", node.id),
                               props.get("node_source", ""), props.get("node_id", ""))
             elif kind == "import_edges":
-                for edge in read_import_edges(path, data.problems, strict):
-                    display = edge.properties.get("display_relation", edge.type)
-                    pending.append((path, edge.line, (edge.source, edge.type, display,
-                                                      edge.target)))
-        for path, line, fact in pending:
-            missing = [n for n in (fact[0], fact[3]) if n not in nodes]
-            if missing:
-                where = f"{path.name}:{line} (endpoint {missing[0]} not in the node file)"
-                if strict:
-                    raise InputError(f"{where}: edge endpoint absent from the node file")
-                data.problems.add(where)
-                continue
-            facts.add(nodes.code[fact[0]], fact[1], fact[2], nodes.code[fact[3]])
-            rows += 1
+                pending += pending_edges(path, (
+                    (edge.line, (edge.source, edge.type,
+                                 edge.properties.get("display_relation", edge.type),
+                                 edge.target))
+                    for edge in read_import_edges(path, data.problems, strict)))
+        known = None
+        for part in pending:
+            if known is None:
+                known = node_ids(nodes)
+            rows += add_pending(part, known, facts, data.problems, strict)
         descriptions = self._descriptions([p for p, k in kinds.items() if k == "features"], data)
         self._build(data, nodes, facts, descriptions, rows)
         return data
