@@ -13,7 +13,7 @@ lookup by id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kgcert.store import kg_data
@@ -150,6 +150,22 @@ def group_by(codes: np.ndarray, groups: int) -> list[np.ndarray]:
     order = np.argsort(small, kind="stable")
     bounds = np.searchsorted(small[order], np.arange(groups + 1))
     return [order[bounds[g]:bounds[g + 1]] for g in range(groups)]
+
+
+def in_first_order(codes: np.ndarray, groups: int) -> list[tuple[int, np.ndarray]]:
+    """(group, its positions in order) for each group present, the groups in order of their
+    first position."""
+    found = [(g, members) for g, members in enumerate(group_by(codes, groups)) if len(members)]
+    return sorted(found, key=lambda item: int(item[1][0]))
+
+
+def node_tables(labels: Iterable[tuple[str, np.ndarray]], columns: dict[str, pa.Array]
+                ) -> dict[str, ColumnNodes]:
+    import pyarrow as pa
+
+    return {label: ColumnNodes(label, members,
+                               {k: v.take(pa.array(members)) for k, v in columns.items()})
+            for label, members in labels}
 
 
 def first_appearances(values: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:

@@ -35,11 +35,17 @@ import yaml
 
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist
-from kgcert.loaders.columnar import ColumnEdges, folded, write_positions
+from kgcert.loaders.columnar import (
+    ColumnEdges,
+    folded,
+    in_first_order,
+    node_tables,
+    write_positions,
+)
 from kgcert.loaders.fastcsv import read_blocks, row_tables
 from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.tabular import read_rows, require_file
-from kgcert.loaders.triples_columns import Coded, TripleColumns, in_first_order, node_tables
+from kgcert.loaders.triples_columns import Coded, TripleColumns
 from kgcert.loaders.wikidata_common import check_settings
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 from kgcert.store.kg_data import KGData, RelationInfo

@@ -14,16 +14,11 @@ triples with its sentence; nodes, tables and relations come in order of first ap
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kgcert.loaders.columnar import (
-    ColumnNodes,
-    first_appearances,
-    folded,
-    stripped,
-)
+from kgcert.loaders.columnar import first_appearances, folded, stripped
 from kgcert.loaders.factcodes import Codes
 
 if TYPE_CHECKING:
@@ -186,23 +181,3 @@ def _first_of_each(heads: np.ndarray, relations: np.ndarray, tails: np.ndarray) 
     starts = np.ones(len(order), dtype=bool)
     starts[1:] = (h[1:] != h[:-1]) | (r[1:] != r[:-1]) | (t[1:] != t[:-1])
     return np.sort(order[starts])
-
-
-def in_first_order(codes: np.ndarray, groups: int) -> list[tuple[int, np.ndarray]]:
-    """(group, its positions in order) for each group present, the groups in order of their
-    first position."""
-    from kgcert.loaders.columnar import group_by
-
-    found = [(g, members) for g, members in enumerate(group_by(codes, groups)) if len(members)]
-    return sorted(found, key=lambda item: int(item[1][0]))
-
-
-def node_tables(labels: Iterable[tuple[str, np.ndarray]], columns: dict[str, pa.Array]
-                ) -> dict[str, ColumnNodes]:
-    import pyarrow as pa
-
-    return {label: ColumnNodes(label, members,
-                               {k: v.take(pa.array(members)) for k, v in columns.items()})
-            for label, members in labels}
-
-
