@@ -50,3 +50,7 @@ class Gathered:
         return {name: pa.concat_arrays([
             part.get(name, pa.nulls(count, pa.string())) for count, part in parts])
             if parts else pa.array([], pa.string()) for name in self._names}
+
+    def column(self, name: str) -> pa.Array:
+        """One column over every row (the rows gathered are let go)."""
+        return self.columns()[name]

@@ -138,7 +138,7 @@ class TripleColumns:
                                        len(ids))
         h, r, t = (np.concatenate(parts) if parts else np.zeros(0, np.int64)
                    for parts in (heads, relations, tails))
-        kept = _first_of_each(h, r, t)
+        kept = first_of_each(h, r, t)
         sentences = None
         if any(b.sentences is not None for b in blocks):
             sentences = pa.chunked_array([b.sentences for b in blocks], pa.string()
@@ -170,7 +170,7 @@ def _first_types(nodes: np.ndarray, kinds: np.ndarray, count: int) -> tuple[np.n
     return kind, int(np.count_nonzero(kinds != kind[nodes]))
 
 
-def _first_of_each(heads: np.ndarray, relations: np.ndarray, tails: np.ndarray) -> np.ndarray:
+def first_of_each(heads: np.ndarray, relations: np.ndarray, tails: np.ndarray) -> np.ndarray:
     """Positions of the first appearance of each distinct (head, relation, tail), in order."""
     import numpy as np
 
