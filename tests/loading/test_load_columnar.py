@@ -165,3 +165,41 @@ def test_parts_of_a_few_rows_write_the_same_kg(embedded_server, primekg: Path, t
             load(embedded_server, loader, [path], f"{layout}-parts", replace=True)
         assert _content(embedded_server.open(f"{layout}-parts")) == \
             _content(embedded_server.open(f"{layout}-whole"))
+
+
+def test_wikidatasets_and_neo4j_import_tables_are_columns(shared_data: Path) -> None:
+    countries = read("wikidatasets", shared_data / "countries")
+    assert countries.edge_count == 63_313  # every fact, parallel edges and self-loops too
+    check_parts(countries)
+    exported = read("neo4j-import", shared_data / "primekg" / "diabetes_export")
+    assert exported.edge_count == 41_239
+    check_parts(exported)
+
+
+def test_neo4j_import_rows_keep_their_own_properties(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows gathered into columns a few at a time: a property first met in a later part,
+    empty values left out, edges to absent nodes reported in file order."""
+    from kgcert.loaders import gathered
+
+    monkeypatch.setattr(gathered, "GATHER_PART", 2)
+    (tmp_path / "nodes.csv").write_text(
+        "id:ID,name,:LABEL,note\n"
+        "a,Ann,Person,\n"
+        "b,,Place,\n"
+        "c,Cé,Person,late\n", encoding="utf-8")
+    (tmp_path / "edges.csv").write_text(
+        ":START_ID,:END_ID,:TYPE,weight\n"
+        "a,b,lives_in,\n"
+        "a,x,knows,1\n"
+        "c,b,lives_in,2\n", encoding="utf-8")
+    data = read("neo4j-import", tmp_path)
+    rows = {row["id"]: row for table in data.nodes.values() for row in table.rows}
+    assert rows["a"] == {"id": "a", "name": "Ann", "aliases": ["Ann"], "type": "Person"}
+    assert rows["b"]["name"] == "b" and "note" not in rows["b"]
+    assert rows["c"]["note"] == "late" and rows["c"]["aliases"] == ["Ce"]
+    table = data.edges["lives_in"]
+    assert list(zip(table.sources, table.targets, table.properties or [], strict=True)) == \
+        [("a", "b", {}), ("c", "b", {"weight": "2"})]
+    assert data.problems.examples == ["edges.csv:3 (endpoint x not in nodes.csv)"]
+    check_parts(data)
