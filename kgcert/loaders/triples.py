@@ -19,8 +19,10 @@ to it. Settings (--set KEY=VALUE) override the YAML:
   Without one, the sentence is "{source} <relation name> {target}." with the relation's
   name (underscores read as spaces): "works_at" -> "{source} works at {target}".
 
-An entity's type and name are the first non-empty ones seen. Exact duplicate triples
-collapse; parallel edges and self-loops are kept.
+An entity's type is the first non-empty one seen, its name the one on the row where it first
+appears (none: its id). Exact duplicate triples collapse (the first, with its sentence, is
+kept); parallel edges and self-loops are kept. Files are read a block at a time into integer
+codes and Arrow columns (triples_columns.py): no Python object per triple or entity.
 """
 
 from __future__ import annotations
