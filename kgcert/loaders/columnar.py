@@ -87,18 +87,21 @@ class ColumnEdges:
             yield self._part(start, min(size, len(self) - start))
 
     def _part(self, start: int, count: int) -> EdgePart:
-        import pyarrow as pa
 
         sources = self.source_codes[start:start + count]
         targets = self.target_codes[start:start + count]
         positions = self.positions
         return EdgePart(
-            self.ids.take(pa.array(sources)).to_pylist(),
-            self.ids.take(pa.array(targets)).to_pylist(),
+            IdList(self.ids, sources), IdList(self.ids, targets),
             self._properties(start, count),
             None if positions is None else positions[sources],
             None if positions is None else positions[targets],
         )
+
+    def _ids(self, codes: np.ndarray) -> list[str]:
+        import pyarrow as pa
+
+        return self.ids.take(pa.array(codes)).to_pylist()
 
     def _properties(self, start: int, count: int) -> list[dict[str, Any]] | None:
         if self.columns is None:
@@ -111,20 +114,50 @@ class ColumnEdges:
                         for n, v in zip(names, row, strict=True) if v is not None})
         return out
 
-    def _all(self) -> EdgePart:
-        return self._part(0, len(self))
-
     @property
     def sources(self) -> list[str]:
-        return self._all().sources
+        return self._ids(self.source_codes)
 
     @property
     def targets(self) -> list[str]:
-        return self._all().targets
+        return self._ids(self.target_codes)
 
     @property
     def properties(self) -> list[dict[str, Any]] | None:
         return self._properties(0, len(self))
+
+
+class IdList(Sequence[str]):
+    """The ids of some node codes, made into Python strings only when first read: a writer
+    that goes by write position never reads them (making them cost the embedded load about
+    a second per million edges)."""
+
+    def __init__(self, ids: pa.Array, codes: np.ndarray) -> None:
+        self._source: tuple[pa.Array, np.ndarray] | None = (ids, codes)
+        self._count = len(codes)
+        self._made: list[str] = []
+
+    def _list(self) -> list[str]:
+        if self._source is not None:
+            import pyarrow as pa
+
+            ids, codes = self._source
+            self._made, self._source = ids.take(pa.array(codes)).to_pylist(), None
+        return self._made
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._list()[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        return self._list() == (list(other) if isinstance(other, IdList) else other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def write_positions(tables: Mapping[str, ColumnNodes], count: int) -> np.ndarray:

@@ -9,7 +9,7 @@ small KGs and tests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,11 +202,11 @@ class ColumnEdges:
         return self._part(self.kept)
 
     @property
-    def sources(self) -> list[str]:
+    def sources(self) -> Sequence[str]:
         return self._all().sources
 
     @property
-    def targets(self) -> list[str]:
+    def targets(self) -> Sequence[str]:
         return self._all().targets
 
     @property
