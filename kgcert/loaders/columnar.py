@@ -107,6 +107,8 @@ class ColumnEdges:
         if self.columns is None:
             return None
         names = list(self.columns)
+        if not names:  # edges with properties, none of them set
+            return [{} for _ in range(count)]
         values = [self.columns[n].slice(start, count).to_pylist() for n in names]
         out: list[dict[str, Any]] = []
         for row in zip(*values, strict=True):

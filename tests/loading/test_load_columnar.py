@@ -203,3 +203,12 @@ def test_neo4j_import_rows_keep_their_own_properties(tmp_path: Path,
         [("a", "b", {}), ("c", "b", {"weight": "2"})]
     assert data.problems.examples == ["edges.csv:3 (endpoint x not in nodes.csv)"]
     check_parts(data)
+
+
+def test_edges_with_properties_but_none_set_have_an_empty_dict_each(tmp_path: Path) -> None:
+    (tmp_path / "nodes.csv").write_text("id:ID,:LABEL\na,T\nb,T\n", encoding="utf-8")
+    (tmp_path / "edges.csv").write_text(":START_ID,:END_ID,:TYPE\na,b,r\nb,a,r\n",
+                                        encoding="utf-8")
+    table = read("neo4j-import", tmp_path).edges["r"]
+    assert table.properties == [{}, {}]
+    assert [p.properties for p in table.parts(1)] == [[{}], [{}]]
