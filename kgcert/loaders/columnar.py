@@ -6,9 +6,10 @@ A loader that parses to integer codes hands the store these tables instead of li
 themselves (a few bytes per node and edge), never one Python object per node or edge.
 
 Nodes are numbered by code 0..n-1 across the whole KG; `ids` gives each code's id. Edge parts
-carry their endpoints' positions in write order (labels sorted, each table's rows in order,
-as loading/pipeline.py writes them), so a writer that keeps its nodes by position needs no
-lookup by id.
+name their endpoints by id, not by write position: the embedded writer then hands Java the
+same RID string object for every edge of a node (its lookup by id), where a new string per
+edge end kept the JVM about 0.3-0.5 GB larger at PrimeKG scale 0.2
+(benchmarks/bench_load_memory.py --layout primekg).
 """
 
 from __future__ import annotations
@@ -63,18 +64,16 @@ class ColumnNodes:
 
 
 class ColumnEdges:
-    """Edges of one relationship type: endpoint codes in write order, the ids of all codes,
+    """Edges of one relationship type: endpoint codes in the order written, the ids of all codes,
     and optionally properties as Arrow columns (one value per edge; a null leaves its key
     out; a column named in `listed` is stored as a one-item list)."""
 
     def __init__(self, rel_type: str, sources: np.ndarray, targets: np.ndarray, ids: pa.Array,
-                 positions: np.ndarray | None = None,
                  properties: Mapping[str, pa.Array] | None = None,
                  listed: Sequence[str] = ()) -> None:
         self.rel_type = rel_type
         self.source_codes, self.target_codes = _compact(sources), _compact(targets)
         self.ids = ids  # code -> id, for every node of the KG
-        self.positions = positions  # code -> position in write order
         self.columns = None if properties is None else dict(properties)
         self.listed = frozenset(listed)
 
@@ -87,16 +86,9 @@ class ColumnEdges:
             yield self._part(start, min(size, len(self) - start))
 
     def _part(self, start: int, count: int) -> EdgePart:
-
-        sources = self.source_codes[start:start + count]
-        targets = self.target_codes[start:start + count]
-        positions = self.positions
-        return EdgePart(
-            IdList(self.ids, sources), IdList(self.ids, targets),
-            self._properties(start, count),
-            None if positions is None else positions[sources],
-            None if positions is None else positions[targets],
-        )
+        return EdgePart(self._ids(self.source_codes[start:start + count]),
+                        self._ids(self.target_codes[start:start + count]),
+                        self._properties(start, count))
 
     def _ids(self, codes: np.ndarray) -> list[str]:
         import pyarrow as pa
@@ -136,53 +128,6 @@ def _compact(codes: np.ndarray) -> np.ndarray:
     if codes.dtype != np.int32 and (not len(codes) or int(codes.max()) < 2**31):
         return codes.astype(np.int32)
     return codes
-
-
-class IdList(Sequence[str]):
-    """The ids of some node codes, made into Python strings only when first read: a writer
-    that goes by write position never reads them (making them cost the embedded load about
-    a second per million edges)."""
-
-    def __init__(self, ids: pa.Array, codes: np.ndarray) -> None:
-        self._source: tuple[pa.Array, np.ndarray] | None = (ids, codes)
-        self._count = len(codes)
-        self._made: list[str] = []
-
-    def _list(self) -> list[str]:
-        if self._source is not None:
-            import pyarrow as pa
-
-            ids, codes = self._source
-            self._made, self._source = ids.take(pa.array(codes)).to_pylist(), None
-        return self._made
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._list()[index]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._list())
-
-    def __eq__(self, other: object) -> bool:
-        return self._list() == (list(other) if isinstance(other, IdList) else other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def write_positions(tables: Mapping[str, ColumnNodes], count: int) -> np.ndarray:
-    """Each node code's position in the order the nodes are written (labels sorted, each
-    table in order); -1 for a code no table holds."""
-    import numpy as np
-
-    positions = np.full(count, -1, dtype=np.int64)
-    at = 0
-    for label in sorted(tables):
-        codes = tables[label].codes
-        positions[codes] = np.arange(at, at + len(codes))
-        at += len(codes)
-    return positions
 
 
 def group_by(codes: np.ndarray, groups: int) -> list[np.ndarray]:

@@ -18,7 +18,6 @@ from kgcert.loaders.columnar import (
     folded,
     in_first_order,
     node_tables,
-    write_positions,
 )
 from kgcert.loaders.factcodes import Codes
 from kgcert.loaders.fields import FieldRules
@@ -164,16 +163,15 @@ class Neo4jImportLoader(Loader):
             ((label_names[g], members) for g, members in in_first_order(
                 label_code, len(label_names))), columns))
         ids = columns["id"]
-        positions = write_positions(data.nodes, len(ids))  # type: ignore[arg-type]
         del columns
         found = edges.columns()
-        _add_edges(data, found, np.frombuffer(lines, dtype=np.int64), ids, positions,
+        _add_edges(data, found, np.frombuffer(lines, dtype=np.int64), ids,
                    label_code, label_names, (nodes_file.name, edges_file.name), strict)
         return data
 
 
 def _add_edges(data: KGData, found: dict[str, pa.Array], lines: np.ndarray, ids: pa.Array,
-               positions: np.ndarray, label_code: np.ndarray, label_names: list[str],
+               label_code: np.ndarray, label_names: list[str],
                names: tuple[str, str], strict: bool) -> None:
     """The edges whose endpoints are nodes, in tables by type; the others are problems."""
     import numpy as np
@@ -211,7 +209,7 @@ def _add_edges(data: KGData, found: dict[str, pa.Array], lines: np.ndarray, ids:
         rel_type = rel_types[type_names[code]]
         take = pa.array(group)
         data.edges[rel_type] = ColumnEdges(  # type: ignore[assignment]
-            rel_type, heads[group], tails[group], ids, positions,
+            rel_type, heads[group], tails[group], ids,
             {name: column.take(take) for name, column in properties.items()})
     # The (type, source label, target label) of the edges, in order of first use.
     width = max(len(label_names), 1)

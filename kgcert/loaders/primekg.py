@@ -21,7 +21,7 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist
-from kgcert.loaders.columnar import ColumnEdges, ColumnNodes, group_by, write_positions
+from kgcert.loaders.columnar import ColumnEdges, ColumnNodes, group_by
 from kgcert.loaders.factcodes import FactCodes, NodeBook, distinct
 from kgcert.loaders.fastcsv import read_blocks
 from kgcert.loaders.fields import FieldRules
@@ -196,7 +196,6 @@ class PrimeKGLoader(Loader):
             data.nodes[labels[kind]] = ColumnNodes(  # type: ignore[assignment]
                 labels[kind], members, {k: v.take(take) for k, v in columns.items()})
         del columns, aliases
-        positions = write_positions(data.nodes, len(nodes))  # type: ignore[arg-type]
         # PrimeKG is undirected: store each fact in both directions, once each.
         directed = facts.directed(len(nodes))
         edges = len(directed.sources)
@@ -255,7 +254,7 @@ class PrimeKGLoader(Loader):
                 if rel in ambiguous else None
             data.edges[rel_types[rel]] = ColumnEdges(  # type: ignore[assignment]
                 rel_types[rel], directed.sources[group], directed.targets[group], ids,
-                positions, properties)
+                properties=properties)
         data.relations = relations
         data.notes.sort()
 

@@ -42,7 +42,6 @@ from kgcert.loaders.columnar import (
     folded,
     in_first_order,
     node_tables,
-    write_positions,
 )
 from kgcert.loaders.fastcsv import read_blocks, row_tables
 from kgcert.loaders.fields import FieldRules
@@ -306,7 +305,6 @@ class TriplesLoader(Loader):
             ((label_names[g], members) for g, members in in_first_order(
                 label_code, len(label_names))), columns))
         del columns
-        positions = write_positions(data.nodes, len(coded.ids))  # type: ignore[arg-type]
         relation_names = blocks.relations.names
         rel_types = distinct_identifiers(
             {relation_names[r] for r in np.unique(coded.relations).tolist()},
@@ -318,7 +316,7 @@ class TriplesLoader(Loader):
         for code, group in in_first_order(coded.relations, len(relation_names)):
             rel_type = rel_types[relation_names[code]]
             data.edges[rel_type] = ColumnEdges(  # type: ignore[assignment]
-                rel_type, coded.heads[group], coded.tails[group], coded.ids, positions,
+                rel_type, coded.heads[group], coded.tails[group], coded.ids,
                 None if properties is None else {"sentences": properties.take(pa.array(group))},
                 listed=("sentences",))
         # The (relation, source label, target label) of the triples, in order of first use.

@@ -9,7 +9,7 @@ small KGs and tests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,11 +202,11 @@ class ColumnEdges:
         return self._part(self.kept)
 
     @property
-    def sources(self) -> Sequence[str]:
+    def sources(self) -> list[str]:
         return self._all().sources
 
     @property
-    def targets(self) -> Sequence[str]:
+    def targets(self) -> list[str]:
         return self._all().targets
 
     @property

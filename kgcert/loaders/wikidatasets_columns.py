@@ -16,7 +16,6 @@ from kgcert.loaders.columnar import (
     group_by,
     in_first_order,
     node_tables,
-    write_positions,
 )
 from kgcert.loaders.triples_columns import first_of_each
 from kgcert.loaders.wikidata_common import generic_template
@@ -98,7 +97,6 @@ def build(data: KGData, entities: Entities, facts: Facts, core: np.ndarray | Non
     data.nodes.update(node_tables(  # type: ignore[arg-type]
         ((label_names[g], members) for g, members in in_first_order(label, 2)), columns))
     ids = columns["id"]
-    positions = write_positions(data.nodes, len(used))  # type: ignore[arg-type]
     heads, tails = at[facts.heads], at[facts.tails]
     rel_types = distinct_identifiers(
         {relation_names[r] for r in np.unique(facts.relations).tolist()},
@@ -112,7 +110,7 @@ def build(data: KGData, entities: Entities, facts: Facts, core: np.ndarray | Non
             continue
         rel_type = rel_types[relation_names[code]]
         data.edges[rel_type] = ColumnEdges(  # type: ignore[assignment]
-            rel_type, heads[group], tails[group], ids, positions)
+            rel_type, heads[group], tails[group], ids)
         pairs = label[heads[group]] * 2 + label[tails[group]]
         seen, first_pair = np.unique(pairs, return_index=True)
         keys += [(code, int(p)) for p in seen[np.argsort(first_pair)].tolist()]

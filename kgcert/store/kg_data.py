@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -71,8 +71,8 @@ class EdgePart:
     endpoints' positions among all nodes in the order they are written (a writer that
     remembers its nodes by position needs no id lookup)."""
 
-    sources: Sequence[str]  # a columnar table makes these lists only when they are read
-    targets: Sequence[str]
+    sources: list[str]
+    targets: list[str]
     properties: list[dict[str, Any]] | None
     source_positions: np.ndarray | None = None
     target_positions: np.ndarray | None = None
