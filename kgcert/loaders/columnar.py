@@ -7,8 +7,8 @@ themselves (a few bytes per node and edge), never one Python object per node or 
 
 Nodes are numbered by code 0..n-1 across the whole KG; `ids` gives each code's id. Edge parts
 name their endpoints by id, not by write position: the embedded writer then hands Java the
-same RID string object for every edge of a node (its lookup by id), where a new string per
-edge end kept the JVM about 0.3-0.5 GB larger at PrimeKG scale 0.2
+same RID string object for every edge of a node (its lookup by id); by position, a new string
+per edge end, the load's peak at PrimeKG scale 0.2 was 1.54-1.62 GB against 1.28-1.32 GB
 (benchmarks/bench_load_memory.py --layout primekg).
 """
 
