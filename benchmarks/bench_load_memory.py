@@ -1,7 +1,9 @@
-"""Peak memory and time of `kgcert load wikidata5m` on the synthetic Wikidata5m, against a baseline.
+"""Peak memory and time of `kgcert load` on a synthetic KG (Wikidata5m or PrimeKG), against a
+baseline.
 
     python benchmarks/bench_load_memory.py --scales 0.02 0.1 --baseline /work/main
     python benchmarks/bench_load_memory.py --scales 1.0 --no-baseline --unsupported-edges drop
+    python benchmarks/bench_load_memory.py --layout primekg --scales 0.05 0.2 --compare
 
 Each load is `python -m kgcert load` in a fresh process with a fresh data directory, run on
 the checkout named (this one, and --baseline's), with default settings (KGCERT_JVM_HEAP is
@@ -54,7 +56,8 @@ READ = """
 import sys
 from pathlib import Path
 from kgcert.loaders import LoadOptions, get_loader
-loader = get_loader("wikidata5m", LoadOptions(settings={"unsupported_edges": sys.argv[2]}))
+settings = {"unsupported_edges": sys.argv[2]} if sys.argv[3] == "wikidata5m" else {}
+loader = get_loader(sys.argv[3], LoadOptions(settings=settings))
 loader.read(loader.source_files([Path(sys.argv[1])]))
 """
 
@@ -86,15 +89,20 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+def settings(layout: str, unsupported: str) -> list[str]:
+    """The load's --set options: the edge setting is Wikidata5m's alone."""
+    return ["--set", f"unsupported_edges={unsupported}"] if layout == "wikidata5m" else []
+
+
 def run_load(checkout: Path, files: Path, data_dir: Path, unsupported: str,
-             heap: str | None) -> dict[str, object]:
+             heap: str | None, layout: str = "wikidata5m") -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(checkout), "KGCERT_DATA_DIR": str(data_dir),
            "KGCERT_CACHE_DIR": str(data_dir / "cache"), "OMP_NUM_THREADS": "1"}
     env.pop("KGCERT_JVM_HEAP", None)
     if heap:
         env["KGCERT_JVM_HEAP"] = heap
-    command = [sys.executable, "-m", "kgcert", "load", "wikidata5m", str(files), "--kg", "w5m",
-               "--set", f"unsupported_edges={unsupported}"]
+    command = [sys.executable, "-m", "kgcert", "load", layout, str(files), "--kg", "w5m",
+               *settings(layout, unsupported)]
     start = time.perf_counter()
     log = data_dir.parent / f"{data_dir.name}.log"
     with open(log, "w") as out:
@@ -110,18 +118,21 @@ def run_load(checkout: Path, files: Path, data_dir: Path, unsupported: str,
     wall = time.perf_counter() - start
     text = log.read_text(errors="replace")
     lines = [line for line in text.splitlines() if line.strip() and "━" not in line]
-    heap = [line for line in lines if line.startswith("embedded server: Java heap")]
+    heap_lines = [line for line in lines if line.startswith("embedded server: Java heap")]
     took = [line for line in lines if "took" in line]
     return {"rc": process.returncode, "stopped": stopped, "wall_s": round(wall, 1),
             "peak_gb": round(peak / GB, 2),
-            "heap_line": heap[0] if heap else "", "phases": took, "last_lines": lines[-4:]}
+            "heap_line": heap_lines[0] if heap_lines else "", "phases": took,
+            "last_lines": lines[-4:]}
 
 
-def run_read(checkout: Path, files: Path, unsupported: str) -> dict[str, object]:
+def run_read(checkout: Path, files: Path, unsupported: str,
+             layout: str = "wikidata5m") -> dict[str, object]:
     """The loader's read alone (no server): Python's own peak, without the JVM."""
     env = {**os.environ, "PYTHONPATH": str(checkout), "OMP_NUM_THREADS": "1"}
     start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", READ, str(files), unsupported], env=env,
+    process = subprocess.Popen([sys.executable, "-c", READ, str(files), unsupported, layout],
+                               env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peak = 0
     while process.poll() is None:
@@ -141,11 +152,12 @@ def content_digest(data_dir: Path) -> dict[str, object]:
     return result
 
 
-def synth(scale: float, work: Path) -> Path:
-    out = work / f"synth-{scale}"
-    if not (out / "wikidata5m_text.txt").exists():
+def synth(scale: float, work: Path, layout: str = "wikidata5m") -> Path:
+    out = work / (f"synth-{scale}" if layout == "wikidata5m" else f"synth-{layout}-{scale}")
+    last = "wikidata5m_text.txt" if layout == "wikidata5m" else "kg.csv"
+    if not (out / last).exists():
         env = {**os.environ, "PYTHONPATH": str(HERE)}
-        subprocess.run([sys.executable, "-m", "kgcert", "synth", "--layout", "wikidata5m",
+        subprocess.run([sys.executable, "-m", "kgcert", "synth", "--layout", layout,
                         "--scale", str(scale), "--out", str(out)], env=env, check=True,
                        stdout=subprocess.DEVNULL)
     return out
@@ -166,6 +178,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, default=Path("/work/main"))
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--baseline-only", action="store_true")
+    parser.add_argument("--layout", choices=["wikidata5m", "primekg"], default="wikidata5m")
     parser.add_argument("--unsupported-edges", choices=["drop", "template"], default="drop")
     parser.add_argument("--heap", default=None, help="KGCERT_JVM_HEAP for every load")
     parser.add_argument("--compare", action="store_true", help="hash each load's content")
@@ -181,17 +194,19 @@ def main() -> None:
         checkouts = {"baseline": args.baseline}
     results: dict[str, list[dict[str, object]]] = {name: [] for name in checkouts}
     for scale in args.scales:
-        files = synth(scale, work)
+        files = synth(scale, work, args.layout)
         for name, checkout in checkouts.items():
             data_dir = work / f"data-{name}-{scale}"
             subprocess.run(["rm", "-rf", str(data_dir)], check=True)
-            row: dict[str, object] = {"scale": scale, "unsupported_edges": args.unsupported_edges,
+            row: dict[str, object] = {"scale": scale, "layout": args.layout,
+                                      "unsupported_edges": args.unsupported_edges,
                                       **run_load(checkout, files, data_dir,
-                                                 args.unsupported_edges, args.heap)}
+                                                 args.unsupported_edges, args.heap,
+                                                 args.layout)}
             if args.compare and row["rc"] == 0:
                 row["content"] = content_digest(data_dir)
             if args.read_only:
-                row.update(run_read(checkout, files, args.unsupported_edges))
+                row.update(run_read(checkout, files, args.unsupported_edges, args.layout))
             subprocess.run(["rm", "-rf", str(data_dir)], check=True)
             results[name].append(row)
             print(f"{name:8} scale {scale:<5} rc {row['rc']} peak {row['peak_gb']:.2f} GB "

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from kgcert.errors import InputError
 from kgcert.loaders.neo4j_import import read_import_edges, read_import_nodes
+from kgcert.loaders.pending_edges import Fact
 from kgcert.loaders.primekg import (
     EDGE_COLUMNS,
     EDGE_RULES,
@@ -17,7 +18,6 @@ from kgcert.loaders.primekg import (
     KG_RULES,
     NODE_COLUMNS,
     NODE_RULES,
-    Fact,
     PrimeKGLoader,
     _kind,
 )

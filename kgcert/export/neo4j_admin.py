@@ -168,28 +168,30 @@ def _write_edges(path: Path, rel_type: str, table: EdgeTable, columns: list[Colu
                  progress: EdgeProgress | None) -> int:
     """One relationship file, its endpoints checked against the entity `ids`; returns the
     edges written so far (`counted`: those before this file, and the total)."""
-    missing = _first_missing(ids, table.sources, table.targets)
-    if missing is not None:
-        raise InputError(f"relationship {rel_type}: endpoint {missing!r} is no entity id; "
-                         "neo4j-admin would refuse the import")
+    # By parts: a columnar table (loaders/columnar.py) makes its id lists a part at a time.
+    # Every source is checked before any target, as the message has always named them.
+    for side in ("sources", "targets"):
+        for part in table.parts(_CHUNK):
+            missing = _first_missing(ids, getattr(part, side))
+            if missing is not None:
+                raise InputError(f"relationship {rel_type}: endpoint {missing!r} is no entity "
+                                 "id; neo4j-admin would refuse the import")
     written, total = counted
     with open_text(path, compress) as handle:
         handle.write(",".join([f":START_ID({ENTITY})", f":END_ID({ENTITY})", ":TYPE",
                                *(c.header for c in columns)]) + "\n")
         writer = csv_writer(handle)
         formats = [(c.key, c.formatter(delimiter)) for c in columns]
-        for start in range(0, len(table), _CHUNK):
-            stop = min(start + _CHUNK, len(table))
-            sources, targets = table.sources[start:stop], table.targets[start:stop]
-            if table.properties is None or not formats:
-                writer.writerows(zip(sources, targets, repeat(rel_type)))
+        for part in table.parts(_CHUNK):
+            if part.properties is None or not formats:
+                writer.writerows(zip(part.sources, part.targets, repeat(rel_type)))
             else:
                 writer.writerows(
                     [source, target, rel_type, *(fmt(props.get(key)) for key, fmt in formats)]
                     for source, target, props in zip(
-                        sources, targets, table.properties[start:stop], strict=True)
+                        part.sources, part.targets, part.properties, strict=True)
                 )
-            written += stop - start
+            written += len(part)
             if progress:
                 progress(written, total)
     return written

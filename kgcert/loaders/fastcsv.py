@@ -125,6 +125,14 @@ def _clean_table(block: bytes, header: list[str], rules: FieldRules, delimiter: 
     return table
 
 
+def row_tables(rows: Iterator[tuple[int, dict[str, str]]], columns: Sequence[str]
+               ) -> Iterator[Any]:
+    """The rows of the row reader (read_rows) gathered into pyarrow Tables of `columns`."""
+    import pyarrow as pa
+
+    return _tables(rows, columns, pa)
+
+
 def _tables(rows: Iterator[tuple[int, dict[str, str]]], columns: Sequence[str], pa: Any,
             size: int = 100_000) -> Iterator[Any]:
     """Rows from the careful reader gathered into Tables."""

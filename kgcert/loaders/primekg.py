@@ -21,6 +21,7 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist
+from kgcert.loaders.columnar import ColumnEdges, ColumnNodes, group_by
 from kgcert.loaders.factcodes import FactCodes, NodeBook, distinct
 from kgcert.loaders.fastcsv import read_blocks
 from kgcert.loaders.fields import FieldRules
@@ -30,6 +31,7 @@ from kgcert.loaders.neo4j_import import (
     read_import_edges,
     read_import_nodes,
 )
+from kgcert.loaders.pending_edges import PendingEdges, add_pending, node_ids, pending_edges
 from kgcert.loaders.tabular import read_rows
 from kgcert.loaders.templates import template_book
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
@@ -52,9 +54,6 @@ EDGE_RULES = FieldRules(keys=("x_index", "y_index", "relation"), names=("display
 # The first non-empty of these becomes a node's description.
 DESCRIPTION_COLUMNS = ("description", "mondo_definition", "umls_description",
                        "orphanet_definition", "mayo_symptoms")
-
-Fact = tuple[str, str, str, str]  # (source id, relation, display relation, target id)
-
 
 def _header_list(path: Path) -> list[str]:
     # Decode leniently: the row reader reports bad bytes with their line number.
@@ -112,7 +111,7 @@ class PrimeKGLoader(Loader):
         nodes = NodeBook()
         facts = FactCodes()
         rows = 0  # edge rows read, to say how many facts they held
-        pending: list[tuple[Path, int, Fact]] = []  # edges whose endpoints come from nodes.csv
+        pending: list[PendingEdges] = []  # edges whose endpoints come from nodes.csv
         kinds = {path: _kind(path) for path in files}
         strict = self.options.strict
         for path, kind in kinds.items():
@@ -127,10 +126,11 @@ class PrimeKGLoader(Loader):
                     nodes.add(row["node_index"], row["node_type"], row["node_name"],
                               row["node_source"], row["node_id"])
             elif kind == "edges":
-                for line, row in read_rows(path, EDGE_COLUMNS, data.problems, strict=strict,
-                                              rules=EDGE_RULES):
-                    pending.append((path, line, (row["x_index"], row["relation"],
-                                                 row["display_relation"], row["y_index"])))
+                pending += pending_edges(path, (
+                    (line, (row["x_index"], row["relation"], row["display_relation"],
+                            row["y_index"]))
+                    for line, row in read_rows(path, EDGE_COLUMNS, data.problems,
+                                               strict=strict, rules=EDGE_RULES)))
             elif kind == "import_nodes":
                 for node in read_import_nodes(path, data.problems, strict):
                     props = node.properties
@@ -138,20 +138,16 @@ class PrimeKGLoader(Loader):
                     nodes.add(node.id, node_type, props.get("node_name", node.id),
                               props.get("node_source", ""), props.get("node_id", ""))
             elif kind == "import_edges":
-                for edge in read_import_edges(path, data.problems, strict):
-                    display = edge.properties.get("display_relation", edge.type)
-                    pending.append((path, edge.line, (edge.source, edge.type, display,
-                                                      edge.target)))
-        for path, line, fact in pending:
-            missing = [n for n in (fact[0], fact[3]) if n not in nodes]
-            if missing:
-                where = f"{path.name}:{line} (endpoint {missing[0]} not in the node file)"
-                if strict:
-                    raise InputError(f"{where}: edge endpoint absent from the node file")
-                data.problems.add(where)
-                continue
-            facts.add(nodes.code[fact[0]], fact[1], fact[2], nodes.code[fact[3]])
-            rows += 1
+                pending += pending_edges(path, (
+                    (edge.line, (edge.source, edge.type,
+                                 edge.properties.get("display_relation", edge.type),
+                                 edge.target))
+                    for edge in read_import_edges(path, data.problems, strict)))
+        known = None
+        for part in pending:
+            if known is None:
+                known = node_ids(nodes)
+            rows += add_pending(part, known, facts, data.problems, strict)
         descriptions = self._descriptions([p for p, k in kinds.items() if k == "features"], data)
         self._build(data, nodes, facts, descriptions, rows)
         return data
@@ -172,21 +168,34 @@ class PrimeKGLoader(Loader):
     def _build(self, data: KGData, nodes: NodeBook, facts: FactCodes,
                descriptions: dict[str, str], rows: int) -> None:
         import numpy as np
+        import pyarrow as pa
 
         book = template_book("primekg")
         fold = self.options.fold
         labels = distinct_identifiers(set(nodes.types), taken=RESERVED_LABELS)
-        for node_id, node_type, name, source, source_id in zip(
-                nodes.ids, nodes.types, nodes.names, nodes.sources, nodes.source_ids,
-                strict=True):
-            row: dict[str, object] = {
-                "id": node_id, "name": name, "type": node_type,
-                "source": source, "source_id": source_id,
-                "aliases": [fold(book.type_alias.format(type=node_type, name=name))],
-            }
-            if node_id in descriptions:
-                row["description"] = descriptions[node_id]
-            data.node_table(label=labels[node_type]).rows.append(row)
+        ids = pa.array(nodes.ids, pa.string())
+        type_names = sorted(set(nodes.types))
+        type_code = {name: code for code, name in enumerate(type_names)}
+        type_of_node = np.fromiter((type_code[t] for t in nodes.types), dtype=np.int64,
+                                   count=len(nodes))
+        aliases = pa.array(
+            (fold(book.type_alias.format(type=t, name=n)) for t, n in zip(
+                nodes.types, nodes.names, strict=True)), pa.string(), size=len(nodes))
+        columns = {"id": ids, "name": pa.array(nodes.names, pa.string()),
+                   "type": pa.array(nodes.types, pa.string()),
+                   "source": pa.array(nodes.sources, pa.string()),
+                   "source_id": pa.array(nodes.source_ids, pa.string()),
+                   "aliases": pa.ListArray.from_arrays(
+                       pa.array(np.arange(len(nodes) + 1, dtype=np.int32)), aliases),
+                   "description": pa.array((descriptions.get(i) for i in nodes.ids),
+                                           pa.string(), size=len(nodes))}
+        by_type = zip(type_names, group_by(type_of_node, len(type_names)), strict=True)
+        # Tables in the order their types first appear, as a row reader would make them.
+        for kind, members in sorted(by_type, key=lambda found: int(found[1][0])):
+            take = pa.array(members)
+            data.nodes[labels[kind]] = ColumnNodes(  # type: ignore[assignment]
+                labels[kind], members, {k: v.take(take) for k, v in columns.items()})
+        del columns, aliases
         # PrimeKG is undirected: store each fact in both directions, once each.
         directed = facts.directed(len(nodes))
         edges = len(directed.sources)
@@ -197,9 +206,6 @@ class PrimeKGLoader(Loader):
             + (f"{added:,} reverse edges added for facts listed one way only (PrimeKG is "
                "undirected: each fact is stored both ways)" if added else
                "every fact was listed in both directions"))
-        type_names = sorted(set(nodes.types))
-        type_code = {name: code for code, name in enumerate(type_names)}
-        type_of_node = np.array([type_code[t] for t in nodes.types], dtype=np.int64)
         source_type, target_type = type_of_node[directed.sources], type_of_node[directed.targets]
         # The distinct (relation, display, source type, target type) of the edges: few.
         kinds = len(type_names) or 1
@@ -238,20 +244,17 @@ class PrimeKGLoader(Loader):
             ))
         # Edge order does not matter to the graph (every reader sorts by ids): the edges
         # go out grouped by relation, in the order de-duplication left them.
-        node_ids = np.array(nodes.ids, dtype=object)
-        display_names = np.array(facts.displays.names, dtype=object)
-        # A stable sort of 16-bit codes is a radix sort: linear.
-        small = directed.relations.astype(np.uint16 if len(rel_types) < 2**16 else np.int64)
-        order = np.argsort(small, kind="stable")
-        bounds = np.flatnonzero(np.diff(directed.relations[order])) + 1
-        for group in np.split(order, bounds) if edges else []:
-            rel = facts.relations.names[int(directed.relations[group[0]])]
-            table = data.edge_table(rel_types[rel], with_properties=rel in ambiguous)
-            table.sources.extend(node_ids[directed.sources[group]].tolist())
-            table.targets.extend(node_ids[directed.targets[group]].tolist())
-            if table.properties is not None:
-                table.properties.extend(
-                    {"display": d} for d in display_names[directed.displays[group]].tolist())
+        display_names = pa.array(facts.displays.names, pa.string())
+        groups = group_by(directed.relations, len(facts.relations.names)) if edges else []
+        for code, group in enumerate(groups):
+            if not len(group):
+                continue
+            rel = facts.relations.names[code]
+            properties = {"display": display_names.take(pa.array(directed.displays[group]))} \
+                if rel in ambiguous else None
+            data.edges[rel_types[rel]] = ColumnEdges(  # type: ignore[assignment]
+                rel_types[rel], directed.sources[group], directed.targets[group], ids,
+                properties=properties)
         data.relations = relations
         data.notes.sort()
 

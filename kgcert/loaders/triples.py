@@ -19,8 +19,10 @@ to it. Settings (--set KEY=VALUE) override the YAML:
   Without one, the sentence is "{source} <relation name> {target}." with the relation's
   name (underscores read as spaces): "works_at" -> "{source} works at {target}".
 
-An entity's type and name are the first non-empty ones seen. Exact duplicate triples
-collapse; parallel edges and self-loops are kept.
+An entity's type is the first non-empty one seen, its name the one on the row where it first
+appears (none: its id). Exact duplicate triples collapse (the first, with its sentence, is
+kept); parallel edges and self-loops are kept. Files are read a block at a time into integer
+codes and Arrow columns (triples_columns.py): no Python object per triple or entity.
 """
 
 from __future__ import annotations
@@ -35,8 +37,16 @@ import yaml
 
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist
+from kgcert.loaders.columnar import (
+    ColumnEdges,
+    folded,
+    in_first_order,
+    node_tables,
+)
+from kgcert.loaders.fastcsv import read_blocks, row_tables
 from kgcert.loaders.fields import FieldRules
 from kgcert.loaders.tabular import read_rows, require_file
+from kgcert.loaders.triples_columns import Coded, TripleColumns
 from kgcert.loaders.wikidata_common import check_settings
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
 from kgcert.store.kg_data import KGData, RelationInfo
@@ -234,88 +244,95 @@ class TriplesLoader(Loader):
     def read(self, files: Sequence[Path]) -> KGData:
         mapping = self._mapping(files)
         data = KGData()
-        strict, fold = self.options.strict, self.options.fold
-        types: dict[str, str] = {}
-        names: dict[str, str] = {}
-        conflicts = 0
-        facts: dict[tuple[str, str, str], str] = {}  # (head, relation, tail) -> sentence
-        duplicates = 0
+        strict = self.options.strict
+        blocks = TripleColumns(self.options.fold)
         for path in files:
             if path.suffix.lower() in YAML_SUFFIXES:
                 continue
             delimiter = _delimiter(require_file(path), mapping.delimiter)
             columns, roles = self._columns(path, mapping, delimiter)
-            rows = read_rows(path, list(roles.values()), data.problems, delimiter=delimiter,
-                             strict=strict, has_header=mapping.header, columns=columns,
-                             rules=_rules(roles))
-            for line, row in rows:
-                value = {role: row[column].strip() for role, column in roles.items()}
-                empty = [role for role in ROLES if not value[role]]
-                if empty:
-                    where = f"{path.name}:{line} (empty {empty[0]})"
-                    if strict:
-                        raise InputError(f"{where}: malformed row")
-                    data.problems.add(where)
-                    continue
-                for side in ("head", "tail"):
-                    node = value[side]
-                    kind = value.get(f"{side}_type", "")
-                    if kind:
-                        previous = types.setdefault(node, kind)
-                        conflicts += previous != kind
-                    name = value.get(f"{side}_name", "")
-                    if name:
-                        names.setdefault(node, fold(name))
-                    else:
-                        names.setdefault(node, "")
-                fact = (value["head"], value["relation"], value["tail"])
-                if fact in facts:
-                    duplicates += 1
-                    continue
-                facts[fact] = fold(value.get("sentence", ""))
-        if conflicts:
-            data.notes.append(f"{conflicts} rows give an entity a type other than its first; "
-                              "the first type was kept")
-        if duplicates:
-            data.notes.append(f"collapsed {duplicates} exact duplicate triples")
-        self._build(data, mapping, types, names, facts)
+            wanted = list(dict.fromkeys(roles.values()))
+            # Keys are checked as they are read (fields.py): no row has an empty head,
+            # relation or tail.
+            if mapping.header:
+                tables = read_blocks(path, wanted, data.problems, delimiter=delimiter,
+                                     strict=strict, rules=_rules(roles))
+            else:
+                tables = row_tables(read_rows(path, wanted, data.problems, delimiter=delimiter,
+                                              strict=strict, has_header=False, columns=columns,
+                                              rules=_rules(roles)), wanted)
+            for table in tables:
+                blocks.add(table, roles)
+        coded = blocks.coded()
+        if coded.conflicts:
+            data.notes.append(f"{coded.conflicts} rows give an entity a type other than its "
+                              "first; the first type was kept")
+        if coded.duplicates:
+            data.notes.append(f"collapsed {coded.duplicates} exact duplicate triples")
+        self._build(data, mapping, blocks, coded)
         return data
 
-    def _build(self, data: KGData, mapping: Mapping, types: dict[str, str],
-               names: dict[str, str], facts: dict[tuple[str, str, str], str]) -> None:
+    def _build(self, data: KGData, mapping: Mapping, blocks: TripleColumns,
+               coded: Coded) -> None:
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        fold = self.options.fold
+        # Each entity's kind: its first type, or (last) the default type.
+        kinds = [*blocks.types.names, mapping.default_type]
+        kind = np.where(coded.kind >= 0, coded.kind, len(kinds) - 1)
+        present = sorted({kinds[k] for k in np.unique(kind).tolist()} | {mapping.default_type})
         try:
-            labels = distinct_identifiers({*types.values(), mapping.default_type},
-                                          taken=RESERVED_LABELS)
+            labels = distinct_identifiers(set(present), taken=RESERVED_LABELS)
         except ValueError as error:
             raise InputError(f"default_type: {error}") from None
-        rel_types = distinct_identifiers({rel for _, rel, _ in facts},
-                                         taken=RESERVED_LABELS | set(labels.values()))
-        label_of: dict[str, str] = {}
-        fold = self.options.fold
-        for node, name in names.items():
-            kind = types.get(node, "")
-            label = labels[kind or mapping.default_type]
-            label_of[node] = label
-            shown = name or fold(node)
-            data.node_table(label).rows.append({
-                "id": node, "name": shown, "aliases": [shown], "type": kind or mapping.default_type,
-            })
-        with_sentences = any(facts.values())
-        seen: set[tuple[str, str, str]] = set()
-        for (head, rel, tail), sentence in facts.items():
-            rel_type = rel_types[rel]
-            table = data.edge_table(rel_type, with_properties=with_sentences)
-            table.sources.append(head)
-            table.targets.append(tail)
-            if table.properties is not None:
-                table.properties.append({"sentences": [sentence]} if sentence else {})
-            key = (rel_type, label_of[head], label_of[tail])
-            if key not in seen:
-                seen.add(key)
-                name = fold(mapping.relation_names.get(rel) or " ".join(rel.replace("_", " ")
-                                                                          .split()))
-                template = mapping.templates.get(rel) or "{source} " + name + " {target}."
-                data.relations.append(RelationInfo(
-                    type=rel_type, source_type=key[1], target_type=key[2], display=name,
-                    name=name, aliases=(name,), template=fold(template), original=rel,
-                ))
+        label_names = sorted(set(labels.values()))
+        # -1 for a type seen only after another was an entity's first: no entity has it.
+        label_of_kind = np.array([label_names.index(labels[k]) if k in labels else -1
+                                  for k in kinds], dtype=np.int64)
+        label_code = label_of_kind[kind]
+        names = folded(coded.names, fold)
+        unnamed = pc.equal(names, "")
+        if pc.any(unnamed).as_py():
+            shown = folded(coded.ids.filter(unnamed), fold)
+            names = pc.replace_with_mask(names, unnamed, shown)
+        columns = {"id": coded.ids, "name": names,
+                   "aliases": pa.ListArray.from_arrays(
+                       pa.array(np.arange(len(names) + 1, dtype=np.int32)), names),
+                   "type": pa.array(kinds, pa.string()).take(pa.array(kind))}
+        data.nodes.update(node_tables(  # type: ignore[arg-type]
+            ((label_names[g], members) for g, members in in_first_order(
+                label_code, len(label_names))), columns))
+        del columns
+        relation_names = blocks.relations.names
+        rel_types = distinct_identifiers(
+            {relation_names[r] for r in np.unique(coded.relations).tolist()},
+            taken=RESERVED_LABELS | set(labels.values()))
+        properties = None
+        if coded.sentences is not None and pc.any(pc.not_equal(coded.sentences, "")).as_py():
+            properties = pc.if_else(pc.equal(coded.sentences, ""),
+                                    pa.scalar(None, pa.string()), coded.sentences)
+        for code, group in in_first_order(coded.relations, len(relation_names)):
+            rel_type = rel_types[relation_names[code]]
+            data.edges[rel_type] = ColumnEdges(  # type: ignore[assignment]
+                rel_type, coded.heads[group], coded.tails[group], coded.ids,
+                None if properties is None else {"sentences": properties.take(pa.array(group))},
+                listed=("sentences",))
+        # The (relation, source label, target label) of the triples, in order of first use.
+        width = max(len(label_names), 1)
+        keys = (coded.relations.astype(np.int64) * width + label_code[coded.heads]) * width \
+            + label_code[coded.tails]
+        found, first = np.unique(keys, return_index=True)
+        for key in found[np.argsort(first)].tolist():
+            rest, target = divmod(key, width)
+            code, source = divmod(rest, width)
+            rel = relation_names[code]
+            name = fold(mapping.relation_names.get(rel) or " ".join(rel.replace("_", " ")
+                                                                      .split()))
+            template = mapping.templates.get(rel) or "{source} " + name + " {target}."
+            data.relations.append(RelationInfo(
+                type=rel_types[rel], source_type=label_names[source],
+                target_type=label_names[target], display=name, name=name, aliases=(name,),
+                template=fold(template), original=rel,
+            ))

@@ -21,19 +21,21 @@ attributes.tsv are core).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.loaders.base import Loader, check_paths_exist, find_file
+from kgcert.loaders.factcodes import Codes
 from kgcert.loaders.fields import FieldRules
+from kgcert.loaders.gathered import Gathered
 from kgcert.loaders.tabular import read_rows
-from kgcert.loaders.wikidata_common import check_settings, generic_template
+from kgcert.loaders.wikidata_common import check_settings
+from kgcert.loaders.wikidatasets_columns import OTHER_LABEL, Entities, build
 from kgcert.store.cypher import RESERVED_LABELS, distinct_identifiers
-from kgcert.store.kg_data import KGData, RelationInfo
+from kgcert.store.kg_data import KGData
 
-OTHER_LABEL = "WikidataEntity"
 ENTITY_COLUMNS = ("entityID", "wikidataID", "label")
 RELATION_COLUMNS = ("relationID", "wikidataID", "label")
 FACT_COLUMNS = ("headEntity", "tailEntity", "relation")
@@ -69,6 +71,8 @@ class WikiDataSetsLoader(Loader):
         return bool(value)
 
     def read(self, files: Sequence[Path]) -> KGData:
+        import pyarrow.compute as pc
+
         check_settings(self.options.settings, SETTINGS, self.format)
         written = str(self.options.settings.get("core_label", "Country"))
         try:
@@ -79,10 +83,10 @@ class WikiDataSetsLoader(Loader):
         by_name = {f.name: f for f in files}
         data = KGData()
         strict, fold = self.options.strict, self.options.fold
-
-        entities: dict[str, tuple[str, str]] = {}  # entityID -> (node id, label)
-        node_ids: set[str] = set()
-        merged = 0
+        # entityID -> its position among the entities: the one lookup a row needs (an int
+        # per entity); every row's values go into arrays.
+        entity_code: dict[str, int] = {}
+        node_of_entity, name_of_entity, every_node_id = Gathered(), Gathered(), Gathered()
         path = by_name["entities.tsv"]
         for _, row in read_rows(path, ENTITY_COLUMNS, data.problems, delimiter="\t",
                                 strict=strict, rules=ENTITY_RULES):
@@ -91,102 +95,72 @@ class WikiDataSetsLoader(Loader):
             if not entity_id:
                 self._problem(data, f"{path.name}: entity row without entityID")
                 continue
-            if node_id in node_ids:
-                merged += 1
-            node_ids.add(node_id)
-            entities.setdefault(entity_id, (node_id, fold(row["label"].strip()) or node_id))
+            every_node_id.add({"id": node_id})
+            if entity_id not in entity_code:
+                entity_code[entity_id] = len(entity_code)
+                node_of_entity.add({"id": node_id})
+                name_of_entity.add({"name": fold(row["label"].strip()) or node_id})
+        entities = Entities(node_of_entity.column("id"), name_of_entity.column("name"))
+        merged = every_node_id.count - len(pc.unique(every_node_id.column("id")))
+        del every_node_id
         if merged:
             data.notes.append(f"{merged} entity rows share a Wikidata id with an earlier row; "
                               "they are one node")
-
         relations: dict[str, tuple[str, str]] = {}  # relationID -> (Wikidata id, label)
         for _, row in read_rows(by_name["relations.tsv"], RELATION_COLUMNS, data.problems,
                                 delimiter="\t", strict=strict, rules=RELATION_RULES):
             rel_id = row["wikidataID"].strip() or row["relationID"].strip()
             label = fold(row["label"].strip()) or rel_id
             relations.setdefault(row["relationID"].strip(), (rel_id, label))
-
+        rel_codes = Codes()
+        rel_code = {rel: rel_codes.of(rel_id) for rel, (rel_id, _) in relations.items()}
         fact_files = [by_name["edges.tsv"]]
         if self._include_attributes():
             if "attributes.tsv" in by_name:
                 fact_files.append(by_name["attributes.tsv"])
             else:
                 data.notes.append("no attributes.tsv: only the core facts of edges.tsv loaded")
-
-        facts: dict[tuple[str, str, str], None] = {}
-        duplicates = 0
-        core: set[str] = set()
+        heads, rels, tails, in_edges = array("q"), array("q"), array("q"), array("b")
         for path in fact_files:
+            core_tails = path.name == "edges.tsv"
             for line, row in read_rows(path, FACT_COLUMNS, data.problems, delimiter="\t",
                                        strict=strict, rules=FACT_RULES):
                 head, tail, rel = (row[c].strip() for c in FACT_COLUMNS)
-                absent = next((e for e in (head, tail) if e not in entities), None)
+                absent = next((e for e in (head, tail) if e not in entity_code), None)
                 if absent is not None:
                     self._problem(data, f"{path.name}:{line} (entity {absent} not in "
                                         "entities.tsv): edge endpoint absent")
                     continue
-                if rel not in relations:
+                if rel not in rel_code:
                     self._problem(data, f"{path.name}:{line} (relation {rel} not in "
                                         "relations.tsv): unknown relation")
                     continue
-                fact = (entities[head][0], relations[rel][0], entities[tail][0])
-                if fact in facts:
-                    duplicates += 1
-                    continue
-                facts[fact] = None
-                core.add(fact[0])
-                if path.name == "edges.tsv":
-                    core.add(fact[2])
-        if duplicates:
-            data.notes.append(f"collapsed {duplicates} exact duplicate facts")
-
+                heads.append(entity_code[head])
+                rels.append(rel_code[rel])
+                tails.append(entity_code[tail])
+                in_edges.append(core_tails)
+        facts = entities.facts(heads, rels, tails, in_edges)
+        if facts.duplicates:
+            data.notes.append(f"collapsed {facts.duplicates} exact duplicate facts")
+        core = None
         if "nodes.tsv" in by_name:
-            core = set()
+            listed = array("q")
             for _, row in read_rows(by_name["nodes.tsv"], ("entityID",), data.problems,
                                     delimiter="\t", strict=strict, rules=ENTITY_RULES):
-                entity = entities.get(row["entityID"].strip())
-                if entity is not None:
-                    core.add(entity[0])
+                code = entity_code.get(row["entityID"].strip())
+                if code is not None:
+                    listed.append(code)
+            core = entities.nodes_of(listed)
         else:
             data.notes.append("no nodes.tsv: core entities are those of edges.tsv and the "
                               "heads of attributes.tsv")
-        self._build(data, entities, relations, facts, core, core_label)
+        del entity_code
+        build(data, entities, facts, core, core_label,
+              {rel_codes.code[rel_id]: label for rel_id, label in relations.values()},
+              rel_codes.names)
         return data
 
     def _problem(self, data: KGData, where: str) -> None:
         if self.options.strict:
             raise InputError(where)
         data.problems.add(where)
-
-    def _build(self, data: KGData, entities: dict[str, tuple[str, str]],
-               relations: dict[str, tuple[str, str]], facts: dict[tuple[str, str, str], None],
-               core: set[str], core_label: str) -> None:
-        names = {node_id: name for node_id, name in reversed(list(entities.values()))}
-        used: dict[str, None] = {}
-        for head, _, tail in facts:
-            used.setdefault(head, None)
-            used.setdefault(tail, None)
-        label_of: dict[str, str] = {}
-        for node_id in used:
-            label = core_label if node_id in core else OTHER_LABEL
-            label_of[node_id] = label
-            row: dict[str, Any] = {"id": node_id, "name": names[node_id],
-                                   "aliases": [names[node_id]], "type": label}
-            data.node_table(label).rows.append(row)
-        rel_label = dict(relations.values())
-        rel_types = distinct_identifiers({rel for _, rel, _ in facts},
-                                         taken=RESERVED_LABELS | {core_label, OTHER_LABEL})
-        seen: set[tuple[str, str, str]] = set()
-        for head, rel, tail in sorted(facts, key=lambda fact: fact[1]):
-            table = data.edge_table(rel_types[rel])
-            table.sources.append(head)
-            table.targets.append(tail)
-            key = (rel_types[rel], label_of[head], label_of[tail])
-            if key not in seen:
-                seen.add(key)
-                label = rel_label[rel]
-                data.relations.append(RelationInfo(
-                    type=key[0], source_type=key[1], target_type=key[2], display=label,
-                    name=label, aliases=(label,), template=generic_template(label),
-                    original=rel,
-                ))
