@@ -9,7 +9,7 @@ per-entity reads), and `kgcert.graphview.rows.RowAdjacency`, over the KG snapsho
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 
@@ -52,6 +52,10 @@ class Adjacency:
     entity: str
     facts: tuple[Fact, ...]
     by_type: dict[str, tuple[Fact, ...]]
+    # label -> `neighbours(label, frozenset())`: a hub's grouping is worked out once, and
+    # each prompt's excluded types (its path's relations) only adjust the few it touches
+    _by_label: dict[str, dict[str, tuple[Fact, ...]]] = field(
+        default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, entity: str, facts: Iterable[Fact]) -> Adjacency:
@@ -91,9 +95,32 @@ class Adjacency:
     def neighbours(self, label: str, excluded: frozenset[str],
                    label_of: Callable[[str], str]) -> dict[str, tuple[Fact, ...]]:
         """The other ends with `label` (never the entity itself) of the allowed facts, sorted
-        by id, each with its facts in order."""
+        by id, each with its facts in order. Not to be changed by the caller (it may be the
+        grouping kept for every later call)."""
+        every = self._by_label.get(label)
+        if every is None:
+            every = self._by_label[label] = self._grouped(label, label_of)
+        if not excluded:
+            return every
+        # Only the ends of excluded facts can lose facts; the others keep theirs as they are.
+        touched = {fact.other(self.entity) for rel_type in excluded
+                   for fact in self.by_type.get(rel_type, ())}
+        touched.intersection_update(every)
+        if not touched:
+            return every
+        found = dict(every)  # insertion order stays sorted by id, deletions keep it so
+        for other in touched:
+            kept = tuple(fact for fact in every[other] if fact.type not in excluded)
+            if kept:
+                found[other] = kept
+            else:
+                del found[other]
+        return found
+
+    def _grouped(self, label: str, label_of: Callable[[str], str]
+                 ) -> dict[str, tuple[Fact, ...]]:
         found: dict[str, list[Fact]] = {}
-        for fact in self.allowed(excluded):
+        for fact in self.facts:
             other = fact.other(self.entity)
             if other != self.entity and label_of(other) == label:
                 found.setdefault(other, []).append(fact)
