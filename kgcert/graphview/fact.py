@@ -8,9 +8,10 @@ per-entity reads), and `kgcert.graphview.rows.RowAdjacency`, over the KG snapsho
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from functools import cached_property
+from typing import NamedTuple, overload
 
 
 class Fact(NamedTuple):
@@ -87,10 +88,30 @@ class Adjacency:
         return [f for f in self.by_type.get(rel_type, ()) if f.target == self.entity]
 
     def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
-        """The facts whose type is not in `excluded`, in order."""
+        """The facts whose type is not in `excluded`, in order: `facts` less the runs of
+        those types (facts are sorted by type first), seen through, not copied (a hub's are
+        thousands, and a prompt draws a few of them)."""
         if not excluded:
             return self.facts
-        return tuple(f for f in self.facts if f.type not in excluded)
+        runs = self._type_runs
+        if runs is None:  # facts not grouped by type: filtered one by one
+            return tuple(f for f in self.facts if f.type not in excluded)
+        cut = sorted(runs[t] for t in excluded if t in runs)
+        return WithoutRuns(self.facts, cut) if cut else self.facts
+
+    @cached_property
+    def _type_runs(self) -> dict[str, tuple[int, int]] | None:
+        """Per type, where its one run of `facts` starts and ends; None when a type has
+        several runs."""
+        runs: dict[str, tuple[int, int]] = {}
+        start = 0
+        for at in range(1, len(self.facts) + 1):
+            if at == len(self.facts) or self.facts[at].type != self.facts[start].type:
+                if self.facts[start].type in runs:
+                    return None
+                runs[self.facts[start].type] = (start, at)
+                start = at
+        return runs
 
     def neighbours(self, label: str, excluded: frozenset[str],
                    label_of: Callable[[str], str]) -> dict[str, tuple[Fact, ...]]:
@@ -125,6 +146,43 @@ class Adjacency:
             if other != self.entity and label_of(other) == label:
                 found.setdefault(other, []).append(fact)
         return {other: tuple(facts) for other, facts in sorted(found.items())}
+
+
+class WithoutRuns(Sequence[Fact]):
+    """`facts` without the index ranges `runs` (sorted, disjoint), as a sequence."""
+
+    def __init__(self, facts: tuple[Fact, ...], runs: list[tuple[int, int]]) -> None:
+        self.facts, self.runs = facts, runs
+        self.size = len(facts) - sum(end - start for start, end in runs)
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, index: int) -> Fact: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Fact]: ...
+
+    def __getitem__(self, index: int | slice) -> Fact | Sequence[Fact]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        if index < 0:
+            index += self.size
+        if not 0 <= index < self.size:
+            raise IndexError("fact index out of range")
+        for start, end in self.runs:  # each run before the position shifts it on
+            if index < start:
+                break
+            index += end - start
+        return self.facts[index]
+
+    def __iter__(self) -> Iterator[Fact]:
+        at = 0
+        for start, end in self.runs:
+            yield from self.facts[at:start]
+            at = end
+        yield from self.facts[at:]
 
 
 def fact_order(fact: Fact) -> tuple[str, str, str, str, tuple[str, ...]]:

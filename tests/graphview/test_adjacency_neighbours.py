@@ -50,3 +50,31 @@ def test_the_kept_grouping_is_not_changed_by_an_excluded_answer():
     assert "c" in every and "c" in fewer and fewer["c"] != every["c"]
     assert every == before and list(every) == ["a", "c", "d"]
     assert adjacency.neighbours("place", frozenset(), LABELS.__getitem__) is every
+
+
+def test_allowed_facts_are_the_filtered_facts_seen_through():
+    """`allowed` leaves out the excluded types' runs without copying: length, iteration,
+    indexing (negative too) and slices all agree with filtering the facts one by one."""
+    import pytest
+
+    from kgcert.graphview.fact import WithoutRuns
+
+    adjacency = Adjacency.of("hub", _facts())
+    types = ("P1", "P2", "P3", "P9")
+    for size in range(len(types) + 1):
+        for excluded in map(frozenset, combinations(types, size)):
+            got = adjacency.allowed(excluded)
+            want = tuple(f for f in adjacency.facts if f.type not in excluded)
+            assert len(got) == len(want) and tuple(got) == want
+            assert [got[i] for i in range(len(want))] == list(want)
+            assert [got[-i] for i in range(1, len(want) + 1)] == [want[-i] for i in
+                                                                   range(1, len(want) + 1)]
+            assert tuple(got[1:3]) == want[1:3]
+            with pytest.raises(IndexError):
+                got[len(want)]
+            if excluded & {"P1", "P2", "P3"}:
+                assert isinstance(got, WithoutRuns)
+    unsorted = Adjacency("hub", (Fact("hub", "P1", "a"), Fact("hub", "P2", "a"),
+                                 Fact("hub", "P1", "c")), {})
+    assert tuple(unsorted.allowed(frozenset({"P2"}))) == (Fact("hub", "P1", "a"),
+                                                          Fact("hub", "P1", "c"))
