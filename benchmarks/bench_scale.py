@@ -3,6 +3,8 @@
     python benchmarks/bench_scale.py --scale 0.1 [--server embedded|neo4j] [--samples 2000]
     python benchmarks/bench_scale.py --work DIR --loaded KG   # a KG loaded before, in DIR/data
     python benchmarks/bench_scale.py --scale 0 --entity-scale 0.05   # entity specs only
+    python benchmarks/bench_scale.py --scale 0 --entity-scale 1.0 --entity-run-n 250 \
+        [--server neo4j]          # issue 34 item 2: the 50 pivot specs, and their run
     python benchmarks/bench_scale.py --work DIR --loaded KG --only-prompts --run-n 250 \
         --baseline ../main                                 # this checkout against another
     python benchmarks/bench_scale.py --work DIR --loaded KG --baseline ../main --paired \
@@ -15,7 +17,9 @@ with an empty table cache of its own (edge tables pulled over Bolt), preparation
 tables), the memory that preparation allocates at its peak (tracemalloc, cached tables), the
 match count and samples/s; with `--cypher-counts`, each count against the server's own Cypher
 count (benchmarks/scale_counts.py); with `--entity-scale S`, `specs generate` on a synthetic
-Wikidata5m at scale S, preparation per pivot and samples/s (benchmarks/scale_entity.py). Then,
+Wikidata5m at scale S, preparation per pivot and samples/s (benchmarks/scale_entity.py), and
+with `--entity-run-n N` the `kgcert run` of those specs x both settings x N with
+`bernoulli:0.7`, end to end (benchmarks/scale_entity_run.py). Then,
 for each spec and setting (vanilla, distractor), multiple-choice prompts per CPU-second over
 the KG snapshot, sampling included, warm (after `--prompts` prompts of warm-up, the next
 `--prompts` are timed; `--cold`: the first ones, on a graph cache of their own); with
@@ -257,6 +261,10 @@ def main() -> None:
     parser.add_argument("--unsupported-edges", choices=["drop", "template"], default="template",
                         help="Wikidata5m loader: drop edges without a support sentence (the "
                              "paper) or keep them (denser neighbourhoods: the harder case)")
+    parser.add_argument("--entity-run-n", type=int, default=0, metavar="N",
+                        help="with --entity-scale/--entity-loaded: `kgcert run` end to end over "
+                             "the generated entity specs x vanilla, distractor x N with "
+                             "bernoulli:0.7 (benchmarks/scale_entity_run.py); 0: skip")
     parser.add_argument("--pivots", type=int, default=50)
     parser.add_argument("--rho", type=int, default=5)
     parser.add_argument("--specs", default=None, metavar="NAMES",
@@ -311,8 +319,14 @@ def main() -> None:
         else:
             kg, results["wikidata5m"] = load_wikidata5m(server, work, args.entity_scale,
                                                         args.unsupported_edges, args.seed)
-        results["entity_specs"] = bench_entity(server.open(kg), kg, work, pivots=args.pivots,
+        store = server.open(kg)
+        results["entity_specs"] = bench_entity(store, kg, work, pivots=args.pivots,
                                                rho=args.rho, samples=args.samples)
+        if args.entity_run_n:
+            from scale_entity_run import bench_entity_run
+
+            results["entity_run"] = bench_entity_run(store, work, kg, work / "entity_specs",
+                                                     args.entity_run_n, args.seed)
         if not (args.entity_loaded or args.keep):
             server.drop(kg)
     results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

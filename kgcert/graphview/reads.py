@@ -79,8 +79,12 @@ class ReadGraph(PromptGraph):
     def answer_sets(self, compiled: CompiledRelationSpec) -> AnswerSets:
         return CypherAnswers(self.store, compiled)
 
-    def option_pool(self, listing: Callable[[], list[str]]) -> list[str]:
-        """Listed now, their names read in one batch (a read per option would cost more)."""
-        listed = listing()
-        self.preload(listed)
+    def option_pool(self, listing: Callable[[], list[str]]) -> Callable[[], list[str]]:
+        """Listed only when asked (a hub's are thousands, and a distractor prompt's options
+        are mostly filled before them), their names then read in one batch (a read per
+        option would cost more)."""
+        def listed() -> list[str]:
+            found = listing()
+            self.preload(found)
+            return found
         return listed

@@ -250,8 +250,8 @@ class PromptGraph(ABC):
     def preload(self, ids: Iterable[str]) -> None:
         """Caches the names and labels of `ids` (one batched read of those the backend does
         not hold); unknown ids raise InputError. `entities` without building its answer."""
-        known = self._entities
-        unread = [i for i in ids if i not in known and self._local_info(i) is None]
+        # The set difference first: a hub's related options are thousands, mostly known.
+        unread = [i for i in set(ids).difference(self._entities) if self._local_info(i) is None]
         if unread:
             self.entities(unread)
 

@@ -45,6 +45,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache, lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
 
@@ -282,7 +283,12 @@ class PromptBuilder:
             return [self._neighbours_of_label(node, label, dag) for node in dag_ids]
 
         def related() -> list[str]:
-            return sorted(set().union(*(n.keys() for n in neighbours())) - set(dag_ids))
+            """The neighbours' ids, sorted, DAG nodes left out. Each node's are sorted
+            already: sorting their concatenation merges those runs (a hub has thousands)."""
+            merged = dict.fromkeys(sorted(chain.from_iterable(n.keys() for n in neighbours())))
+            for node in dag_ids:
+                merged.pop(node, None)
+            return list(merged)
 
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
                             related=graph.option_pool(related),

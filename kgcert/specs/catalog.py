@@ -49,6 +49,30 @@ def declared_name(path: Path) -> str | None:
     return match.group(1) if match else None
 
 
+# path -> (its bytes, the spec or why it is unusable): a run of 50 specs looks each up in a
+# catalog of a hundred files several times; reading a file is cheap, parsing and validating
+# it is not, so a file is parsed again only when its bytes changed. Specs are frozen, so
+# sharing one is safe.
+_PARSED: dict[Path, tuple[bytes, AnySpec | SpecProblem]] = {}
+
+
+def _parsed(path: Path) -> AnySpec | SpecProblem:
+    try:
+        content: bytes | None = path.read_bytes()
+    except OSError:
+        content = None  # load_spec_file says what is wrong
+    kept = _PARSED.get(path)
+    if content is not None and kept is not None and kept[0] == content:
+        return kept[1]
+    try:
+        found: AnySpec | SpecProblem = load_spec_file(path)
+    except InputError as error:
+        found = SpecProblem(path, str(error), declared_name(path))
+    if content is not None:
+        _PARSED[path] = (content, found)
+    return found
+
+
 def catalog_with_problems(extra_dirs: Iterable[Path] = ()
                           ) -> tuple[list[SpecEntry], list[SpecProblem]]:
     """Every spec kgcert can see, shipped first, and the files it could not use: one bad
@@ -58,11 +82,11 @@ def catalog_with_problems(extra_dirs: Iterable[Path] = ()
     problems: list[SpecProblem] = []
     seen: dict[str, Path] = {}
     for path in spec_files_in(spec_folders(extra_dirs)):
-        try:
-            spec = load_spec_file(path)
-        except InputError as error:
-            problems.append(SpecProblem(path, str(error), declared_name(path)))
+        parsed = _parsed(path)
+        if isinstance(parsed, SpecProblem):
+            problems.append(parsed)
             continue
+        spec = parsed
         if spec.name in seen:
             problems.append(SpecProblem(path, f"spec name {spec.name!r} is used twice: "
                                               f"{seen[spec.name]} and {path}", spec.name))
