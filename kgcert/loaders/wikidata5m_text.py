@@ -134,10 +134,9 @@ def entity_text(qid: Any, inputs: _Inputs) -> EntityText:
     tokens = [words(sentence) for sentence in split]
     vocabulary = set(chain.from_iterable(tokens))
     matcher = AliasMatcher()
-    for other in inputs.neighbours.get(qid, ()):
-        for key in inputs.keys[other]:
-            if vocabulary.issuperset(key):  # else it occurs nowhere in the text
-                matcher.add(key, other)
+    keys, fits = inputs.keys, vocabulary.issuperset  # a key not in it occurs nowhere in the text
+    matcher.add_keys([(key, other) for other in inputs.neighbours.get(qid, ())
+                      for key in keys[other] if fits(key)])
     mentions: dict[str, list[int]] = {}
     if matcher:
         for index, sentence_tokens in enumerate(tokens):

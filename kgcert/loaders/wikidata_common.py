@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterable, Iterator, Sequence
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +173,14 @@ class AliasMatcher:
         self._owners.setdefault(key, set()).add(owner)
         self._lengths.setdefault(key[0], set()).add(len(key))
 
+    def add_keys(self, keyed: Iterable[tuple[tuple[str, ...], Hashable]]) -> None:
+        """`add` of many (word key, owner) pairs, in order, with the loop's lookups hoisted."""
+        owners, lengths = self._owners, self._lengths
+        for key, owner in keyed:
+            if key:
+                owners.setdefault(key, set()).add(owner)
+                lengths.setdefault(key[0], set()).add(len(key))
+
     def __bool__(self) -> bool:
         return bool(self._owners)
 
@@ -179,8 +188,10 @@ class AliasMatcher:
         """Yield (position, length in words, owners) of every alias occurrence."""
         lengths, owners = self._lengths, self._owners
         size = len(tokens)
-        for position, token in enumerate(tokens):
-            for length in lengths.get(token, ()):
+        # Most tokens start no alias: C-level passes pick those that may, and the loop visits
+        # only them, not a Python step per token.
+        for position in compress(range(size), map(lengths.__contains__, tokens)):
+            for length in lengths[tokens[position]]:
                 if position + length <= size:
                     found = owners.get(tuple(tokens[position:position + length]))
                     if found:

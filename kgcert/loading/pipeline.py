@@ -25,6 +25,7 @@ from kgcert.store.cypher import statement
 from kgcert.store.graph import GraphStore
 from kgcert.store.kg_data import KGData
 from kgcert.store.server import GraphServer, check_kg_name
+from kgcert.util.freed_memory import return_freed_memory
 
 Report = Callable[[str], None]
 EdgeProgress = Callable[[int, int], None]  # (edges done, edges total)
@@ -51,6 +52,7 @@ def parse(loader: Loader, files: Sequence[Path], manifest: Manifest,
           report: Report = lambda _: None) -> KGData:
     """Read the files, report skipped rows, refuse a KG with no entities, note it all."""
     data = loader.read(files)
+    return_freed_memory()  # what the parsing freed, before the server's heap grows beside it
     unchanged_since_checksum(files, manifest)
     if data.problems.count:
         report(f"skipped {data.problems.summary()}; --strict stops at the first")
@@ -210,6 +212,7 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
     for label, table in sorted(data.nodes.items()):
         writer.write_node_parts(label, table.parts(), wrote_nodes)
     writer.nodes_written()
+    return_freed_memory()  # the node rows' garbage, before the edge batch fills the heap
     total, done = data.edge_count, 0
 
     def advance(count: int) -> None:

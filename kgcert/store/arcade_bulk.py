@@ -11,6 +11,7 @@ from kgcert.errors import StoreError
 from kgcert.store.bulk import BulkWriter, Progress
 from kgcert.store.cypher import escape_identifier, is_safe_identifier
 from kgcert.store.graph import GraphStore
+from kgcert.store.json_rows import rows_json_safe
 from kgcert.store.kg_data import EdgePart
 
 NODE_CHUNK = 50_000  # nodes per batch call (see ArcadeBulkWriter.write_nodes)
@@ -165,19 +166,6 @@ class ArcadeBulkWriter(BulkWriter):
 JSON_ROWS = 100_000  # rows per JSON string, as the library chunks them
 
 
-def _json_safe(value: Any) -> bool:
-    from arcadedb_embedded.type_conversion import json_bulk_scalar_ok
-
-    if type(value) is list:
-        return all(json_bulk_scalar_ok(item) for item in value)
-    return bool(json_bulk_scalar_ok(value))
-
-
-def _rows_json_safe(rows: Sequence[dict[str, Any]], reserved: tuple[str, ...] = ()) -> bool:
-    return all(type(key) is str and key not in reserved and _json_safe(value)
-               for row in rows for key, value in row.items())
-
-
 def _bridge(name: str) -> Any:
     """The library's Java helper `name`, None where this version of it has none (its own
     path is then taken)."""
@@ -192,7 +180,7 @@ def _vertices_as_json(batch: Any, label: str, rows: list[dict[str, Any]]) -> lis
     """The vertices' RIDs, created from one JSON string per JSON_ROWS rows; None when some
     value cannot cross as JSON unchanged (the caller then takes the library's path)."""
     helper = _bridge("VertexBatcher")
-    if helper is None or not hasattr(batch, "_java_graph_batch") or not _rows_json_safe(rows):
+    if helper is None or not hasattr(batch, "_java_graph_batch") or not rows_json_safe(rows):
         return None
     rids: list[str] = []
     for start in range(0, len(rows), JSON_ROWS):
@@ -211,7 +199,7 @@ def _edges_as_json(batch: Any, rel_type: str, sources: Sequence[str], targets: S
     helper = _bridge("EdgeBatcher")
     if helper is None or not hasattr(batch, "_java_graph_batch") or \
             len(properties) != len(sources) or \
-            not _rows_json_safe(properties, ("_src", "_dst")):
+            not rows_json_safe(properties, ("_src", "_dst")):
         return False
     for start in range(0, len(sources), JSON_ROWS):
         stop = start + JSON_ROWS
