@@ -43,7 +43,7 @@ ORDER BY id
 
 // name: all_entities
 // Every entity of the KG with its name, labels and aliases: the entity part of a prompt
-// snapshot (kgcert/prompts/snapshot.py).
+// snapshot (kgcert/graphview/snapshot.py).
 MATCH (n:Entity{{:kg}})
 RETURN n.id AS id, n.name AS name, labels(n) AS labels, n.aliases AS aliases
 
@@ -55,8 +55,17 @@ WHERE s.id >= $low AND s.id <= $high
 RETURN s.id AS id, type(e) AS type, collect([m.id, e.display]) AS edges,
        count(e.sentences) AS with_sentences
 
+// name: edge_sentence_groups
+// edge_groups for a KG whose edges carry their own sentences: [far end id, display, sentences]
+// per edge (kgcert/graphview/edge_sentences.py keeps them beside the snapshot).
+MATCH (s:Entity{{:kg}})-[e]->(m:Entity{{:kg}})
+WHERE s.id >= $low AND s.id <= $high
+RETURN s.id AS id, type(e) AS type, collect([m.id, e.display, e.sentences]) AS edges,
+       0 AS with_sentences
+
 // name: any_edge_sentences
-// Whether an edge carries its own sentences (Wikidata5m with texts): such KGs get no snapshot.
+// Whether an edge carries its own sentences (Wikidata5m with texts): such KGs' snapshots read
+// them too (edge_sentence_groups).
 MATCH (:Entity{{:kg}})-[e]->(:Entity{{:kg}})
 WHERE e.sentences IS NOT NULL
 RETURN 1 AS found

@@ -91,10 +91,14 @@ class SnapshotGraph(PromptGraph):
             snapshot.edges_of_type(0, 0)  # the per-edge type ranks its searches use
         if self._rows.keys_fit:
             self._rows.edge_keys  # noqa: B018
-        if line_overhead is not None:
-            self.sentence_lengths(line_overhead).prepare()
+        lengths = None if line_overhead is None else self.sentence_lengths(line_overhead)
+        if lengths is not None:
+            lengths.prepare()
 
-    def sentence_lengths(self, line_overhead: int) -> SentenceLengths:
+    def sentence_lengths(self, line_overhead: int) -> SentenceLengths | None:
+        """None where edges carry their own sentences (the lengths are of template ones)."""
+        if self._rows.carries_sentences:
+            return None
         found = self._lengths.get(line_overhead)
         if found is None:
             found = self._lengths[line_overhead] = SentenceLengths(self, self._rows,

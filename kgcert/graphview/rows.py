@@ -10,7 +10,7 @@ operations; a row becomes a Fact when it is read, the same Fact the per-entity r
 
 from __future__ import annotations
 
-from collections.abc import Iterator, KeysView, Mapping, Sequence
+from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import repeat
@@ -46,6 +46,12 @@ class RowIndex:
         return cls(snapshot, label_code, labels, codes, shown_key)
 
     @property
+    def carries_sentences(self) -> bool:
+        """Whether the snapshot's edges carry their own sentences: a fact is then as many
+        context lines as it has sentences, which the array engines do not count."""
+        return self.snapshot.sentences is not None
+
+    @property
     def keys_fit(self) -> bool:
         """Whether every fact key fits an int64 (see `fact_keys`)."""
         entities = len(self.snapshot.id_list)
@@ -79,7 +85,8 @@ class RowIndex:
         return key * len(self.snapshot.id_list) + high
 
     def rows_of(self, facts: Sequence[Fact]) -> FactRows:
-        """Facts of this snapshot (without own sentences) as rows, in their order."""
+        """Facts of this snapshot (without own sentences: see `carries_sentences`) as rows,
+        in their order."""
         position, codes, display_code = self.snapshot.position, self.codes, self._display_code
         source = np.array([position(f.source) for f in facts], dtype=np.int64)
         target = np.array([position(f.target) for f in facts], dtype=np.int64)
@@ -194,23 +201,29 @@ class FactRows(Sequence[Fact]):
         if self._facts is not None:
             facts = self._facts
             return [facts[i] for i in at.tolist()]
-        return self._made_of(*self.columns(at))
+        return self._made_of(*self.columns(at), None if self.edges is None else self.edges[at])
 
     def all(self) -> tuple[Fact, ...]:
         if self._facts is None:
-            self._facts = tuple(self._made_of(*self.columns()))
+            self._facts = tuple(self._made_of(*self.columns(), self.edges))
         return self._facts
 
     def _made_of(self, source: np.ndarray, type_: np.ndarray, target: np.ndarray,
-                 display: np.ndarray) -> list[Fact]:
-        """The Facts of rows given by their code columns."""
+                 display: np.ndarray, edges: np.ndarray | None) -> list[Fact]:
+        """The Facts of rows given by their code columns (and edge positions, whose own
+        sentences a KG with them gives each Fact)."""
         snapshot = self.shared.snapshot
         ids = snapshot.id_list.__getitem__
+        if snapshot.sentences is None:
+            own: Iterable[tuple[str, ...]] = repeat(())
+        else:
+            assert edges is not None, "rows without edge positions have no sentences"
+            own = snapshot.sentences.of_edges(edges)
         # Built by map and zip alone, with no Python frame per row: a prompt makes hundreds.
         return list(map(_new_tuple, repeat(Fact), zip(
             map(ids, source.tolist()), map(snapshot.types.__getitem__, type_.tolist()),
             map(ids, target.tolist()), map(snapshot.display_or_none.__getitem__, display.tolist()),
-            repeat(()), strict=False)))
+            own, strict=False)))
 
     def where(self, rows: np.ndarray) -> FactRows:
         """The rows picked by a mask or by positions, in order."""

@@ -14,19 +14,26 @@ Each entity's edges, both ways and in fact order (the order prompts list them in
 once for the whole KG when it is read from the server and stored with it: at full PrimeKG size
 one sort of 16M rows where each prompt sorted the edge lists of the entities it met.
 
-Not for KGs whose edges carry their own sentences (Wikidata5m with texts): those stay with
-the per-entity reads, and `pull` returns None.
+A KG whose edges carry their own sentences (Wikidata5m with texts) keeps them apart from the
+arrays (kgcert/graphview/edge_sentences.py): a pool of text on disk, mapped, and numbers per
+edge. Only such a KG that stores one edge twice with the same ends, type and display gets no
+snapshot (`pull` returns None): its two edges' sentences could differ, which the arrays'
+one-edge-per-fact order does not tell apart.
 """
 
 from __future__ import annotations
 
 import hashlib
+import shutil
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
+from kgcert.graphview.edge_sentences import EdgeSentences, SentenceWriter
+from kgcert.graphview.edge_sentences import load as load_sentences
 from kgcert.loading.manifest import read_manifest
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
@@ -60,6 +67,7 @@ class GraphSnapshot:
     in_start: np.ndarray  # int64, len(ids) + 1
     fact_edges: np.ndarray  # edge positions: per entity its edges in fact order, see `fact_order`
     fact_start: np.ndarray  # int64, len(ids) + 1: entity i's are fact_edges[fact_start[i]:...]
+    sentences: EdgeSentences | None = None  # the edges' own, where they carry some
 
     @cached_property
     def id_list(self) -> list[str]:
@@ -107,18 +115,37 @@ class GraphSnapshot:
 
 def pull(store: GraphStore, cache_dir: Path | None = None) -> GraphSnapshot | None:
     """The KG's snapshot: from `cache_dir` when a run already stored it for this KG's
-    fingerprint, else read from the server (and stored there). None when edges carry their
-    own sentences."""
+    fingerprint, else read from the server (and stored there). None for a KG whose edges
+    carry their own sentences and one edge is stored twice (see the module docstring)."""
     path = _path(store, cache_dir)
     if path is not None and path.exists():
         try:
             return _read(path)
         except (OSError, ValueError, KeyError):
             pass  # a damaged file is read again from the server, never trusted
-    snapshot = _read_server(store)
+    if not store.query(named(STATEMENTS, "any_edge_sentences")):
+        snapshot = _read_server(store, None)
+    elif path is None:
+        snapshot = _read_server(store, SentenceWriter(None))
+    else:  # the pool is written beside the arrays' file, in a folder renamed when complete
+        path.parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix=".sentences-", dir=path.parent))
+        try:
+            snapshot = _read_server(store, SentenceWriter(folder))
+            if snapshot is not None and snapshot.sentences is not None:
+                snapshot.sentences.save(folder)
+                final = _sentences_folder(path)
+                shutil.rmtree(final, ignore_errors=True)
+                folder.rename(final)  # the mapped pool stays mapped under its new name
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     if snapshot is not None and path is not None:
         _write(path, snapshot)
     return snapshot
+
+
+def _sentences_folder(path: Path) -> Path:
+    return path.with_name(path.stem + "-sentences")
 
 
 def _path(store: GraphStore, cache_dir: Path | None) -> Path | None:
@@ -129,9 +156,8 @@ def _path(store: GraphStore, cache_dir: Path | None) -> Path | None:
     return cache_dir / manifest.fingerprint[:24] / f"prompt-graph-{digest}.npz"
 
 
-def _read_server(store: GraphStore) -> GraphSnapshot | None:
-    if store.query(named(STATEMENTS, "any_edge_sentences")):
-        return None
+def _read_server(store: GraphStore, writer: SentenceWriter | None) -> GraphSnapshot | None:
+    """The snapshot read over Bolt; with `writer`, the edges' own sentences into it."""
     entities = sorted((str(node_id), name, tuple(sorted(str(x) for x in labels or ())),
                        tuple(str(a) for a in aliases or () if a))
                       for node_id, name, labels, aliases
@@ -149,22 +175,26 @@ def _read_server(store: GraphStore) -> GraphSnapshot | None:
     targets: list[np.ndarray] = []
     type_codes: list[np.ndarray] = []
     display_codes: list[np.ndarray] = []
-    cypher = named(STATEMENTS, "edge_groups")
+    cypher = named(STATEMENTS, "edge_groups" if writer is None else "edge_sentence_groups")
     for low, high in _pages(ids):
         page_sources: list[str] = []
         page_targets: list[str] = []
         page_types: list[int] = []
         page_displays: list[int] = []
         for source, rel_type, edges, with_sentences in store.rows(cypher, low=low, high=high):
-            if with_sentences:
-                return None
+            if with_sentences and writer is None:
+                return None  # sentences written since the check: the per-entity reads
             code = types.setdefault(str(rel_type), len(types))
             page_sources.extend([str(source)] * len(edges))
-            for target, display in edges:
+            for target, display, *sentences in edges:
                 page_targets.append(str(target))
                 page_displays.append(-1 if display is None else
                                      displays.setdefault(str(display), len(displays)))
+                if writer is not None:
+                    writer.add(sentences[0])
             page_types.extend([code] * len(edges))
+        if writer is not None:
+            writer.end_page()
         sources.append(_positions(ids, page_sources))
         targets.append(_positions(ids, page_targets))
         type_codes.append(np.array(page_types, dtype=np.int32))
@@ -176,10 +206,15 @@ def _read_server(store: GraphStore) -> GraphSnapshot | None:
     type_ = (np.concatenate(type_codes) if type_codes else np.zeros(0, dtype=np.int32))[order]
     display = (np.concatenate(display_codes) if display_codes
                else np.zeros(0, dtype=np.int32))[order]
+    sentences = writer.finish().reordered(order) if writer is not None else None
     fact_edges, fact_start = fact_order(source, target, type_, display, tuple(types),
                                         tuple(displays), len(ids))
+    if sentences is not None and len(fact_edges) != len(source) + np.count_nonzero(
+            source != target):
+        return None  # an edge stored twice: its sentences could tell the two apart
     return _indexed(ids, names, aliases, tuple(label_sets), label_set, tuple(types),
-                    tuple(displays), source, target, type_, display, fact_edges, fact_start)
+                    tuple(displays), source, target, type_, display, fact_edges, fact_start,
+                    sentences)
 
 
 def ranks(texts: tuple[str, ...]) -> np.ndarray:
@@ -227,8 +262,8 @@ def _indexed(ids: np.ndarray, names: tuple[str | None, ...],
              aliases: tuple[tuple[str, ...], ...], labels: tuple[tuple[str, ...], ...],
              label_set: np.ndarray, types: tuple[str, ...], displays: tuple[str, ...],
              source: np.ndarray, target: np.ndarray, type_: np.ndarray,
-             display: np.ndarray, fact_edges: np.ndarray,
-             fact_start: np.ndarray) -> GraphSnapshot:
+             display: np.ndarray, fact_edges: np.ndarray, fact_start: np.ndarray,
+             sentences: EdgeSentences | None = None) -> GraphSnapshot:
     size = len(ids)
     out_start = np.zeros(size + 1, dtype=np.int64)
     np.cumsum(np.bincount(source, minlength=size), out=out_start[1:])
@@ -236,7 +271,8 @@ def _indexed(ids: np.ndarray, names: tuple[str | None, ...],
     np.cumsum(np.bincount(target, minlength=size), out=in_start[1:])
     in_order = np.argsort(target, kind="stable").astype(np.int64)
     return GraphSnapshot(ids, names, aliases, labels, label_set, types, displays, source, target,
-                         type_, display, out_start, in_order, in_start, fact_edges, fact_start)
+                         type_, display, out_start, in_order, in_start, fact_edges, fact_start,
+                         sentences)
 
 
 def _pages(ids: np.ndarray) -> list[tuple[str, str]]:
@@ -271,7 +307,8 @@ def _write(path: Path, snapshot: GraphSnapshot) -> None:
                  label_set=snapshot.label_set, types=np.array(_joined(snapshot.types)),
                  displays=np.array(_joined(snapshot.displays)), source=snapshot.source,
                  target=snapshot.target, type=snapshot.type, display=snapshot.display,
-                 fact_edges=snapshot.fact_edges, fact_start=snapshot.fact_start)
+                 fact_edges=snapshot.fact_edges, fact_start=snapshot.fact_start,
+                 with_sentences=np.array(snapshot.sentences is not None))
 
 
 def _joined(texts: object) -> str:
@@ -294,6 +331,8 @@ def _read(path: Path) -> GraphSnapshot:
                        _split(data["labels"], int(label_set.max()) + 1 if len(ids) else 0))
         types = _split(data["types"], int(type_.max()) + 1 if len(type_) else 0)
         displays = _split(data["displays"], int(display.max()) + 1 if len(display) else 0)
+        own = ("with_sentences" in data.files and bool(data["with_sentences"]))
         return _indexed(ids, names, aliases, labels, label_set, tuple(types), tuple(displays),
                         data["source"], data["target"], type_, display, data["fact_edges"],
-                        data["fact_start"])
+                        data["fact_start"],
+                        load_sentences(_sentences_folder(path)) if own else None)

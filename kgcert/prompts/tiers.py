@@ -179,6 +179,7 @@ class ArrayTiers(FactTiers):
 
 def engine_for(graph: PromptGraph) -> type[FactTiers]:
     """The tier engine for prompts over `graph`: arrays over snapshot rows whose fact keys
-    fit an integer, else the reference."""
+    fit an integer (and whose edges carry no sentences of their own), else the reference."""
     index = graph.row_index
-    return ArrayTiers if index is not None and index.keys_fit else FactTiers
+    usable = index is not None and index.keys_fit and not index.carries_sentences
+    return ArrayTiers if usable else FactTiers
