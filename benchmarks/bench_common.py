@@ -1,4 +1,4 @@
-"""What the benchmark scripts share: the shipped PrimeKG specs, the prompt-rate timer, the
+"""What the benchmark scripts share: the shipped PrimeKG specs, the prompt-rate and call timers, the
 graph server and prompt graph of a benchmark KG, the commands' garbage-collector pace.
 
 These run with the kgcert of this checkout or, for a `--baseline`, of an older one whose
@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,19 @@ def moved(attr: str, *modules: str) -> Any:
         if hasattr(module, attr):
             return getattr(module, attr)
     raise ImportError(f"{attr} is in none of {', '.join(modules)}")
+
+
+def timed(total: list[float], function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function`, adding its wall seconds to total[0] and its CPU seconds (this process's,
+    the embedded server's threads included) to total[1]."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        start, cpu = time.perf_counter(), time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            total[0] += time.perf_counter() - start
+            total[1] += time.process_time() - cpu
+    return call
 
 
 def data_folder(name: str) -> Path:

@@ -59,6 +59,7 @@ from bench_common import (
     prompt_specs,
     snapshot_graph,
     start_server,
+    timed,
 )
 
 from kgcert.errors import KgcertError
@@ -132,18 +133,8 @@ def bench_run(store: GraphStore, kg: str, cache: Path, n: int,
     models = build_models(config, None)
     inside = [0.0, 0.0]  # wall, CPU seconds in the models
 
-    def timed(generate):
-        def call(*args, **kwargs):
-            wall, cpu = time.perf_counter(), time.process_time()
-            try:
-                return generate(*args, **kwargs)
-            finally:
-                inside[0] += time.perf_counter() - wall
-                inside[1] += time.process_time() - cpu
-        return call
-
     for slot in models:
-        slot.model.generate = timed(slot.model.generate)  # type: ignore[method-assign]
+        slot.model.generate = timed(inside, slot.model.generate)  # type: ignore[method-assign]
     start, cpu = time.perf_counter(), time.process_time()
     jobs = build_jobs(store, config, [], cache)
     prepared_s = time.perf_counter() - start

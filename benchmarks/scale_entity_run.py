@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bench_common import timed
+
 SETTINGS = ("vanilla", "distractor")
 MODEL = "bernoulli:0.7"
 PREPARE_TARGET_S = 30.0
@@ -35,19 +37,6 @@ def _wrapped(owner: Any, name: str, wrap: Callable[[Any], Any]) -> Iterator[None
         yield
     finally:
         setattr(owner, name, original)
-
-
-def _timed(total: list[float], function: Callable[..., Any]) -> Callable[..., Any]:
-    """`function`, adding its wall seconds to total[0] and its CPU seconds (this process's,
-    the embedded server's threads included) to total[1]."""
-    def call(*args: Any, **kwargs: Any) -> Any:
-        start, cpu = time.perf_counter(), time.process_time()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            total[0] += time.perf_counter() - start
-            total[1] += time.process_time() - cpu
-    return call
 
 
 def without_distractors(store: Any, work: Path, kg: str, spec_dir: Path, names: list[str],
@@ -141,7 +130,7 @@ def _run(work: Path, kg: str, spec_dir: Path, names: list[str], settings: tuple[
         def call(*args: Any, **kwargs: Any) -> Any:
             slots = build(*args, **kwargs)
             for slot in slots:
-                slot.model.generate = _timed(in_model, slot.model.generate)
+                slot.model.generate = timed(in_model, slot.model.generate)
             return slots
         return call
 
@@ -154,9 +143,9 @@ def _run(work: Path, kg: str, spec_dir: Path, names: list[str], settings: tuple[
     printed = io.StringIO()
     with tempfile.TemporaryDirectory(prefix="kgcert-bench-entity-run-") as folder, \
             _wrapped(jobs_module, "prepare_sampler", prepare_timed), \
-            _wrapped(jobs_module, "build_jobs", lambda f: _timed(in_jobs, f)), \
+            _wrapped(jobs_module, "build_jobs", lambda f: timed(in_jobs, f)), \
             _wrapped(jobs_module, "build_models", models_timed), \
-            _wrapped(runner_module.Runner, "run", lambda f: _timed(in_runner, f)), \
+            _wrapped(runner_module.Runner, "run", lambda f: timed(in_runner, f)), \
             contextlib.redirect_stdout(printed):
         start, cpu = time.perf_counter(), time.process_time()
         cli.main([*command, "--out", str(Path(folder) / "run")], standalone_mode=False)
