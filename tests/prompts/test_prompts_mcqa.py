@@ -554,10 +554,18 @@ def test_snapshot_gives_the_same_entity_prompts(countries, entity_spec):
         assert [local.build(i) for i in range(8)] == [reads.build(i) for i in range(8)]
 
 
-def test_no_snapshot_of_a_kg_whose_edges_have_sentences(texts_kg):
+def test_a_snapshot_of_a_kg_whose_edges_have_sentences_keeps_them(texts_kg):
     from kgcert.graphview.snapshot import pull
 
-    assert pull(texts_kg) is None
+    snapshot = pull(texts_kg)
+    assert snapshot is not None and snapshot.sentences is not None
+    local, reads = open_graph(texts_kg, snapshot), open_graph(texts_kg)
+    own = 0
+    for entity in snapshot.id_list:
+        facts = tuple(local.adjacency(entity).facts)
+        assert facts == tuple(reads.adjacency(entity).facts), entity
+        own += sum(1 for fact in facts if fact.sentences)
+    assert own
 
 
 def test_snapshot_answer_sets_are_the_servers(alz, samplers, tmp_path):
