@@ -100,7 +100,9 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
             record_start(run_dir, config, saved, runner.confidence)
             _warn_unreachable(config, runner.confidence)
             paths = runner.run()
-        write_entity_names(store, run_dir)  # the report captions subgraphs by name
+        # The report captions subgraphs by name: the names from the run's prompt graph.
+        graph = next((job.graph for job in jobs if job.graph is not None), None)
+        write_entity_names(store, run_dir, graph)
     if as_json:
         for path in paths:
             body = json.loads(path.read_text(encoding="utf-8"))

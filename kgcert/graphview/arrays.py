@@ -8,7 +8,7 @@ lengths from kgcert/graphview/lengths.py: the same facts the per-entity reads gi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -60,6 +60,15 @@ class SnapshotGraph(PromptGraph):
                           snapshot.aliases[at] or (shown,))
         self._entities[entity_id] = info
         return info
+
+    def stored_names(self, ids: Sequence[str]) -> dict[str, str]:
+        snapshot, found = self.snapshot, {}
+        for entity in ids:
+            at = snapshot.position(entity)
+            name = None if at is None else snapshot.names[at]
+            if name:
+                found[entity] = name
+        return found
 
     def label_members(self, label: str) -> list[str]:
         if label not in self._label_members:  # its ids are sorted: the members come out sorted

@@ -75,7 +75,9 @@ class EdgeSentences:
 
 def load(folder: Path) -> EdgeSentences:
     """The sentences `save` wrote, the pool and numbers mapped from their files."""
-    arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in ARRAYS}
+    # Plain arrays over the mapped files: indexing a np.memmap goes through Python.
+    arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r").view(np.ndarray)
+              for name in ARRAYS}
     return EdgeSentences(arrays["ref_start"], arrays["ref_count"], arrays["refs"],
                          arrays["offsets"], _mapped(folder / POOL))
 

@@ -255,6 +255,16 @@ class PromptGraph(ABC):
         if unread:
             self.entities(unread)
 
+    def stored_names(self, ids: Sequence[str]) -> dict[str, str]:
+        """The stored `name` of each of `ids` that has one (unknown ids have none): what a
+        run records for its report, read in batches (a snapshot answers from its arrays)."""
+        found: dict[str, str] = {}
+        for chunk in chunks(ids):
+            for row in self._query("entities", ids=list(chunk)):
+                if row.get("name"):
+                    found[str(row["id"])] = str(row["name"])
+        return found
+
     def entity(self, entity_id: str) -> EntityInfo:
         info = self._entities.get(entity_id) or self._local_info(entity_id)
         return info if info is not None else self.entities([entity_id])[entity_id]

@@ -131,7 +131,7 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
                                     _asked(strategy, builder.build),
                                     {**context, **described, **_strategy_context(strategy)},
                                     scorer=strategy.scorer(score_choice), n=count,
-                                    models=names, max_new_tokens=answer_room))
+                                    models=names, max_new_tokens=answer_room, graph=graph))
     if config.suite is not None:
         from kgcert.run.suite_jobs import suite_jobs
 

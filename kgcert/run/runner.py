@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import yaml
@@ -47,6 +47,9 @@ from kgcert.rundir.sample_log import SampleLog
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
 
+if TYPE_CHECKING:
+    from kgcert.graphview import PromptGraph
+
 PromptSource = Callable[[int], Prompt]
 
 
@@ -69,6 +72,7 @@ class Job:
     n: int | None = None  # samples for this job (default: the run's n), e.g. the baseline
     models: tuple[str, ...] | None = None  # the models that answer it (default: every one)
     max_new_tokens: int | None = None  # answer room, when it differs from the run's (CoT)
+    graph: PromptGraph | None = None  # the graph its prompts read: the run's entity names too
 
 
 @dataclass

@@ -201,6 +201,16 @@ class _Neighbourhood:
     def is_valid(self, nodes: list[int], rels: list[int]) -> bool:
         return len(set(nodes)) == len(nodes) and self.unique_answer(tuple(rels))
 
+    def wrong_turn(self, nodes: list[int], rels: list[int]) -> bool:
+        """Whether the path has a Definition 2.3 distractor candidate (Algorithm 6): at a hop
+        before the last, the hop's relation also leads somewhere off the path."""
+        on_path = set(nodes)
+        for u, rel in zip(nodes[:-2], rels[:-1], strict=True):
+            edges = np.arange(self.indptr[u], self.indptr[u + 1])
+            if any(int(v) not in on_path for v in self.dst[edges[self.rel[edges] == rel]]):
+                return True
+        return False
+
     def walk_probability(self, nodes: list[int]) -> float:
         """The random walk's probability of this path (for tests of the stated distribution)."""
         degrees = [int(self.indptr[u + 1] - self.indptr[u]) for u in nodes[:-1]]
@@ -370,6 +380,16 @@ class EntitySampler:
         return PathSample(self.spec.name, self.spec_hash, seed, index, pivot,
                           tuple(area.ids[n] for n in nodes),
                           tuple(area.rel_names[r] for r in rels), rejected)
+
+    def wrong_turn_share(self, seed: int, draws: int) -> float:
+        """The share of the first `draws` samples of `seed` whose path has a distractor
+        candidate (`_Neighbourhood.wrong_turn`): a spec whose paths have none or few gives
+        distractor-setting prompts without a distractor."""
+        found = 0
+        for index in range(draws):
+            pivot, nodes, rels, _ = self.draw(seed, index)
+            found += self.areas[pivot].wrong_turn(nodes, rels)
+        return found / draws if draws else 0.0
 
     def valid_paths(self, pivot: str, hops: int,
                     limit: int | None = None) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:

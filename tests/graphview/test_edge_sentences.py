@@ -98,3 +98,12 @@ def test_snapshot_prompts_are_the_reads_prompts(texts_kg, tmp_path, setting) -> 
         texts.append([builder.build(index).text for index in range(8)])
     assert texts[0] == texts[1]
     assert any(texts[0])
+
+
+def test_a_snapshot_names_entities_as_the_server_does(texts_kg, tmp_path) -> None:
+    snapshot = pull(texts_kg, tmp_path)
+    assert snapshot is not None
+    ids = [*snapshot.id_list[::50], "Q-not-there"]
+    named = open_graph(texts_kg, snapshot).stored_names(ids)
+    assert named == ReadGraph(texts_kg).stored_names(ids)
+    assert len(named) == len(ids) - 1
