@@ -56,12 +56,13 @@ RETURN s.id AS id, type(e) AS type, collect([m.id, e.display]) AS edges,
        count(e.sentences) AS with_sentences
 
 // name: edge_sentence_groups
-// edge_groups for a KG whose edges carry their own sentences: [far end id, display, sentences]
-// per edge (kgcert/graphview/edge_sentences.py keeps them beside the snapshot).
+// edge_groups for a KG whose edges carry their own sentences, one row per source (Wikidata5m's
+// sources have about one edge per type: rows per (source, type) cost more than their edges):
+// [type, far end id, display, sentences] per edge (kgcert/graphview/edge_sentences.py keeps
+// the sentences beside the snapshot).
 MATCH (s:Entity{{:kg}})-[e]->(m:Entity{{:kg}})
 WHERE s.id >= $low AND s.id <= $high
-RETURN s.id AS id, type(e) AS type, collect([m.id, e.display, e.sentences]) AS edges,
-       0 AS with_sentences
+RETURN s.id AS id, collect([type(e), m.id, e.display, e.sentences]) AS edges
 
 // name: any_edge_sentences
 // Whether an edge carries its own sentences (Wikidata5m with texts): such KGs' snapshots read

@@ -181,20 +181,27 @@ def _read_server(store: GraphStore, writer: SentenceWriter | None) -> GraphSnaps
         page_targets: list[str] = []
         page_types: list[int] = []
         page_displays: list[int] = []
-        for source, rel_type, edges, with_sentences in store.rows(cypher, low=low, high=high):
-            if with_sentences and writer is None:
+        if writer is not None:
+            for source, edges in store.rows(cypher, low=low, high=high):
+                page_sources.extend([str(source)] * len(edges))
+                for rel_type, target, display, sentences in edges:
+                    page_types.append(types.setdefault(str(rel_type), len(types)))
+                    page_targets.append(str(target))
+                    page_displays.append(-1 if display is None else
+                                         displays.setdefault(str(display), len(displays)))
+                    writer.add(sentences)
+            writer.end_page()
+        for source, rel_type, edges, with_sentences in (
+                store.rows(cypher, low=low, high=high) if writer is None else ()):
+            if with_sentences:
                 return None  # sentences written since the check: the per-entity reads
             code = types.setdefault(str(rel_type), len(types))
             page_sources.extend([str(source)] * len(edges))
-            for target, display, *sentences in edges:
+            for target, display in edges:
                 page_targets.append(str(target))
                 page_displays.append(-1 if display is None else
                                      displays.setdefault(str(display), len(displays)))
-                if writer is not None:
-                    writer.add(sentences[0])
             page_types.extend([code] * len(edges))
-        if writer is not None:
-            writer.end_page()
         sources.append(_positions(ids, page_sources))
         targets.append(_positions(ids, page_targets))
         type_codes.append(np.array(page_types, dtype=np.int32))
