@@ -351,7 +351,11 @@ def sample_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_nam
 @click.pass_obj
 def generate_command(ctx: Context, kg_name: str, out_dir: Path, count: int, rho: int, rule: str,
                      threshold: int, exclude: tuple[str, ...], seed: int) -> None:
-    """Write entity-centric specs, one per pivot, picked by the paper's rule."""
+    """Write entity-centric specs, one per pivot, picked by the paper's rule.
+
+    With --rho above 2, a pivot is kept only if at least 14% of its first 200 paths (drawn
+    with --seed) offer a distractor, so `kgcert run --setting distractor` does not refuse
+    its spec for prompts without one."""
     from kgcert.specs.generate import generate_entity_specs
 
     store = ctx.server().open(kg_name)

@@ -3,7 +3,13 @@
 LLMCert-C picks pivots with a high out-degree (among the top 2,000) or a dense neighbourhood
 (more than 2,000 entities within rho-1 hops). Candidates are shuffled with the seed and taken
 in that order; a candidate is kept only if every path length has a unique-answer path from it
-(otherwise its spec would state a distribution with empty parts).
+(otherwise its spec would state a distribution with empty parts), and, where paths have more
+than one hop, only if its paths offer distractors: among its first DISTRACTOR_DRAWS samples
+(drawn with the generation seed, so the choice is deterministic), at least MIN_WRONG_TURNS of
+them have a Definition 2.3 distractor candidate. `kgcert run` refuses a distractor setting
+whose first PROBE (30) prompts hold no distractor: at this share that happens to fewer than 1%
+of runs (a pivot of the synthetic Wikidata5m at scale 0.02 with 3.5% was refused in about one
+run of three, and one with none in every run).
 """
 
 from __future__ import annotations
@@ -20,6 +26,12 @@ from kgcert.specs.schema import KGSchema
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
 
+PROBE = 30  # the prompts kgcert/run/preflight.py probes for a distractor (a test keeps them equal)
+DISTRACTOR_DRAWS = 200
+# The share of paths with a distractor at which a run's probe of its first PROBE prompts
+# finds none with probability 1%: (1 - share) ** PROBE = 0.01, a share of about 14%.
+MIN_WRONG_TURNS = 1 - 0.01 ** (1 / PROBE)
+
 
 def _spec_data(kg: str, pivot: str, name: str, rho: int, exclude: list[str]) -> dict[str, object]:
     return {
@@ -33,6 +45,13 @@ def _spec_data(kg: str, pivot: str, name: str, rho: int, exclude: list[str]) -> 
         "rho": rho,
         "relations": {"exclude": exclude},
     }
+
+
+def _offers_distractors(sampler: EntitySampler, seed: int) -> bool:
+    try:
+        return sampler.wrong_turn_share(seed, DISTRACTOR_DRAWS) >= MIN_WRONG_TURNS
+    except InputError:  # a length whose unique-answer paths are too rare to draw
+        return False
 
 
 def generate_entity_specs(store: GraphStore, kg: str, out_dir: Path, *, count: int, rho: int,
@@ -62,11 +81,14 @@ def generate_entity_specs(store: GraphStore, kg: str, out_dir: Path, *, count: i
             continue  # some path length has no unique-answer path from this pivot
         if rule == "density" and len(sampler.areas[pivot].ids) <= threshold:
             continue
+        if rho > 2 and not _offers_distractors(sampler, seed):
+            continue  # its distractor setting would be refused by some runs
         path = out_dir / f"{kg}.entity.{pivot}.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
                         encoding="utf-8")
         written.append(path)
     if not written:
         raise InputError(f"no pivot in KG {kg} passed the {rule} rule with a unique-answer path "
-                         "for every length; lower --rho or --threshold")
+                         "for every length and distractors on its paths; lower --rho or "
+                         "--threshold")
     return written

@@ -367,3 +367,38 @@ def test_generated_entity_samples_are_unique_answer_paths(countries, generated):
             assert reached(sample.pivot, sample.relations) == {sample.nodes[-1]}, where
             hop_counts.add(sample.hops)
         assert hop_counts == {1, 2, 3}, spec.name  # 20 draws of 3 equally likely lengths
+
+
+def test_generated_pivots_offer_distractors_as_the_prompts_find_them(countries, generated):
+    """A generated pivot's paths have Definition 2.3 distractor candidates in at least
+    MIN_WRONG_TURNS of its draws, each path judged as the prompt builder's Algorithm 6 does."""
+    from kgcert.graphview import open_graph
+    from kgcert.prompts.distractors import path_candidates
+    from kgcert.run.preflight import PROBE
+    from kgcert.specs import generate
+
+    assert generate.PROBE == PROBE  # the share is worked out for the run's probe
+    graph = open_graph(countries)
+    for path in generated:
+        sampler = prepare_sampler(load_spec_file(path), countries)
+        assert isinstance(sampler, EntitySampler)
+        share = sampler.wrong_turn_share(0, 60)
+        assert share >= generate.MIN_WRONG_TURNS, path.name
+        for index in range(60):
+            sample = sampler.sample(0, index)
+            pivot, nodes, rels, _ = sampler.draw(0, index)
+            found = bool(path_candidates(graph, sample.nodes, sample.relations))
+            assert sampler.areas[pivot].wrong_turn(nodes, rels) == found, index
+
+
+def test_pivots_whose_paths_offer_no_distractor_are_not_generated(countries, tmp_path,
+                                                                  monkeypatch):
+    from kgcert.specs import generate
+
+    monkeypatch.setattr(generate, "MIN_WRONG_TURNS", 1.01)  # no pivot can have enough
+    with pytest.raises(InputError, match="distractors on its paths"):  # of the top 3
+        generate_entity_specs(countries, "countries", tmp_path, count=2, rho=3, rule="degree",
+                              threshold=3, exclude=sorted(DROPPED), seed=0)
+    # Paths of one hop never have a distractor: such specs are not held to it.
+    assert generate_entity_specs(countries, "countries", tmp_path, count=1, rho=2,
+                                 rule="degree", threshold=3, exclude=sorted(DROPPED), seed=0)
