@@ -5,7 +5,7 @@ distractor setting's name)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from kgcert.errors import InputError
@@ -49,12 +49,25 @@ def refuse_distractor_settings_without_distractors(jobs: Sequence[Job], n: int) 
         prompts: list[Prompt] = []
         for index in range(probed):
             prompt = job.prompts(index)
+            prompts.append(prompt)
             if prompt.provenance.distractors:
                 break
-            prompts.append(prompt)
         else:
             if probed:
                 raise InputError(_no_distractor(job, prompts))
+        job.prompts = _first_given(job.prompts, prompts)
+
+
+def _first_given(build: Callable[[int], Prompt], first: list[Prompt]
+                 ) -> Callable[[int], Prompt]:
+    """`build`, except that prompts 0 to len(first) - 1 are `first` (the probe's: a prompt
+    is the same whenever it is built), each handed out once and then built again if asked."""
+    kept = dict(enumerate(first))
+
+    def prompt(index: int) -> Prompt:
+        found = kept.pop(index, None)
+        return found if found is not None else build(index)
+    return prompt
 
 
 def _no_distractor(job: Job, shown: Sequence[Prompt]) -> str:
