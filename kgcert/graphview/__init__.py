@@ -23,7 +23,7 @@ from kgcert.store.graph import GraphStore
 def open_graph(store: GraphStore, snapshot: GraphSnapshot | None = None, *,
                max_cached_edges: int | None = None) -> PromptGraph:
     """The prompt graph of `store`: over `snapshot`'s arrays when given (None from `pull`
-    for a KG whose edges carry their own sentences), else over per-entity reads."""
+    for a KG with sentences on an edge stored twice), else over per-entity reads."""
     if snapshot is not None:
         from kgcert.graphview.arrays import SnapshotGraph
 
@@ -36,8 +36,8 @@ def open_graph(store: GraphStore, snapshot: GraphSnapshot | None = None, *,
 def prompt_graph(store: GraphStore, cache_dir: Path | None) -> PromptGraph:
     """The one graph `kgcert prompts`, `kgcert run` and `specs sample` read the KG through:
     its snapshot (read once, then from `cache_dir`), so a few prompts cost what a run's do and
-    come out the same; per-entity reads only for a KG whose edges carry their own sentences
-    (`pull` gives None)."""
+    come out the same (a KG whose edges carry their own sentences too, kept beside the
+    arrays); per-entity reads only where `pull` gives None."""
     return open_graph(store, pull(store, cache_dir))
 
 

@@ -6,12 +6,13 @@ of per-entity edge lists. The backend is chosen once, when the graph is opened
 (`open_graph`):
 
 - `ReadGraph` (kgcert/graphview/reads.py) reads over Bolt with the named statements of
-  cypher/prompts.cypher, batched over id lists, only the entities a prompt needs. Right for a
-  KG whose edges carry their own sentences, and for a few prompts (`kgcert prompts`).
+  cypher/prompts.cypher, batched over id lists, only the entities a prompt needs: the
+  reference, and the fallback where there is no snapshot.
 - `SnapshotGraph` (kgcert/graphview/arrays.py) answers from the whole KG's arrays, read once
   per run and cached on disk (kgcert/graphview/snapshot.py): edge lists as array rows
   (rows.py), answer sets from the arrays (answers.py), sentence lengths without writing them
-  (lengths.py). The same facts, so the same prompts, without a round trip per prompt.
+  (lengths.py), edges' own sentences from a pool beside them (edge_sentences.py). The same
+  facts, so the same prompts, without a round trip per prompt.
 
 Every list is sorted by ids when it arrives, so what a prompt sees does not depend on the
 server's row order, on the cache, or on which prompts came before. `max_cached_edges` bounds
