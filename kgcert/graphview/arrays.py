@@ -25,6 +25,10 @@ from kgcert.store.graph import GraphStore
 # over a full-size PrimeKG run): this bound holds all of PrimeKG's (16.2M, both ends), since
 # emptying the cache every hundred hub prompts slows hub-heavy specs (gene_target).
 SNAPSHOT_CACHE_EDGES = 24_000_000
+# Edges with their own sentences become Facts holding those texts (a few hundred bytes each,
+# as the per-entity reads' do): the reads' bound, so a full-size Wikidata5m run's cache stays
+# within about a gigabyte.
+SENTENCE_CACHE_EDGES = 2_000_000
 
 
 class SnapshotGraph(PromptGraph):
@@ -34,6 +38,8 @@ class SnapshotGraph(PromptGraph):
 
     def __init__(self, store: GraphStore, snapshot: GraphSnapshot,
                  max_cached_edges: int | None = None) -> None:
+        if max_cached_edges is None and snapshot.sentences is not None:
+            max_cached_edges = SENTENCE_CACHE_EDGES
         super().__init__(store, max_cached_edges)
         self.snapshot = snapshot
         # The label prompts give each distinct label set of the snapshot, worked out once.
