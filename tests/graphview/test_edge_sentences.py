@@ -10,6 +10,7 @@ import pytest
 from kg_helpers import load_kg
 
 from kgcert.graphview import open_graph, pull
+from kgcert.graphview.arrays import SENTENCE_CACHE_EDGES
 from kgcert.graphview.edge_sentences import SentenceWriter, load
 from kgcert.graphview.reads import ReadGraph
 from kgcert.prompts import PromptBuilder
@@ -81,6 +82,8 @@ def test_snapshot_facts_are_the_reads_facts_sentences_included(texts_kg, tmp_pat
             assert facts == tuple(reads.adjacency(entity).facts), entity
             with_own += sum(1 for fact in facts if fact.sentences)
     assert with_own > 0
+    # Their Facts hold text: cached under the per-entity reads' bound, not the arrays' one.
+    assert open_graph(texts_kg, snapshot).max_cached_edges == SENTENCE_CACHE_EDGES
 
 
 @pytest.mark.parametrize("setting", ["vanilla", "distractor"])
