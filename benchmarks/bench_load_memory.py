@@ -13,7 +13,9 @@ embedded server's JVM lives in the load's process; forked text workers count too
 the peak per unit of scale (issue target: at most 6 GB per unit; at scale 1.0 at most 8 GB and
 15 minutes). With --compare, each load's content (every node and edge with its properties,
 the manifest less its clock times) is hashed, so that loads by both checkouts can be checked
-byte for byte. Results go to --out as JSON.
+byte for byte. With --live, one more load of each reports the Java heap it holds live (after
+a full collection, less the page cache) once its nodes are written and around each edge batch's
+close: the figures store/jvm_heap.py sizes the heap from. Results go to --out as JSON.
 """
 
 from __future__ import annotations
