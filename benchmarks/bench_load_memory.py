@@ -13,7 +13,9 @@ embedded server's JVM lives in the load's process; forked text workers count too
 the peak per unit of scale (issue target: at most 6 GB per unit; at scale 1.0 at most 8 GB and
 15 minutes). With --compare, each load's content (every node and edge with its properties,
 the manifest less its clock times) is hashed, so that loads by both checkouts can be checked
-byte for byte. Results go to --out as JSON.
+byte for byte. With --live, one more load of each reports the Java heap it holds live (after
+a full collection, less the page cache) once its nodes are written and around each edge batch's
+close: the figures store/jvm_heap.py sizes the heap from. Results go to --out as JSON.
 """
 
 from __future__ import annotations
@@ -60,6 +62,60 @@ settings = {"unsupported_edges": sys.argv[2]} if sys.argv[3] == "wikidata5m" els
 loader = get_loader(sys.argv[3], LoadOptions(settings=settings))
 loader.read(loader.source_files([Path(sys.argv[1])]))
 """
+
+
+# The Java heap a load holds live (store/jvm_heap.py's figures): a full collection once the
+# nodes are written and before and after each edge batch's close, then the heap used less
+# ArcadeDB's page cache. Runs on the checkout named, in one process, heap sized as a load's.
+LIVE = """
+import json, sys
+from pathlib import Path
+import jpype
+from kgcert.loaders import LoadOptions, get_loader
+from kgcert.loading.pipeline import parsed_kg_frozen, read_source, store_source
+from kgcert.store import arcade_bulk
+from kgcert.store.embedded import exit_now, start_embedded
+from kgcert.store.jvm_heap import KGSize, plan_for_kg
+points = []
+def point(tag):
+    jpype.JClass("java.lang.System").gc()
+    used = jpype.JClass("java.lang.management.ManagementFactory").getMemoryMXBean()\
+        .getHeapMemoryUsage().getUsed()
+    cache = jpype.JClass("com.arcadedb.engine.PageManager").INSTANCE.getStats().readCacheRAM
+    points.append({"at": tag, "used_mb": int(used) >> 20, "page_cache_mb": int(cache) >> 20})
+def around(name, before, after):
+    inner = getattr(arcade_bulk.ArcadeBulkWriter, name)
+    def wrapper(*args, **kwargs):
+        before and point(before)
+        result = inner(*args, **kwargs)
+        point(after)
+        return result
+    setattr(arcade_bulk.ArcadeBulkWriter, name, wrapper)
+around("write_node_parts", "", "nodes written")
+around("_close_edge_batch", "before a close", "after a close")
+loader = get_loader("wikidata5m", LoadOptions(settings={"unsupported_edges": sys.argv[3]}))
+source = read_source(loader, [Path(sys.argv[1])], "w5m")
+plan_for_kg(KGSize(source.data.node_count, source.data.edge_count))
+server = start_embedded(Path(sys.argv[2]))
+with parsed_kg_frozen():
+    store_source(server, source, replace=True)
+print(json.dumps(points))
+exit_now(0)
+"""
+
+
+def live_heap(checkout: Path, files: Path, data_dir: Path, unsupported: str
+              ) -> list[dict[str, object]]:
+    env = {**os.environ, "PYTHONPATH": str(checkout), "OMP_NUM_THREADS": "1"}
+    env.pop("KGCERT_JVM_HEAP", None)
+    subprocess.run(["rm", "-rf", str(data_dir)], check=True)
+    done = subprocess.run([sys.executable, "-c", LIVE, str(files), str(data_dir), unsupported],
+                          env=env, cwd=checkout, capture_output=True, text=True, check=False)
+    subprocess.run(["rm", "-rf", str(data_dir)], check=True)
+    if done.returncode:
+        return [{"error": (done.stderr.strip().splitlines() or ["failed"])[-1]}]
+    points: list[dict[str, object]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return points
 
 
 STOP_BELOW = 1.5 * GB  # memory available on the machine below which a load is stopped
@@ -184,6 +240,8 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="hash each load's content")
     parser.add_argument("--read-only", action="store_true",
                         help="also measure the loader's read alone (Python without the JVM)")
+    parser.add_argument("--live", action="store_true",
+                        help="also measure the Java heap held live (Wikidata5m; one more load)")
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--out", type=Path,
                         default=HERE / "benchmarks" / "results" / "load_memory.json")
@@ -207,6 +265,8 @@ def main() -> None:
                 row["content"] = content_digest(data_dir)
             if args.read_only:
                 row.update(run_read(checkout, files, args.unsupported_edges, args.layout))
+            if args.live and args.layout == "wikidata5m":
+                row["live_heap"] = live_heap(checkout, files, data_dir, args.unsupported_edges)
             subprocess.run(["rm", "-rf", str(data_dir)], check=True)
             results[name].append(row)
             print(f"{name:8} scale {scale:<5} rc {row['rc']} peak {row['peak_gb']:.2f} GB "
@@ -214,6 +274,8 @@ def main() -> None:
             if args.read_only:
                 print(f"         read alone: peak {row['read_peak_gb']} GB, {row['read_s']} s",
                       flush=True)
+            for found in row.get("live_heap", ()):  # type: ignore[attr-defined]
+                print(f"         live heap {found}", flush=True)
             if "content" in row:
                 print(f"         content {row['content']}", flush=True)
     summary = {name: {"rows": rows, "growth_gb_per_scale": growth(rows),

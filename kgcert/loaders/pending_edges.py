@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kgcert.errors import InputError
 from kgcert.loaders.factcodes import FactCodes, NodeBook
 from kgcert.store.kg_data import Problems
+from kgcert.util.parts import in_parts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,14 +38,8 @@ class PendingEdges:
 
 def pending_edges(path: Path, rows: Iterable[tuple[int, Fact]]) -> Iterator[PendingEdges]:
     """The rows (line number, fact) gathered into parts of PENDING_PART."""
-    gathered: list[tuple[int, Fact]] = []
-    for row in rows:
-        gathered.append(row)
-        if len(gathered) >= PENDING_PART:
-            yield _part(path, gathered)
-            gathered = []
-    if gathered:
-        yield _part(path, gathered)
+    for part in in_parts(rows, PENDING_PART):
+        yield _part(path, part)
 
 
 def _part(path: Path, rows: list[tuple[int, Fact]]) -> PendingEdges:

@@ -216,6 +216,7 @@ class Wikidata5mLoader(Loader):
             del offsets, neighbours
             pairs = tables.pair_sentences(triples.heads, triples.tails, len(entities), matched,
                                           cap, PAIRING)
+            tables.keep_paired_sentences(matched, pairs)
             supported = pairs.supported[pairs.pair_of_fact]
             self._note_unsupported(int((~supported).sum()), len(supported), unsupported, data)
             if unsupported == "drop":

@@ -31,6 +31,7 @@ from kgcert.loaders.wikidata5m_text import MATCHING, EntityText, _Inputs, entity
 from kgcert.loaders.wikidata_common import read_tab_lines, word_key
 from kgcert.loading import progress as loadprogress
 from kgcert.store.kg_data import Problems
+from kgcert.util.parts import in_parts
 
 BLOCK = 1 << 18  # lines turned into Arrow arrays at a time
 ENTITY_CHUNK = 20_000  # entities whose texts are matched at a time
@@ -54,13 +55,7 @@ class Triples:
 def _blocks(rows: Iterator[tuple[int, list[str]]], width: int
             ) -> Iterator[list[list[str]]]:
     """Columns of `width` fields, BLOCK lines at a time (one append a line)."""
-    block: list[list[str]] = []
-    for _, fields in rows:
-        block.append(fields)
-        if len(block) >= BLOCK:
-            yield _columns(block, width)
-            block = []
-    if block:
+    for block in in_parts((fields for _, fields in rows), BLOCK):
         yield _columns(block, width)
 
 

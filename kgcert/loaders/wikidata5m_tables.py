@@ -21,6 +21,9 @@ from kgcert.loading import progress as loadprogress
 from kgcert.store.kg_data import EDGE_PART, NODE_PART, EdgePart
 
 PAIR_CHUNK = 100_000  # pairs whose sentences are picked at a time
+# Edges per part where they carry sentences (about 1 KB each as Python rows, and again as
+# the JSON the server parses): a part of EDGE_PART such edges held 200 MB or more in each.
+SENTENCE_EDGE_PART = 50_000
 
 
 @dataclass
@@ -96,6 +99,16 @@ def pair_sentences(heads: np.ndarray, tails: np.ndarray, entities: int, matched:
     return PairSentences(pair_of_fact, supported, offsets, ids_all)
 
 
+def keep_paired_sentences(matched: Matched, pairs: PairSentences) -> None:
+    """Once pairs are picked, the edges read only their sentences: the pool keeps those
+    alone (renumbered in `pairs.ids`) and the mention rows are let go of, so that less is
+    held beside the server's heap while the KG is written."""
+    used, pairs.ids = np.unique(pairs.ids, return_inverse=True)
+    matched.pool = matched.pool.take(pa.array(used))
+    empty = np.zeros(0, dtype=np.int64)
+    matched.first = matched.mention_keys = matched.mention_pool = empty
+
+
 def _pool_texts(matched: Matched, ids: np.ndarray) -> list[str]:
     """Pool sentences by id, "" for -1 (an entity without a text)."""
     found = matched.pool.take(pa.array(np.maximum(ids, 0))).to_pylist()
@@ -169,7 +182,9 @@ class ColumnEdges:
     def __len__(self) -> int:
         return len(self.kept)
 
-    def parts(self, size: int = EDGE_PART) -> Iterator[EdgePart]:
+    def parts(self, size: int | None = None) -> Iterator[EdgePart]:
+        if size is None:
+            size = EDGE_PART if self.columns.pairs is None else SENTENCE_EDGE_PART
         for start in range(0, len(self), size):
             yield self._part(self.kept[start:start + size])
 

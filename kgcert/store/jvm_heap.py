@@ -23,15 +23,21 @@ MIN_HEAP_GIB, MAX_HEAP_GIB = 1, 4
 SHARE = 4  # a quarter of the memory
 CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"),
                  Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
-# What a load needs, from the synthetic Wikidata5m at scale 0.1 (299k nodes, 613k edges with
-# their sentences; GC log of benchmarks/bench_load_memory.py's load under a 1 GB heap): the
-# live heap after collections was about 250 MB while nodes were written and 590 MB while
-# edges were, the page cache (a quarter of the heap) included. Edges without properties
-# (PrimeKG) need less each; the full Wikidata5m reaches the 4 GB it loaded with before.
+# What a load needs, measured on the synthetic Wikidata5m (benchmarks/bench_load_memory.py
+# --live, heap used right after a full collection, less ArcadeDB's page cache): at scale 0.02
+# (61k nodes, 124k edges) 16 MB once the nodes were written and 47 MB with every edge in the
+# open batch; at 0.1 (299k nodes, 613k edges) 19 MB and 94 MB: about 100 bytes a batched
+# edge and 65 a node, beside a page cache that takes a quarter of the heap. The heap that
+# the JVM is given it fills with garbage between collections (so resident memory is the heap),
+# and loads at 0.1 with a heap of 640m (drop) and 768m (template) took no more CPU time than
+# with 1280m and 1792m. The coefficients leave room for the edge batch's close (at 0.1 it
+# needed at most 3.4 times the batch's live heap) and for the part in flight; at full size
+# (3.0M-3.6M nodes, batches of 4M edges) they give 2.5-2.7 GB where about 1.1 GB is live
+# before a close and at most 2.2 GB could be during it.
 KG_FLOOR = 512 * MIB  # the server, its caches and one part in flight
-BYTES_PER_NODE = 512
-BYTES_PER_BATCHED_EDGE = 768  # an edge of the open batch, with its incoming-list entry
-KG_HEAP_STEP = 256 * MIB  # sizes are rounded up to this
+BYTES_PER_NODE = 256
+BYTES_PER_BATCHED_EDGE = 320  # an edge of the open batch, with its incoming-list entry
+KG_HEAP_STEP = 128 * MIB  # sizes are rounded up to this
 KG_HEAP_MIN = 768 * MIB
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from part_checks import check_edge_parts
 
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loaders.columnar import ColumnEdges, ColumnNodes, stripped
@@ -46,13 +47,7 @@ def check_parts(data: KGData) -> None:
     assert len(position) == data.node_count
     for edges in data.edges.values():
         assert isinstance(edges, ColumnEdges)
-        parts = list(edges.parts(5))
-        assert all(len(p) <= 5 for p in parts)
-        assert [s for p in parts for s in p.sources] == edges.sources
-        assert [t for p in parts for t in p.targets] == edges.targets
-        if edges.properties is not None:
-            assert [x for p in parts for x in p.properties or ()] == edges.properties
-        for part in parts:  # by id: see loaders/columnar.py
+        for part in check_edge_parts(edges):  # by id: see loaders/columnar.py
             assert part.source_positions is None and part.target_positions is None
             assert all(s in position for s in part.sources)
             assert all(t in position for t in part.targets)
