@@ -4,6 +4,8 @@
     ../shared/neo4j/with-neo4j.sh python benchmarks/bench_neo4j_load.py --scale 0.1 --loads 3
     ../shared/neo4j/with-neo4j.sh python benchmarks/bench_neo4j_load.py --file DIR/kg.csv \
         --layout primekg --loads 3 --explain
+    ../shared/neo4j/with-neo4j.sh python benchmarks/bench_neo4j_load.py --scale 1.0 \
+        --layout wikidata5m --loads 1 [--setting unsupported_edges=template]
 
 The KG is read once (`--file`, or synthesised at `--scale` in the PrimeKG or Wikidata5m
 layout), then written `--loads` times, each under a new KG name, as `kgcert load` writes it,
@@ -13,10 +15,11 @@ empty database of a warm server).
 Prints per load: the node and edge phases' wall times, the whole load's, the CPU time of the
 server and of this client (on a busy machine the wall time also says how much CPU the other
 processes left), the edge rate (rows/s) in `--every`-second steps, so a load that crawls for
-minutes and then speeds up shows as such, and the slowest relationship types with their
-rates. `--explain` prints the plan Neo4j chooses for the first edge statement, asked once the
-nodes are written (what the load's own first edge batch then runs). `--json PATH` writes the
-figures. Needs KGCERT_NEO4J_URI and its credentials (with-neo4j.sh sets them). Mind the
+minutes and then speeds up shows as such, the slowest relationship types with their rates,
+and the peak resident memory of this client and of the server. `--explain` prints the plan
+Neo4j chooses for the first edge statement, asked once the nodes are written (what the load's
+own first edge batch then runs). `--setting KEY=VALUE` passes a loader setting. `--json PATH`
+writes the figures. Needs KGCERT_NEO4J_URI and its credentials (with-neo4j.sh sets them). Mind the
 machine's memory at full size (the parsed KG plus the server's heap and page cache).
 """
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -33,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgcert.loaders import get_loader
+from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading import progress as loadprogress
 from kgcert.loading.pipeline import (
     WRITING_EDGES,
@@ -121,17 +125,35 @@ def type_rates(timeline: LoadTimeline, source: ParsedSource) -> list[tuple[str, 
     return found
 
 
-def server_cpu_s() -> float | None:
-    """CPU seconds the Neo4j server has used so far, where this machine runs it (with-neo4j.sh
-    leaves its pid in $NEO4J_HOME/run/neo4j.pid): on a busy machine the wall time says how
-    much CPU the server was given, this says how much work the load made it do."""
+def server_proc_file(name: str) -> str | None:
+    """/proc/PID/NAME of the Neo4j server, where this machine runs it (with-neo4j.sh leaves
+    its pid in $NEO4J_HOME/run/neo4j.pid); None elsewhere."""
     home = os.environ.get("NEO4J_HOME") or f"{os.environ.get('TMPDIR', '/tmp')}/kgcert-neo4j"
     try:
         pid = (Path(home) / "run" / "neo4j.pid").read_text().strip()
-        fields = (Path("/proc") / pid / "stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
+        return (Path("/proc") / pid / name).read_text()
+    except OSError:
         return None
+
+
+def server_cpu_s() -> float | None:
+    """CPU seconds the Neo4j server has used so far: on a busy machine the wall time says how
+    much CPU the server was given, this says how much work the load made it do."""
+    stat = server_proc_file("stat")
+    if stat is None:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_gb() -> dict[str, float | None]:
+    """The peak resident memory of this client and of the server so far (their sum bounds the
+    two processes' peak together from above)."""
+    client = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    status = server_proc_file("status") or ""
+    server = next((int(line.split()[1]) / 2**20 for line in status.splitlines()
+                   if line.startswith("VmHWM:")), None)
+    return {"client": round(client, 2), "server": round(server, 2) if server else None}
 
 
 def load_once(server: Neo4jServer, source: ParsedSource, kg: str, every_s: float,
@@ -167,7 +189,8 @@ def load_once(server: Neo4jServer, source: ParsedSource, kg: str, every_s: float
             "slowest_types": [f"{name} {rows:,} rows {seconds:.0f} s "
                               f"({rows / max(seconds, 1e-9):,.0f}/s)"
                               for name, rows, seconds in slowest],
-            "drop_s": round(time.perf_counter() - dropped, 1) if drop else None, "plan": plans}
+            "drop_s": round(time.perf_counter() - dropped, 1) if drop else None,
+            "peak_rss_gb": peak_rss_gb(), "plan": plans}
 
 
 def synthesise(layout: str, scale: float, folder: Path) -> Path:
@@ -187,14 +210,18 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=10.0, help="timeline step, seconds")
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--drop", action="store_true", help="drop each load once timed")
+    parser.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                        help="a loader setting, e.g. unsupported_edges=template (Wikidata5m)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    settings = dict(item.split("=", 1) for item in args.setting)
     if not os.environ.get("KGCERT_NEO4J_URI"):
         raise SystemExit("needs KGCERT_NEO4J_URI (run it under ../shared/neo4j/with-neo4j.sh)")
     with tempfile.TemporaryDirectory(prefix="bench-neo4j-load-") as work:
         path = args.file or synthesise(args.layout, args.scale, Path(work) / "kg")
         started = time.perf_counter()
-        parsed = read_source(get_loader(args.layout), [path], "bench")
+        parsed = read_source(get_loader(args.layout, LoadOptions(settings=settings)), [path],
+                             "bench")
         print(f"read {parsed.data.node_count:,} nodes, {parsed.data.edge_count:,} edges "
               f"in {time.perf_counter() - started:.1f} s", flush=True)
         server = Neo4jServer(os.environ["KGCERT_NEO4J_URI"])
@@ -216,6 +243,8 @@ def main() -> None:
     if len(cpu) == len(results):
         print(f"server CPU: {', '.join(f'{c:.1f}' for c in cpu)} s; most/least "
               f"{max(cpu) / min(cpu):.2f}x")
+    peak = results[-1]["peak_rss_gb"] if results else {}
+    print(f"peak RSS: client {peak.get('client')} GB, server {peak.get('server')} GB")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 
