@@ -19,7 +19,7 @@ from typing import Any, cast, overload
 import numpy as np
 
 from kgcert.graphview.fact import Fact
-from kgcert.graphview.snapshot import GraphSnapshot
+from kgcert.graphview.snapshot import GraphSnapshot, in_sorted
 
 _new_tuple = tuple.__new__  # what a named tuple's own __new__ calls, minus its Python frame
 
@@ -244,6 +244,7 @@ class RowAdjacency:
         self._outgoing_rows: dict[str, FactRows] = {}
         self._incoming_rows: dict[str, FactRows] = {}
         self._allowed: dict[frozenset[str], Sequence[Fact]] = {}
+        self._by_label: dict[str, Neighbours] = {}  # as many as the KG has labels
 
     def of_type(self, rel_type: str) -> Sequence[Fact]:
         found = self._of_type.get(rel_type)
@@ -300,10 +301,33 @@ class RowAdjacency:
         return found
 
     def neighbours(self, label: str, excluded: frozenset[str],
-                   label_of: object = None) -> Mapping[str, Sequence[Fact]]:
-        """The other ends with `label` of the allowed facts, sorted by id, with their facts."""
-        allowed = self.allowed(excluded)
-        rows = allowed if isinstance(allowed, FactRows) else self.facts
+                   label_of: object = None) -> Neighbours:
+        """The other ends with `label` of the allowed facts, sorted by id, with their facts.
+        The grouping over all facts is kept per label; the allowed facts' grouping is that one
+        less the excluded facts, worked out only when an end of an excluded fact is in it (the
+        excluded types are the DAG's, which differ prompt by prompt, and a hub has thousands
+        of facts to regroup)."""
+        every = self._by_label.get(label)
+        if every is None:
+            every = self._by_label[label] = self._grouped(label)
+        codes = [self._codes[t] for t in excluded if t in self._codes]
+        if not codes or not len(every.positions):
+            return every
+        snapshot = self.index.snapshot
+        edges = np.concatenate([snapshot.edges_of_type(self.at, code) for code in codes])
+        if not len(edges):
+            return every
+        source, target = snapshot.source[edges], snapshot.target[edges]
+        ends = np.where(source == self.at, target, source)
+        if not in_sorted(ends, every.positions).any():
+            return every
+        # Filtering the stably sorted grouping keeps what sorting the filtered rows would give.
+        keep = _none_of(every.rows.type, codes)
+        return Neighbours(every.rows.where(keep), every.other[keep])
+
+    def _grouped(self, label: str) -> Neighbours:
+        """The other ends with `label` of all the entity's facts, sorted by id."""
+        rows = self.facts
         other = np.where(rows.source == self.at, rows.target, rows.source)
         wanted = (self.index.labels.index(label) if label in self.index.labels else -1)
         keep = np.flatnonzero((other != self.at) & (self.index.label_code[other] == wanted))
@@ -323,16 +347,21 @@ class Neighbours(Mapping[str, Sequence[Fact]]):
     """Neighbour id -> its facts, over rows grouped by neighbour (ids in sorted order)."""
 
     def __init__(self, rows: FactRows, other: np.ndarray) -> None:
-        self.rows = rows
+        self.rows, self.other = rows, other
         # `other` is sorted: each neighbour's rows start where its position first appears.
         first = np.ones(len(other), dtype=bool)
         np.not_equal(other[1:], other[:-1], out=first[1:])
         self.starts = np.flatnonzero(first)
         self.positions = other[self.starts]
         self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
-        ids = rows.shared.snapshot.id_list
-        self._keys = {ids[at]: i for i, at in enumerate(self.positions.tolist())}
         self._facts: dict[str, tuple[Fact, ...]] = {}
+
+    @cached_property
+    def _keys(self) -> dict[str, int]:
+        """Neighbour id -> its place: built only when asked by id (a hub has thousands, and
+        `merged_ids` needs none of them)."""
+        ids = self.rows.shared.snapshot.id_list
+        return {ids[at]: i for i, at in enumerate(self.positions.tolist())}
 
     def __getitem__(self, entity: str) -> Sequence[Fact]:
         found = self._facts.get(entity)
@@ -353,4 +382,16 @@ class Neighbours(Mapping[str, Sequence[Fact]]):
         return self._keys.keys()  # the dict's own view: set operations in C
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self.positions)
+
+
+def merged_ids(groups: Sequence[Neighbours], left_out: Iterable[str]) -> list[str]:
+    """The ids of all `groups`' neighbours, distinct and sorted, less `left_out`: what
+    sorting their keys together gives (positions follow the ids' sorted order), without a
+    Python string per neighbour until the end."""
+    snapshot = groups[0].rows.shared.snapshot
+    positions = np.unique(np.concatenate([group.positions for group in groups]))
+    dropped = [at for at in map(snapshot.position, left_out) if at is not None]
+    if dropped:
+        positions = positions[~np.isin(positions, dropped)]
+    return list(map(snapshot.id_list.__getitem__, positions.tolist()))

@@ -54,6 +54,7 @@ import numpy as np
 from kgcert.errors import InputError
 from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
+from kgcert.graphview.rows import Neighbours, merged_ids
 from kgcert.prompts import context as ctx
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import Distractor, Weighting
@@ -285,7 +286,11 @@ class PromptBuilder:
         def related() -> list[str]:
             """The neighbours' ids, sorted, DAG nodes left out. Each node's are sorted
             already: sorting their concatenation merges those runs (a hub has thousands)."""
-            merged = dict.fromkeys(sorted(chain.from_iterable(n.keys() for n in neighbours())))
+            found = neighbours()
+            rows = [n for n in found if isinstance(n, Neighbours)]
+            if rows and len(rows) == len(found):  # over a snapshot: merged as arrays
+                return merged_ids(rows, dag_ids)
+            merged = dict.fromkeys(sorted(chain.from_iterable(n.keys() for n in found)))
             for node in dag_ids:
                 merged.pop(node, None)
             return list(merged)

@@ -110,3 +110,38 @@ def test_a_snapshot_names_entities_as_the_server_does(texts_kg, tmp_path) -> Non
     named = open_graph(texts_kg, snapshot).stored_names(ids)
     assert named == ReadGraph(texts_kg).stored_names(ids)
     assert len(named) == len(ids) - 1
+
+
+def test_snapshot_neighbours_are_the_reads_neighbours_for_any_excluded_types(texts_kg,
+                                                                               tmp_path) -> None:
+    """Row neighbours keep each label's grouping and adjust it per excluded set: the answer
+    must be the per-entity reads' whatever was asked before, and `merged_ids` must be the
+    sorted union of their ids."""
+    from itertools import combinations
+
+    from kgcert.graphview.rows import Neighbours, merged_ids
+
+    snapshot = pull(texts_kg, tmp_path)
+    assert snapshot is not None
+    reads = ReadGraph(texts_kg)
+    degree = np.diff(snapshot.fact_start)
+    hubs = [snapshot.id_list[at] for at in np.argsort(-degree, kind="stable")[:3].tolist()]
+    for backwards in (False, True):
+        rows = open_graph(texts_kg, snapshot)
+        for hub in hubs:
+            types = sorted({fact.type for fact in reads.adjacency(hub).facts})[:4]
+            sets = [frozenset(c) for size in range(3) for c in combinations(types, size)]
+            for excluded in sets[::-1] if backwards else sets:
+                for label in sorted({reads.label(fact.other(hub))
+                                     for fact in reads.adjacency(hub).facts}):
+                    got = rows.adjacency(hub).neighbours(label, excluded, rows.label)
+                    want = reads.adjacency(hub).neighbours(label, excluded, reads.label)
+                    assert [(k, tuple(v)) for k, v in got.items()] == list(want.items())
+                    assert len(got) == len(want)
+        label = reads.label(hubs[0])
+        groups = [rows.adjacency(hub).neighbours(label, frozenset(), rows.label)
+                  for hub in hubs]
+        assert all(isinstance(group, Neighbours) for group in groups)
+        left_out = [hubs[1], *list(groups[0])[:2], "no-such-entity"]
+        want_ids = sorted(set().union(*(group.keys() for group in groups)) - set(left_out))
+        assert merged_ids(groups, left_out) == want_ids and want_ids
