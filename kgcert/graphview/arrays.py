@@ -86,7 +86,7 @@ class SnapshotGraph(PromptGraph):
     def answer_sets(self, compiled: CompiledRelationSpec) -> AnswerSets:
         return AnswerFinder(self.snapshot, compiled)
 
-    def option_pool(self, listing: Callable[[], list[str]]) -> Callable[[], list[str]]:
+    def option_pool(self, listing: Callable[[], Sequence[str]]) -> Callable[[], Sequence[str]]:
         """Only when asked: a snapshot names only what is shown, without a read."""
         return listing
 

@@ -10,7 +10,7 @@ several of them, while the same entities (the hubs of a spec) recur from prompt 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from kgcert.graphview.fact import Adjacency, Fact
 from kgcert.graphview.view import (
@@ -79,11 +79,11 @@ class ReadGraph(PromptGraph):
     def answer_sets(self, compiled: CompiledRelationSpec) -> AnswerSets:
         return CypherAnswers(self.store, compiled)
 
-    def option_pool(self, listing: Callable[[], list[str]]) -> Callable[[], list[str]]:
+    def option_pool(self, listing: Callable[[], Sequence[str]]) -> Callable[[], Sequence[str]]:
         """Listed only when asked (a hub's are thousands, and a distractor prompt's options
         are mostly filled before them), their names then read in one batch (a read per
         option would cost more)."""
-        def listed() -> list[str]:
+        def listed() -> Sequence[str]:
             found = listing()
             self.preload(found)
             return found

@@ -10,16 +10,17 @@ operations; a row becomes a Fact when it is read, the same Fact the per-entity r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import repeat
-from typing import Any, cast, overload
+from typing import cast, overload
 
 import numpy as np
 
 from kgcert.graphview.fact import Fact
-from kgcert.graphview.snapshot import GraphSnapshot, in_sorted
+from kgcert.graphview.neighbours import Neighbours, RowNeighbours
+from kgcert.graphview.snapshot import GraphSnapshot
 
 _new_tuple = tuple.__new__  # what a named tuple's own __new__ calls, minus its Python frame
 
@@ -232,6 +233,9 @@ class FactRows(Sequence[Fact]):
         return FactRows(self.shared, *self.columns(rows))
 
 
+ALLOWED_KEPT = 8  # allowed-fact answers kept per entity (one per excluded set)
+
+
 class RowAdjacency:
     """The same questions as `kgcert.graphview.fact.Adjacency`, over rows. Answers are kept:
     a hub's adjacency is asked the same questions by prompt after prompt."""
@@ -293,20 +297,35 @@ class RowAdjacency:
         return list(rows.where(rows.target == at))
 
     def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
+        """The facts of no excluded type. The entity's facts are sorted by type, so each type's
+        are one run of them: the allowed ones are the runs between, copied without a look at
+        any fact's type (a hub's facts are thousands, and the excluded types differ prompt by
+        prompt, so only a few answers are kept)."""
         found = self._allowed.get(excluded)
         if found is None:
-            codes = [self._codes[t] for t in excluded if t in self._codes]
-            found = self._allowed[excluded] = (
-                self.facts.where(_none_of(self.facts.type, codes)) if codes else self.facts)
+            snapshot = self.index.snapshot
+            base = int(snapshot.fact_start[self.at])
+            runs = sorted(snapshot.type_run(self.at, self._codes[t])
+                          for t in excluded if t in self._codes)
+            cuts = [(start - base, end - base) for start, end in runs if end > start]
+            if not cuts:
+                return self.facts
+            edges = cast(np.ndarray, self.facts.edges)
+            ends = [0, *(end for _, end in cuts)]
+            starts = [*(start for start, _ in cuts), len(edges)]
+            found = FactRows.of_edges(self.index, np.concatenate(
+                [edges[end:start] for end, start in zip(ends, starts, strict=True)]))
+            if len(self._allowed) >= ALLOWED_KEPT:
+                self._allowed.clear()
+            self._allowed[excluded] = found
         return found
 
     def neighbours(self, label: str, excluded: frozenset[str],
-                   label_of: object = None) -> Neighbours:
+                   label_of: object = None) -> RowNeighbours:
         """The other ends with `label` of the allowed facts, sorted by id, with their facts.
-        The grouping over all facts is kept per label; the allowed facts' grouping is that one
-        less the excluded facts, worked out only when an end of an excluded fact is in it (the
-        excluded types are the DAG's, which differ prompt by prompt, and a hub has thousands
-        of facts to regroup)."""
+        The grouping over all facts is kept per label; the allowed facts' grouping is a view
+        of it less the excluded facts (the excluded types are the DAG's, which differ prompt
+        by prompt, and a hub has thousands of facts to regroup)."""
         every = self._by_label.get(label)
         if every is None:
             every = self._by_label[label] = self._grouped(label)
@@ -315,15 +334,8 @@ class RowAdjacency:
             return every
         snapshot = self.index.snapshot
         edges = np.concatenate([snapshot.edges_of_type(self.at, code) for code in codes])
-        if not len(edges):
-            return every
         source, target = snapshot.source[edges], snapshot.target[edges]
-        ends = np.where(source == self.at, target, source)
-        if not in_sorted(ends, every.positions).any():
-            return every
-        # Filtering the stably sorted grouping keeps what sorting the filtered rows would give.
-        keep = _none_of(every.rows.type, codes)
-        return Neighbours(every.rows.where(keep), every.other[keep])
+        return every.without(excluded, np.where(source == self.at, target, source))
 
     def _grouped(self, label: str) -> Neighbours:
         """The other ends with `label` of all the entity's facts, sorted by id."""
@@ -333,65 +345,3 @@ class RowAdjacency:
         keep = np.flatnonzero((other != self.at) & (self.index.label_code[other] == wanted))
         order = keep[np.argsort(other[keep], kind="stable")]  # by id, facts kept in order
         return Neighbours(rows.where(order), other[order])
-
-
-def _none_of(values: np.ndarray, codes: list[int]) -> np.ndarray:
-    """`~np.isin(values, codes)` for a few codes, without isin's fixed cost."""
-    mask = values != codes[0]
-    for code in codes[1:]:
-        mask &= values != code
-    return mask
-
-
-class Neighbours(Mapping[str, Sequence[Fact]]):
-    """Neighbour id -> its facts, over rows grouped by neighbour (ids in sorted order)."""
-
-    def __init__(self, rows: FactRows, other: np.ndarray) -> None:
-        self.rows, self.other = rows, other
-        # `other` is sorted: each neighbour's rows start where its position first appears.
-        first = np.ones(len(other), dtype=bool)
-        np.not_equal(other[1:], other[:-1], out=first[1:])
-        self.starts = np.flatnonzero(first)
-        self.positions = other[self.starts]
-        self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
-        self._facts: dict[str, tuple[Fact, ...]] = {}
-
-    @cached_property
-    def _keys(self) -> dict[str, int]:
-        """Neighbour id -> its place: built only when asked by id (a hub has thousands, and
-        `merged_ids` needs none of them)."""
-        ids = self.rows.shared.snapshot.id_list
-        return {ids[at]: i for i, at in enumerate(self.positions.tolist())}
-
-    def __getitem__(self, entity: str) -> Sequence[Fact]:
-        found = self._facts.get(entity)
-        if found is None:
-            i = self._keys[entity]
-            found = self._facts[entity] = self.rows.where(
-                np.arange(self.starts[i], self.ends[i])).all()
-        return found
-
-    def get(self, entity: str, default: object = None) -> Any:
-        # Mapping.get goes through __getitem__ and a KeyError for every entity not here.
-        return self[entity] if entity in self._keys else default
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._keys)
-
-    def keys(self) -> KeysView[str]:
-        return self._keys.keys()  # the dict's own view: set operations in C
-
-    def __len__(self) -> int:
-        return len(self.positions)
-
-
-def merged_ids(groups: Sequence[Neighbours], left_out: Iterable[str]) -> list[str]:
-    """The ids of all `groups`' neighbours, distinct and sorted, less `left_out`: what
-    sorting their keys together gives (positions follow the ids' sorted order), without a
-    Python string per neighbour until the end."""
-    snapshot = groups[0].rows.shared.snapshot
-    positions = np.unique(np.concatenate([group.positions for group in groups]))
-    dropped = [at for at in map(snapshot.position, left_out) if at is not None]
-    if dropped:
-        positions = positions[~np.isin(positions, dropped)]
-    return list(map(snapshot.id_list.__getitem__, positions.tolist()))

@@ -104,10 +104,15 @@ class GraphSnapshot:
     def edges_of_type(self, at: int, code: int) -> np.ndarray:
         """Entity `at`'s edges of type `code`, in fact order: a run of `edges_of(at)` found by
         binary search, where a comparison would gather the type of every edge of a hub."""
-        start, end = self.fact_start[at], self.fact_start[at + 1]
+        start, end = self.type_run(at, code)
+        return self.fact_edges[start:end]
+
+    def type_run(self, at: int, code: int) -> tuple[int, int]:
+        """Where entity `at`'s edges of type `code` start and end in `fact_edges`."""
+        start, end = int(self.fact_start[at]), int(self.fact_start[at + 1])
         rank, here = self.type_ranks[code], self._fact_type_ranks[start:end]
-        return self.fact_edges[start + np.searchsorted(here, rank, "left"):
-                               start + np.searchsorted(here, rank, "right")]
+        return (start + int(np.searchsorted(here, rank, "left")),
+                start + int(np.searchsorted(here, rank, "right")))
 
     def __len__(self) -> int:
         return len(self.source)
@@ -191,17 +196,18 @@ def _read_server(store: GraphStore, writer: SentenceWriter | None) -> GraphSnaps
                                          displays.setdefault(str(display), len(displays)))
                     writer.add(sentences)
             writer.end_page()
-        for source, rel_type, edges, with_sentences in (
-                store.rows(cypher, low=low, high=high) if writer is None else ()):
-            if with_sentences:
-                return None  # sentences written since the check: the per-entity reads
-            code = types.setdefault(str(rel_type), len(types))
-            page_sources.extend([str(source)] * len(edges))
-            for target, display in edges:
-                page_targets.append(str(target))
-                page_displays.append(-1 if display is None else
-                                     displays.setdefault(str(display), len(displays)))
-            page_types.extend([code] * len(edges))
+        else:
+            for source, rel_type, edges, with_sentences in store.rows(cypher, low=low,
+                                                                      high=high):
+                if with_sentences:
+                    return None  # sentences written since the check: the per-entity reads
+                code = types.setdefault(str(rel_type), len(types))
+                page_sources.extend([str(source)] * len(edges))
+                for target, display in edges:
+                    page_targets.append(str(target))
+                    page_displays.append(-1 if display is None else
+                                         displays.setdefault(str(display), len(displays)))
+                page_types.extend([code] * len(edges))
         sources.append(_positions(ids, page_sources))
         targets.append(_positions(ids, page_targets))
         type_codes.append(np.array(page_types, dtype=np.int32))

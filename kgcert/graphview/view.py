@@ -112,6 +112,16 @@ def chunks(items: Sequence[str], size: int = _CHUNK) -> Iterable[Sequence[str]]:
         yield items[start:start + size]
 
 
+def stored_names(store: GraphStore, ids: Sequence[str]) -> dict[str, str]:
+    """The stored `name` of each of `ids` that has one, read in batches."""
+    found: dict[str, str] = {}
+    for chunk in chunks(ids):
+        for row in store.query(named(STATEMENTS, "entities"), ids=list(chunk)):
+            if row.get("name"):
+                found[str(row["id"])] = str(row["name"])
+    return found
+
+
 class PromptGraph(ABC):
     """Cached reads of one KG for prompts. Share one between builders of one KG."""
 
@@ -124,6 +134,7 @@ class PromptGraph(ABC):
         self._adjacency: dict[str, EntityEdges] = {}
         self._entities: dict[str, EntityInfo] = {}
         self._cached_edges = 0
+        self.emptied = 0  # times the cache was emptied: what callers keep from it goes too
         self._label_members: dict[str, list[str]] = {}
         # (type, source label, target label, display) -> how its sentence is written
         self._forms: dict[tuple[str, str, str, str | None], SentenceForm] = {}
@@ -163,8 +174,8 @@ class PromptGraph(ABC):
         """The answer sets of a compiled relation spec over this KG."""
 
     @abstractmethod
-    def option_pool(self, listing: Callable[[], list[str]]
-                    ) -> list[str] | Callable[[], list[str]]:
+    def option_pool(self, listing: Callable[[], Sequence[str]]
+                    ) -> Sequence[str] | Callable[[], Sequence[str]]:
         """Candidate options as the composer should take them: listed now (their names read
         in one batch) or only when asked."""
 
@@ -208,6 +219,7 @@ class PromptGraph(ABC):
     def begin_prompt(self) -> None:
         """Called before each prompt's reads: empties the cache once it outgrew its bound."""
         if self._cached_edges > self.max_cached_edges:
+            self.emptied += 1
             self._adjacency.clear()
             self._entities = {k: v for k, v in self._entities.items() if v.aliases is not None}
             self._cached_edges = 0
@@ -259,12 +271,7 @@ class PromptGraph(ABC):
     def stored_names(self, ids: Sequence[str]) -> dict[str, str]:
         """The stored `name` of each of `ids` that has one (unknown ids have none): what a
         run records for its report, read in batches (a snapshot answers from its arrays)."""
-        found: dict[str, str] = {}
-        for chunk in chunks(ids):
-            for row in self._query("entities", ids=list(chunk)):
-                if row.get("name"):
-                    found[str(row["id"])] = str(row["name"])
-        return found
+        return stored_names(self.store, ids)
 
     def entity(self, entity_id: str) -> EntityInfo:
         info = self._entities.get(entity_id) or self._local_info(entity_id)

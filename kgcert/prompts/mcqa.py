@@ -54,7 +54,7 @@ import numpy as np
 from kgcert.errors import InputError
 from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
-from kgcert.graphview.rows import Neighbours, merged_ids
+from kgcert.graphview.neighbours import RowNeighbours, merged_ids
 from kgcert.prompts import context as ctx
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import Distractor, Weighting
@@ -85,6 +85,10 @@ RANDOM_OPTION_TRIES = 200
 # Offered and filler facts from which tiers 2 and 3 are de-duplicated as arrays (tiers.py):
 # below it the arrays' fixed costs outweigh the Python pass (same prompts either way).
 ARRAY_TIERS_FROM = 1_000
+# An entity's allowed facts or neighbours are kept per excluded set up to this size: a hub's
+# are a new answer for nearly every prompt (the excluded types are the DAG's), and kept they
+# filled gigabytes over a full-size Wikidata5m run; the graph keeps what it can reuse.
+KEPT_UP_TO = 10_000
 
 
 def _characters_line_cost(text: str) -> int:
@@ -150,6 +154,7 @@ class PromptBuilder:
         self._neighbours: dict[tuple[str, str, frozenset[str]],
                                Mapping[str, Sequence[Fact]]] = {}
         self._allowed: dict[tuple[str, frozenset[str]], Sequence[Fact]] = {}
+        self._emptied = self.graph.emptied
         # A character budget's line cost is the sentence's length plus the line's "- " and
         # newline (layout.py): nothing to count or cache.
         self._cost: Callable[[str], int] = (
@@ -207,7 +212,8 @@ class PromptBuilder:
             cached = self.graph.adjacency(entity).allowed(dag.types)
             if len(self._allowed) > 200_000:
                 self._allowed.clear()
-            self._allowed[key] = cached
+            if len(cached) <= KEPT_UP_TO:
+                self._allowed[key] = cached
         return cached
 
     def _neighbours_of_label(self, entity: str, label: str,
@@ -220,7 +226,8 @@ class PromptBuilder:
             cached = self.graph.adjacency(entity).neighbours(label, excluded, self.graph.label)
             if len(self._neighbours) > 200_000:
                 self._neighbours.clear()
-            self._neighbours[key] = cached
+            if len(cached) <= KEPT_UP_TO:
+                self._neighbours[key] = cached
         return cached
 
     def _distractors(self, sample: DagSample | PathSample,
@@ -268,6 +275,10 @@ class PromptBuilder:
         index = sample.index if index is None else index
         graph = self.graph
         graph.begin_prompt()
+        if graph.emptied != self._emptied:  # what was kept from the graph's cache goes too
+            self._emptied = graph.emptied
+            self._neighbours.clear()
+            self._allowed.clear()
         dag = self.spec_kind.dag(sample)
         correct = self.correct_answers(sample)
         query_rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/query", index)
@@ -283,11 +294,11 @@ class PromptBuilder:
             (a distractor prompt's options are mostly its distractors)."""
             return [self._neighbours_of_label(node, label, dag) for node in dag_ids]
 
-        def related() -> list[str]:
+        def related() -> Sequence[str]:
             """The neighbours' ids, sorted, DAG nodes left out. Each node's are sorted
             already: sorting their concatenation merges those runs (a hub has thousands)."""
             found = neighbours()
-            rows = [n for n in found if isinstance(n, Neighbours)]
+            rows = [n for n in found if isinstance(n, RowNeighbours)]
             if rows and len(rows) == len(found):  # over a snapshot: merged as arrays
                 return merged_ids(rows, dag_ids)
             merged = dict.fromkeys(sorted(chain.from_iterable(n.keys() for n in found)))

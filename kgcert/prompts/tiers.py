@@ -146,7 +146,6 @@ class ArrayTiers(FactTiers):
         # type and direction are rows.
         self.parts.extend((cast(FactRows, part), 0, len(part)) for part in continuations)
 
-
     def finish(self, sources: Sequence[Sequence[Fact]], rng: np.random.Generator) -> ctx.Tiers:
         offered = sum(end - start for _, start, end in self.parts)
         if offered + sum(min(len(facts), self.per_entity) for facts in sources) < self.array_from:

@@ -68,18 +68,14 @@ def write_entity_names(store: GraphStore, run_dir: Path,
     """Add the names of the run's entities not yet in the file; returns how many it holds.
     With the run's prompt graph, its names (a snapshot's need no read: a run of 25,000
     prompts names some 100,000 entities)."""
+    from kgcert.graphview.view import stored_names
     from kgcert.rundir.atomic import write_json
-    from kgcert.store.cypher import named
 
     names = read_entity_names(run_dir)
     missing = run_entity_ids(run_dir) - set(names)
     for batch in _batches(missing):
-        if graph is not None:
-            names.update(graph.stored_names(batch))
-            continue
-        for row in store.query(named("specs", "entities"), ids=batch):
-            if row.get("name"):
-                names[str(row["id"])] = str(row["name"])
+        names.update(graph.stored_names(batch) if graph is not None
+                     else stored_names(store, batch))
     path = RunLayout(run_dir).entity_names_file
     if missing or not path.exists():
         write_json(path, names)

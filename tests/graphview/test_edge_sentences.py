@@ -119,7 +119,7 @@ def test_snapshot_neighbours_are_the_reads_neighbours_for_any_excluded_types(tex
     sorted union of their ids."""
     from itertools import combinations
 
-    from kgcert.graphview.rows import Neighbours, merged_ids
+    from kgcert.graphview.neighbours import Neighbours, merged_ids
 
     snapshot = pull(texts_kg, tmp_path)
     assert snapshot is not None
@@ -144,4 +144,4 @@ def test_snapshot_neighbours_are_the_reads_neighbours_for_any_excluded_types(tex
         assert all(isinstance(group, Neighbours) for group in groups)
         left_out = [hubs[1], *list(groups[0])[:2], "no-such-entity"]
         want_ids = sorted(set().union(*(group.keys() for group in groups)) - set(left_out))
-        assert merged_ids(groups, left_out) == want_ids and want_ids
+        assert list(merged_ids(groups, left_out)) == want_ids and want_ids

@@ -722,7 +722,7 @@ def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tm
 def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
     """Neighbours over snapshot rows map the same ids, in the same order, to the same facts
     as the per-entity reads' dicts."""
-    from kgcert.graphview.rows import Neighbours
+    from kgcert.graphview.neighbours import RowNeighbours
     from kgcert.graphview.snapshot import pull
 
     snapshot = pull(synthetic, tmp_path)
@@ -735,7 +735,7 @@ def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
             for entity in entities:
                 mine = rows.adjacency(entity).neighbours(label, excluded, rows.label)
                 theirs = reads.adjacency(entity).neighbours(label, excluded, reads.label)
-                assert isinstance(mine, Neighbours)
+                assert isinstance(mine, RowNeighbours)
                 assert list(mine) == list(theirs) and len(mine) == len(theirs)
                 assert {k: tuple(mine[k]) for k in mine} == theirs
                 assert entity not in mine and mine.get(entity, "none") == "none"

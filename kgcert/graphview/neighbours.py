@@ -1,0 +1,188 @@
+"""One entity's neighbours of a label over snapshot rows, and what related options draw from.
+
+A full-size Wikidata5m prompt meets hubs with a hundred thousand neighbours or more. It asks a
+hub's neighbours for a few options' facts, and for their ids only to draw a few related
+options at random, and the excluded types (the DAG's) change prompt by prompt. So nothing here
+is made per neighbour: a neighbour is found by binary search over sorted positions, the
+grouping less the excluded facts is a view that changes only the neighbours those facts
+reach, and the ids of the union come as a sequence over positions, a string made only for
+the entries read.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
+
+from kgcert.graphview.fact import Fact
+from kgcert.graphview.snapshot import GraphSnapshot, in_sorted
+
+if TYPE_CHECKING:
+    from kgcert.graphview.rows import FactRows
+
+
+class RowNeighbours(Mapping[str, Sequence[Fact]]):
+    """Neighbour id -> its facts (never empty), ids in sorted order, which `positions`
+    (sorted snapshot positions) list."""
+
+    snapshot: GraphSnapshot
+
+    @property
+    @abstractmethod
+    def positions(self) -> np.ndarray: ...
+
+    @abstractmethod
+    def facts_of(self, entity: str) -> Sequence[Fact] | None:
+        """The neighbour's facts, or None when `entity` is not a neighbour."""
+
+    def __getitem__(self, entity: str) -> Sequence[Fact]:
+        found = self.facts_of(entity)
+        if found is None:
+            raise KeyError(entity)
+        return found
+
+    def get(self, entity: str, default: Any = None) -> Any:
+        # Mapping.get goes through __getitem__ and a KeyError for every entity not here.
+        found = self.facts_of(entity)
+        return default if found is None else found
+
+    def __contains__(self, entity: object) -> bool:
+        return isinstance(entity, str) and self.facts_of(entity) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.snapshot.id_list.__getitem__, self.positions.tolist())
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+
+class Neighbours(RowNeighbours):
+    """Over rows grouped by neighbour: `other` (sorted) is each row's neighbour position."""
+
+    def __init__(self, rows: FactRows, other: np.ndarray) -> None:
+        self.rows, self.other = rows, other
+        self.snapshot = rows.shared.snapshot
+        # `other` is sorted: each neighbour's rows start where its position first appears.
+        first = np.ones(len(other), dtype=bool)
+        np.not_equal(other[1:], other[:-1], out=first[1:])
+        self.starts = np.flatnonzero(first)
+        self._positions = other[self.starts]
+        self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
+        self._facts: dict[int, tuple[Fact, ...]] = {}
+
+    @property
+    def positions(self) -> np.ndarray:
+        return self._positions
+
+    def place(self, entity: str) -> int:
+        """The neighbour's place in `positions`, -1 when it is none."""
+        at = self.snapshot.position(entity)
+        if at is None or not len(self._positions):
+            return -1
+        i = int(np.searchsorted(self._positions, at))
+        return i if i < len(self._positions) and int(self._positions[i]) == at else -1
+
+    def facts_of(self, entity: str) -> Sequence[Fact] | None:
+        i = self.place(entity)
+        if i < 0:
+            return None
+        found = self._facts.get(i)
+        if found is None:
+            found = self._facts[i] = self.rows.where(
+                np.arange(self.starts[i], self.ends[i])).all()
+        return found
+
+    def without(self, types: frozenset[str], ends: np.ndarray) -> RowNeighbours:
+        """These neighbours less the facts of `types`, whose other ends are `ends` (one per
+        such fact of the entity, any label). Only the neighbours those facts reach change."""
+        if not len(ends) or not len(self._positions):
+            return self
+        reached = ends[in_sorted(ends, self._positions)]
+        if not len(reached):
+            return self
+        touched, lost = np.unique(reached, return_counts=True)
+        place = np.searchsorted(self._positions, touched)
+        emptied = touched[self.ends[place] - self.starts[place] == lost]
+        return Thinned(self, types, touched, emptied)
+
+
+class Thinned(RowNeighbours):
+    """`Neighbours` less the facts of some types: `touched` (sorted positions) are the
+    neighbours that lose facts, `emptied` those that lose all of theirs."""
+
+    def __init__(self, every: Neighbours, types: frozenset[str], touched: np.ndarray,
+                 emptied: np.ndarray) -> None:
+        self.every, self.types, self.touched, self.emptied = every, types, touched, emptied
+        self.snapshot = every.snapshot
+
+    @cached_property
+    def positions(self) -> np.ndarray:
+        if not len(self.emptied):
+            return self.every.positions
+        keep = np.ones(len(self.every.positions), dtype=bool)
+        keep[np.searchsorted(self.every.positions, self.emptied)] = False
+        return self.every.positions[keep]
+
+    def facts_of(self, entity: str) -> Sequence[Fact] | None:
+        found = self.every.facts_of(entity)
+        if found is None:
+            return None
+        at = self.snapshot.position(entity)
+        assert at is not None, "a neighbour is an entity of the snapshot"
+        i = int(np.searchsorted(self.touched, at))
+        if i == len(self.touched) or int(self.touched[i]) != at:
+            return found
+        return tuple(fact for fact in found if fact.type not in self.types) or None
+
+    def __len__(self) -> int:
+        return len(self.every.positions) - len(self.emptied)
+
+
+class IdsAt(Sequence[str]):
+    """The ids of snapshot positions, each made when read (a hub's are thousands, and
+    options read a few)."""
+
+    def __init__(self, positions: np.ndarray, ids: list[str]) -> None:
+        self.positions, self.ids = positions, ids
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, at: int) -> str: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[str]: ...
+
+    def __getitem__(self, at: int | slice) -> str | list[str]:
+        if isinstance(at, slice):
+            return list(map(self.ids.__getitem__, self.positions[at].tolist()))
+        return self.ids[int(self.positions[at])]
+
+
+def merged_ids(groups: Sequence[RowNeighbours], left_out: Sequence[str]) -> IdsAt:
+    """The ids of all `groups`' neighbours, distinct and sorted, less `left_out`: what
+    sorting their keys together gives (positions follow the ids' sorted order)."""
+    snapshot = groups[0].snapshot
+    positions = _union([group.positions for group in groups])
+    dropped = [at for at in map(snapshot.position, left_out) if at is not None]
+    if dropped and len(positions):
+        positions = positions[~in_sorted(positions, np.unique(dropped))]
+    return IdsAt(positions, snapshot.id_list)
+
+
+def _union(runs: list[np.ndarray]) -> np.ndarray:
+    """The distinct values of sorted runs, sorted. A stable sort merges runs in about linear
+    time (numpy's is a timsort for these types), where np.unique's quicksort sorts anew."""
+    runs = [run for run in runs if len(run)]
+    if len(runs) <= 1:
+        return runs[0] if runs else np.zeros(0, dtype=np.int64)
+    joined = np.concatenate(runs)
+    joined.sort(kind="stable")
+    first = np.ones(len(joined), dtype=bool)
+    np.not_equal(joined[1:], joined[:-1], out=first[1:])
+    return joined[first]
