@@ -13,6 +13,7 @@ preparation (the run's wall less the model's, per prompt).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import statistics
 import tempfile
@@ -83,7 +84,8 @@ def bench_entity_run(store: Any, work: Path, kg: str, spec_dir: Path, n: int,
     if refused:
         parts.append(_run(work, kg, spec_dir, refused, ("vanilla",), n, seed))
     row = _summed(parts)
-    row.update(specs=len(names), without_distractors=refused, n=n, model=MODEL)
+    row.update(specs=len(names), without_distractors=refused, n=n, model=MODEL,
+               prompts_sha256=[part["prompts_sha256"] for part in parts])
     _print(row)
     return row
 
@@ -126,11 +128,13 @@ def _run(work: Path, kg: str, spec_dir: Path, names: list[str], settings: tuple[
                     time.perf_counter() - start
         return call
 
+    seen = hashlib.sha256()  # what the model was asked, in order: prompts compared by it
+
     def models_timed(build: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
             slots = build(*args, **kwargs)
             for slot in slots:
-                slot.model.generate = timed(in_model, slot.model.generate)
+                slot.model.generate = _digested(seen, timed(in_model, slot.model.generate))
             return slots
         return call
 
@@ -157,7 +161,15 @@ def _run(work: Path, kg: str, spec_dir: Path, names: list[str], settings: tuple[
             "run_s": in_runner[0], "run_cpu_s": in_runner[1], "model_s": in_model[0],
             "model_cpu_s": in_model[1], "other_s": wall - in_jobs[0] - in_runner[0],
             "other_cpu_s": cpu - in_jobs[1] - in_runner[1],
-            "prepare_per_spec_s": per_spec}
+            "prepare_per_spec_s": per_spec, "prompts_sha256": seen.hexdigest()}
+
+
+def _digested(seen: Any, generate: Callable[..., Any]) -> Callable[..., Any]:
+    def call(requests: Any, *args: Any, **kwargs: Any) -> Any:
+        for request in requests:
+            seen.update(f"{request.sample_index}\x00{request.content_key()}\x00".encode())
+        return generate(requests, *args, **kwargs)
+    return call
 
 
 def _verdict(value: float, target: float, at_most: bool = True) -> str:
@@ -184,4 +196,6 @@ def _print(row: dict[str, Any]) -> None:
           f"names, certificates shown) {row['other_s']:.1f} s ({row['other_cpu_s']:.1f} "
           f"CPU-s); "
           f"end to end less the model {row['end_to_end_ms_per_prompt']:.2f} ms per prompt",
+          flush=True)
+    print(f"  prompts asked, sha256 per command: {', '.join(row['prompts_sha256'])}",
           flush=True)
