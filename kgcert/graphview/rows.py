@@ -287,7 +287,17 @@ class RowAdjacency:
 
     def _typed(self, code: int) -> FactRows:
         """The rows of type `code`, in order (`facts` are the entity's edges in fact order)."""
-        return FactRows.of_edges(self.index, self.index.snapshot.edges_of_type(self.at, code))
+        return FactRows.of_edges(self.index, self._of_code(code))
+
+    def _of_code(self, code: int) -> np.ndarray:
+        start, end = self._runs.get(code, (0, 0))
+        return cast(np.ndarray, self.facts.edges)[start:end]
+
+    @cached_property
+    def _runs(self) -> dict[int, tuple[int, int]]:
+        """Per type code, where its facts start and end: the facts are sorted by type, so
+        each type's are one run."""
+        return self.index.snapshot.type_runs(self.at)
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
         at = self.index.snapshot.position(target)
@@ -303,11 +313,8 @@ class RowAdjacency:
         prompt, so only a few answers are kept)."""
         found = self._allowed.get(excluded)
         if found is None:
-            snapshot = self.index.snapshot
-            base = int(snapshot.fact_start[self.at])
-            runs = sorted(snapshot.type_run(self.at, self._codes[t])
-                          for t in excluded if t in self._codes)
-            cuts = [(start - base, end - base) for start, end in runs if end > start]
+            codes = (self._codes.get(t) for t in excluded)
+            cuts = sorted(self._runs[code] for code in codes if code in self._runs)
             if not cuts:
                 return self.facts
             edges = cast(np.ndarray, self.facts.edges)
@@ -333,7 +340,7 @@ class RowAdjacency:
         if not codes or not len(every.positions):
             return every
         snapshot = self.index.snapshot
-        edges = np.concatenate([snapshot.edges_of_type(self.at, code) for code in codes])
+        edges = np.concatenate([self._of_code(code) for code in codes])
         source, target = snapshot.source[edges], snapshot.target[edges]
         return every.without(excluded, np.where(source == self.at, target, source))
 

@@ -104,15 +104,22 @@ class GraphSnapshot:
     def edges_of_type(self, at: int, code: int) -> np.ndarray:
         """Entity `at`'s edges of type `code`, in fact order: a run of `edges_of(at)` found by
         binary search, where a comparison would gather the type of every edge of a hub."""
-        start, end = self.type_run(at, code)
-        return self.fact_edges[start:end]
-
-    def type_run(self, at: int, code: int) -> tuple[int, int]:
-        """Where entity `at`'s edges of type `code` start and end in `fact_edges`."""
-        start, end = int(self.fact_start[at]), int(self.fact_start[at + 1])
+        start, end = self.fact_start[at], self.fact_start[at + 1]
         rank, here = self.type_ranks[code], self._fact_type_ranks[start:end]
-        return (start + int(np.searchsorted(here, rank, "left")),
-                start + int(np.searchsorted(here, rank, "right")))
+        return self.fact_edges[start + np.searchsorted(here, rank, "left"):
+                               start + np.searchsorted(here, rank, "right")]
+
+    def type_runs(self, at: int) -> dict[int, tuple[int, int]]:
+        """Per type code of entity `at`'s edges, where its run of `edges_of(at)` starts and
+        ends."""
+        start, end = int(self.fact_start[at]), int(self.fact_start[at + 1])
+        if start == end:
+            return {}
+        here = self._fact_type_ranks[start:end]
+        cuts = (np.flatnonzero(here[1:] != here[:-1]) + 1).tolist()
+        begins, ends = [0, *cuts], [*cuts, end - start]
+        codes = self.type[self.fact_edges[start:end][begins]].tolist()
+        return dict(zip(codes, zip(begins, ends, strict=True), strict=True))
 
     def __len__(self) -> int:
         return len(self.source)

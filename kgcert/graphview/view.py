@@ -135,6 +135,7 @@ class PromptGraph(ABC):
         self._entities: dict[str, EntityInfo] = {}
         self._cached_edges = 0
         self.emptied = 0  # times the cache was emptied: what callers keep from it goes too
+        self._asked: set[str] = set()  # entities whose edges this prompt asked for
         self._label_members: dict[str, list[str]] = {}
         # (type, source label, target label, display) -> how its sentence is written
         self._forms: dict[tuple[str, str, str, str | None], SentenceForm] = {}
@@ -217,12 +218,21 @@ class PromptGraph(ABC):
         return relations
 
     def begin_prompt(self) -> None:
-        """Called before each prompt's reads: empties the cache once it outgrew its bound."""
+        """Called before each prompt's reads: empties the cache once it outgrew its bound,
+        but for the entities the last prompt asked about when they fill at most half of it
+        (a pivot spec's hub is in every prompt, and what is worked out of a hub's edges costs
+        more than the rest of a prompt)."""
         if self._cached_edges > self.max_cached_edges:
             self.emptied += 1
-            self._adjacency.clear()
+            kept = {entity: self._adjacency[entity] for entity in self._asked
+                    if entity in self._adjacency}
+            size = sum(len(adjacency.facts) for adjacency in kept.values())
+            if size > self.max_cached_edges // 2:
+                kept, size = {}, 0
+            self._adjacency = kept
             self._entities = {k: v for k, v in self._entities.items() if v.aliases is not None}
-            self._cached_edges = 0
+            self._cached_edges = size
+        self._asked.clear()
 
     def load(self, ids: Iterable[str]) -> None:
         """Make sure the edges of `ids` (and names and labels of their neighbours) are cached."""
@@ -235,6 +245,7 @@ class PromptGraph(ABC):
         self._cached_edges += len(adjacency.facts)
 
     def adjacency(self, entity: str) -> EntityEdges:
+        self._asked.add(entity)
         if entity not in self._adjacency:
             self.load([entity])
         return self._adjacency[entity]
