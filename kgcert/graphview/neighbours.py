@@ -24,6 +24,8 @@ from kgcert.graphview.snapshot import GraphSnapshot, in_sorted
 if TYPE_CHECKING:
     from kgcert.graphview.rows import FactRows
 
+FACTS_KEPT = 4_096  # neighbours whose facts a grouping keeps made
+
 
 class RowNeighbours(Mapping[str, Sequence[Fact]]):
     """Neighbour id -> its facts (never empty), ids in sorted order, which `positions`
@@ -92,6 +94,8 @@ class Neighbours(RowNeighbours):
             return None
         found = self._facts.get(i)
         if found is None:
+            if len(self._facts) >= FACTS_KEPT:  # a hub's grouping outlives many prompts
+                self._facts.clear()
             found = self._facts[i] = self.rows.where(
                 np.arange(self.starts[i], self.ends[i])).all()
         return found

@@ -11,7 +11,7 @@ operations; a row becomes a Fact when it is read, the same Fact the per-entity r
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
 from typing import cast, overload
@@ -34,6 +34,8 @@ class RowIndex:
     labels: tuple[str, ...]
     codes: dict[str, int]  # type name -> code
     shown_key: np.ndarray  # per display code + 1: one code per shown text ("" for none)
+    # Hubs' neighbours by label, kept beyond their adjacency (see `hub_neighbours`).
+    hubs: dict[tuple[int, str], Neighbours] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, snapshot: GraphSnapshot, label_of_set: Sequence[str]) -> RowIndex:
@@ -99,6 +101,20 @@ class RowIndex:
     @cached_property
     def _display_code(self) -> dict[str, int]:
         return {text: code for code, text in enumerate(self.snapshot.displays)}
+
+    def hub_neighbours(self, adjacency: RowAdjacency, label: str) -> Neighbours:
+        """`adjacency.grouped(label)`, kept here for an entity of HUB_FACTS facts or more: the
+        prompt graph's cache lets go of its entities when it outgrows its bound, and a
+        pivot spec's hub, in every prompt, cost a sort of its neighbours after each time."""
+        if len(adjacency.facts) < HUB_FACTS:
+            return adjacency.grouped(label)
+        key = (adjacency.at, label)
+        found = self.hubs.get(key)
+        if found is None:
+            if sum(len(kept.other) for kept in self.hubs.values()) > HUB_ROWS_KEPT:
+                self.hubs.clear()
+            found = self.hubs[key] = adjacency.grouped(label)
+        return found
 
     def adjacency(self, entity: str, at: int) -> RowAdjacency:
         """Entity `at`'s edges, both directions, distinct, in fact order."""
@@ -233,6 +249,8 @@ class FactRows(Sequence[Fact]):
         return FactRows(self.shared, *self.columns(rows))
 
 
+HUB_FACTS = 2_000  # an entity with this many facts keeps its neighbour groupings longer
+HUB_ROWS_KEPT = 20_000_000  # at most about this many rows of them (some 200 MB at full size)
 ALLOWED_KEPT = 8  # allowed-fact answers kept per entity (one per excluded set)
 
 
@@ -335,7 +353,7 @@ class RowAdjacency:
         by prompt, and a hub has thousands of facts to regroup)."""
         every = self._by_label.get(label)
         if every is None:
-            every = self._by_label[label] = self._grouped(label)
+            every = self._by_label[label] = self.index.hub_neighbours(self, label)
         codes = [self._codes[t] for t in excluded if t in self._codes]
         if not codes or not len(every.positions):
             return every
@@ -344,7 +362,7 @@ class RowAdjacency:
         source, target = snapshot.source[edges], snapshot.target[edges]
         return every.without(excluded, np.where(source == self.at, target, source))
 
-    def _grouped(self, label: str) -> Neighbours:
+    def grouped(self, label: str) -> Neighbours:
         """The other ends with `label` of all the entity's facts, sorted by id."""
         rows = self.facts
         other = np.where(rows.source == self.at, rows.target, rows.source)

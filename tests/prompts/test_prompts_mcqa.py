@@ -719,6 +719,42 @@ def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tm
     assert (kept.max_cached_edges > open_graph(synthetic).max_cached_edges) == over_snapshot
 
 
+def test_hub_caches_at_their_smallest_change_no_prompt(synthetic, tmp_path, monkeypatch):
+    """Every entity a hub whose groupings outlive the graph's cache, and every bound on what
+    is kept at its smallest (the hubs' rows, the facts a grouping keeps made, the builder's
+    answers, the allowed facts per entity), with a cache emptied every few prompts: the
+    prompts are those of the defaults."""
+    from kgcert.graphview import neighbours, rows
+    from kgcert.graphview.snapshot import pull
+    from kgcert.prompts import mcqa
+
+    snapshot = pull(synthetic, tmp_path)
+    assert snapshot is not None
+    cases = []
+    for name in ("gene_target", "synergistic"):
+        spec = load_spec_file(SPECS / f"{name}.yaml")
+        assert isinstance(spec, RelationSpec)
+        sampler = prepare_sampler(spec, synthetic, tmp_path)
+        cases += [(spec, sampler, setting) for setting in ("vanilla", "distractor")]
+
+    def prompts(graph: PromptGraph) -> list[Prompt]:
+        return [PromptBuilder(synthetic, spec, sampler, seed=5, setting=setting,
+                              graph=graph).build(index)
+                for spec, sampler, setting in cases for index in range(8)]
+
+    want = prompts(open_graph(synthetic, snapshot))
+    for setting, value in (("HUB_FACTS", 1), ("HUB_ROWS_KEPT", 40), ("ALLOWED_KEPT", 1)):
+        monkeypatch.setattr(rows, setting, value)
+    monkeypatch.setattr(neighbours, "FACTS_KEPT", 1)
+    monkeypatch.setattr(mcqa, "KEPT_UP_TO", 0)
+    small = open_graph(synthetic, snapshot, max_cached_edges=300)
+    assert prompts(small) == want
+    assert small.emptied > 5
+    hubs = small.row_index.hubs
+    assert hubs and sum(len(kept.other) for kept in hubs.values()) < 40 + max(
+        len(kept.other) for kept in hubs.values())
+
+
 def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
     """Neighbours over snapshot rows map the same ids, in the same order, to the same facts
     as the per-entity reads' dicts."""
