@@ -67,6 +67,9 @@ class SnapshotGraph(PromptGraph):
         self._entities[entity_id] = info
         return info
 
+    def _entities_kept(self) -> dict[str, EntityInfo]:
+        return {}  # the snapshot gives them again without a read (they were all kept)
+
     def stored_names(self, ids: Sequence[str]) -> dict[str, str]:
         snapshot, found = self.snapshot, {}
         for entity in ids:

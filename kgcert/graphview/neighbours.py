@@ -24,8 +24,6 @@ from kgcert.graphview.snapshot import GraphSnapshot, in_sorted
 if TYPE_CHECKING:
     from kgcert.graphview.rows import FactRows
 
-FACTS_KEPT = 4_096  # neighbours whose facts a grouping keeps made
-
 
 class RowNeighbours(Mapping[str, Sequence[Fact]]):
     """Neighbour id -> its facts (never empty), ids in sorted order, which `positions`
@@ -74,7 +72,6 @@ class Neighbours(RowNeighbours):
         self.starts = np.flatnonzero(first)
         self._positions = other[self.starts]
         self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
-        self._facts: dict[int, tuple[Fact, ...]] = {}
 
     @property
     def positions(self) -> np.ndarray:
@@ -92,13 +89,9 @@ class Neighbours(RowNeighbours):
         i = self.place(entity)
         if i < 0:
             return None
-        found = self._facts.get(i)
-        if found is None:
-            if len(self._facts) >= FACTS_KEPT:  # a hub's grouping outlives many prompts
-                self._facts.clear()
-            found = self._facts[i] = self.rows.where(
-                np.arange(self.starts[i], self.ends[i])).all()
-        return found
+        # Made anew each time: a hub's grouping outlives many prompts, and facts kept made
+        # (with their sentences) took gigabytes at full Wikidata5m size.
+        return self.rows.where(np.arange(self.starts[i], self.ends[i])).all()
 
     def without(self, types: frozenset[str], ends: np.ndarray) -> RowNeighbours:
         """These neighbours less the facts of `types`, whose other ends are `ends` (one per

@@ -230,9 +230,13 @@ class PromptGraph(ABC):
             if size > self.max_cached_edges // 2:
                 kept, size = {}, 0
             self._adjacency = kept
-            self._entities = {k: v for k, v in self._entities.items() if v.aliases is not None}
+            self._entities = self._entities_kept()
             self._cached_edges = size
         self._asked.clear()
+
+    def _entities_kept(self) -> dict[str, EntityInfo]:
+        """The entity infos an emptied cache keeps: those read with their aliases."""
+        return {k: v for k, v in self._entities.items() if v.aliases is not None}
 
     def load(self, ids: Iterable[str]) -> None:
         """Make sure the edges of `ids` (and names and labels of their neighbours) are cached."""

@@ -721,10 +721,10 @@ def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tm
 
 def test_hub_caches_at_their_smallest_change_no_prompt(synthetic, tmp_path, monkeypatch):
     """Every entity a hub whose groupings outlive the graph's cache, and every bound on what
-    is kept at its smallest (the hubs' rows, the facts a grouping keeps made, the builder's
-    answers, the allowed facts per entity), with a cache emptied every few prompts: the
-    prompts are those of the defaults."""
-    from kgcert.graphview import neighbours, rows
+    is kept at its smallest (the hubs' rows, the builder's answers, the allowed facts per
+    entity), with a cache emptied every few prompts: the prompts are those of the
+    defaults."""
+    from kgcert.graphview import rows
     from kgcert.graphview.snapshot import pull
     from kgcert.prompts import mcqa
 
@@ -745,7 +745,6 @@ def test_hub_caches_at_their_smallest_change_no_prompt(synthetic, tmp_path, monk
     want = prompts(open_graph(synthetic, snapshot))
     for setting, value in (("HUB_FACTS", 1), ("HUB_ROWS_KEPT", 40), ("ALLOWED_KEPT", 1)):
         monkeypatch.setattr(rows, setting, value)
-    monkeypatch.setattr(neighbours, "FACTS_KEPT", 1)
     monkeypatch.setattr(mcqa, "KEPT_UP_TO", 0)
     small = open_graph(synthetic, snapshot, max_cached_edges=300)
     assert prompts(small) == want
