@@ -169,8 +169,10 @@ def merged_ids(groups: Sequence[RowNeighbours], left_out: Sequence[str]) -> IdsA
     snapshot = groups[0].snapshot
     positions = _union([group.positions for group in groups])
     dropped = [at for at in map(snapshot.position, left_out) if at is not None]
-    if dropped and len(positions):
-        positions = positions[~in_sorted(positions, distinct(np.array(dropped)))]
+    if dropped and len(positions):  # a few: found by binary search, not the other way round
+        wanted = np.array(dropped, dtype=positions.dtype)
+        found = wanted[in_sorted(wanted, positions)]
+        positions = np.delete(positions, np.searchsorted(positions, found))
     return IdsAt(positions, snapshot.id_list)
 
 

@@ -111,15 +111,21 @@ class GraphSnapshot:
 
     def type_runs(self, at: int) -> dict[int, tuple[int, int]]:
         """Per type code of entity `at`'s edges, where its run of `edges_of(at)` starts and
-        ends."""
-        start, end = int(self.fact_start[at]), int(self.fact_start[at + 1])
-        if start == end:
-            return {}
-        here = self._fact_type_ranks[start:end]
-        cuts = (np.flatnonzero(here[1:] != here[:-1]) + 1).tolist()
-        begins, ends = [0, *cuts], [*cuts, end - start]
-        codes = self.type[self.fact_edges[start:end][begins]].tolist()
-        return dict(zip(codes, zip(begins, ends, strict=True), strict=True))
+        ends (they are sorted by type, so consecutive equal codes are one run)."""
+        codes = self.type[self.edges_of(at)]
+        if len(codes) > 64:
+            cuts = (np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()
+            begins, ends = [0, *cuts], [*cuts, len(codes)]
+            return dict(zip(codes[begins].tolist(), zip(begins, ends, strict=True),
+                            strict=True))
+        runs: dict[int, tuple[int, int]] = {}  # a few edges: cheaper without numpy calls
+        listed = codes.tolist()
+        begin = 0
+        for i in range(1, len(listed) + 1):
+            if i == len(listed) or listed[i] != listed[begin]:
+                runs[listed[begin]] = (begin, i)
+                begin = i
+        return runs
 
     def __len__(self) -> int:
         return len(self.source)
