@@ -266,6 +266,7 @@ class RowAdjacency:
         self._outgoing_rows: dict[str, FactRows] = {}
         self._incoming_rows: dict[str, FactRows] = {}
         self._allowed: dict[frozenset[str], Sequence[Fact]] = {}
+        self._runs: dict[int, tuple[int, int]] = {}  # type code -> its run of facts
         self._by_label: dict[str, Neighbours] = {}  # as many as the KG has labels
 
     def of_type(self, rel_type: str) -> Sequence[Fact]:
@@ -308,14 +309,16 @@ class RowAdjacency:
         return FactRows.of_edges(self.index, self._of_code(code))
 
     def _of_code(self, code: int) -> np.ndarray:
-        start, end = self._runs.get(code, (0, 0))
+        start, end = self._run(code)
         return cast(np.ndarray, self.facts.edges)[start:end]
 
-    @cached_property
-    def _runs(self) -> dict[int, tuple[int, int]]:
-        """Per type code, where its facts start and end: the facts are sorted by type, so
-        each type's are one run."""
-        return self.index.snapshot.type_runs(self.at)
+    def _run(self, code: int) -> tuple[int, int]:
+        """Where the facts of type `code` start and end: they are sorted by type, so each
+        type's are one run, found by binary search (and kept: a hub is asked again)."""
+        found = self._runs.get(code)
+        if found is None:
+            found = self._runs[code] = self.index.snapshot.type_run(self.at, code)
+        return found
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
         at = self.index.snapshot.position(target)
@@ -331,8 +334,8 @@ class RowAdjacency:
         prompt, so only a few answers are kept)."""
         found = self._allowed.get(excluded)
         if found is None:
-            codes = (self._codes.get(t) for t in excluded)
-            cuts = sorted(self._runs[code] for code in codes if code in self._runs)
+            codes = [self._codes[t] for t in excluded if t in self._codes]
+            cuts = sorted(run for run in map(self._run, codes) if run[1] > run[0])
             if not cuts:
                 return self.facts
             edges = cast(np.ndarray, self.facts.edges)

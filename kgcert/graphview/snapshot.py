@@ -104,28 +104,17 @@ class GraphSnapshot:
     def edges_of_type(self, at: int, code: int) -> np.ndarray:
         """Entity `at`'s edges of type `code`, in fact order: a run of `edges_of(at)` found by
         binary search, where a comparison would gather the type of every edge of a hub."""
-        start, end = self.fact_start[at], self.fact_start[at + 1]
-        rank, here = self.type_ranks[code], self._fact_type_ranks[start:end]
-        return self.fact_edges[start + np.searchsorted(here, rank, "left"):
-                               start + np.searchsorted(here, rank, "right")]
+        low, high = self.type_run(at, code)
+        start = self.fact_start[at]
+        return self.fact_edges[start + low:start + high]
 
-    def type_runs(self, at: int) -> dict[int, tuple[int, int]]:
-        """Per type code of entity `at`'s edges, where its run of `edges_of(at)` starts and
-        ends (they are sorted by type, so consecutive equal codes are one run)."""
-        codes = self.type[self.edges_of(at)]
-        if len(codes) > 64:
-            cuts = (np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist()
-            begins, ends = [0, *cuts], [*cuts, len(codes)]
-            return dict(zip(codes[begins].tolist(), zip(begins, ends, strict=True),
-                            strict=True))
-        runs: dict[int, tuple[int, int]] = {}  # a few edges: cheaper without numpy calls
-        listed = codes.tolist()
-        begin = 0
-        for i in range(1, len(listed) + 1):
-            if i == len(listed) or listed[i] != listed[begin]:
-                runs[listed[begin]] = (begin, i)
-                begin = i
-        return runs
+    def type_run(self, at: int, code: int) -> tuple[int, int]:
+        """Where entity `at`'s edges of type `code` start and end in `edges_of(at)`."""
+        start, end = self.fact_start[at], self.fact_start[at + 1]
+        here = self._fact_type_ranks[start:end]
+        rank = here.dtype.type(self.type_ranks[code])  # else numpy casts all of `here` to it
+        return (int(np.searchsorted(here, rank, "left")),
+                int(np.searchsorted(here, rank, "right")))
 
     def __len__(self) -> int:
         return len(self.source)
