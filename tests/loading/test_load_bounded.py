@@ -102,6 +102,27 @@ def test_wikidata5m_tables_make_their_rows_part_by_part(synth: Path, unsupported
     assert len(list(largest.parts())) == -(-len(largest) // 3)
 
 
+
+def test_a_source_written_once_lets_go_of_its_node_columns(embedded_server, synth: Path) -> None:
+    """`kgcert load` writes a source once, so what only the nodes read (texts, aliases,
+    names: the largest columns) is let go of before the edges are written; the edges and
+    the counts are unchanged, and a source written again (benchmarks) keeps everything."""
+    from kgcert.loading.pipeline import read_source, store_source
+
+    loader = get_loader("wikidata5m", LoadOptions(settings={"unsupported_edges": "template"}))
+    kept = read_source(loader, [synth], "kept")
+    store_source(embedded_server, kept, replace=True)
+    (nodes,) = kept.data.nodes.values()
+    assert isinstance(nodes, ColumnNodes) and nodes.rows  # still readable, to write again
+    once = read_source(loader, [synth], "once")
+    store_source(embedded_server, once, replace=True, written_once=True)
+    (released,) = once.data.nodes.values()
+    assert isinstance(released, ColumnNodes) and released.columns.texts is None
+    with pytest.raises(RuntimeError, match="released"):
+        next(released.parts())
+    assert once.data.counts() == kept.data.counts()
+    assert _content(embedded_server.open("once")) == _content(embedded_server.open("kept"))
+
 def _content(store) -> tuple[list, list]:
     nodes = store.query("MATCH (n:WikidataEntity) RETURN n.id AS id, n.name AS name, "
                         "n.aliases AS aliases, n.description AS description ORDER BY id")
