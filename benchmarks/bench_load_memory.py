@@ -23,6 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -145,6 +147,13 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+def children_cpu() -> float:
+    """CPU seconds (user and system) of the children waited for so far: around one load, its
+    own, which on a busy machine says more than its wall time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def settings(layout: str, unsupported: str) -> list[str]:
     """The load's --set options: the edge setting is Wikidata5m's alone."""
     return ["--set", f"unsupported_edges={unsupported}"] if layout == "wikidata5m" else []
@@ -160,6 +169,7 @@ def run_load(checkout: Path, files: Path, data_dir: Path, unsupported: str,
     command = [sys.executable, "-m", "kgcert", "load", layout, str(files), "--kg", "w5m",
                *settings(layout, unsupported)]
     start = time.perf_counter()
+    cpu_before = children_cpu()
     log = data_dir.parent / f"{data_dir.name}.log"
     with open(log, "w") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -172,12 +182,13 @@ def run_load(checkout: Path, files: Path, data_dir: Path, unsupported: str,
                 process.kill()
             time.sleep(0.2)
     wall = time.perf_counter() - start
+    cpu = children_cpu() - cpu_before
     text = log.read_text(errors="replace")
     lines = [line for line in text.splitlines() if line.strip() and "━" not in line]
     heap_lines = [line for line in lines if line.startswith("embedded server: Java heap")]
     took = [line for line in lines if "took" in line]
     return {"rc": process.returncode, "stopped": stopped, "wall_s": round(wall, 1),
-            "peak_gb": round(peak / GB, 2),
+            "cpu_s": round(cpu, 1), "peak_gb": round(peak / GB, 2),
             "heap_line": heap_lines[0] if heap_lines else "", "phases": took,
             "last_lines": lines[-4:]}
 
@@ -228,6 +239,48 @@ def growth(rows: list[dict[str, object]], key: str = "peak_gb") -> float | None:
     return round((ok[-1][1] - ok[0][1]) / (ok[-1][0] - ok[0][0]), 2)
 
 
+def growths(rows: list[dict[str, object]], key: str = "peak_gb") -> dict[str, object]:
+    """The growth of each repeat (its own pair of loads, measured in the same minutes), with
+    their median and spread: one pair is only good to about 2 GB a unit on a busy machine."""
+    repeats = sorted({int(r.get("repeat", 0)) for r in rows})  # type: ignore[call-overload]
+    each = [growth([r for r in rows if r.get("repeat", 0) == n], key) for n in repeats]
+    found = [g for g in each if g is not None]
+    if not found:
+        return {"each": each, "median": None, "min": None, "max": None}
+    return {"each": each, "median": round(statistics.median(found), 2),
+            "min": min(found), "max": max(found)}
+
+
+def measure(args: argparse.Namespace, work: Path, name: str, checkout: Path, scale: float,
+            repeat: int) -> dict[str, object]:
+    """One load by one checkout, with what the options ask measured beside it."""
+    files = synth(scale, work, args.layout)
+    data_dir = work / f"data-{name}-{scale}"
+    subprocess.run(["rm", "-rf", str(data_dir)], check=True)
+    row: dict[str, object] = {"scale": scale, "repeat": repeat, "layout": args.layout,
+                              "unsupported_edges": args.unsupported_edges,
+                              **run_load(checkout, files, data_dir, args.unsupported_edges,
+                                         args.heap, args.layout)}
+    if args.compare and row["rc"] == 0:
+        row["content"] = content_digest(data_dir)
+    if args.read_only:
+        row.update(run_read(checkout, files, args.unsupported_edges, args.layout))
+    if args.live and args.layout == "wikidata5m":
+        row["live_heap"] = live_heap(checkout, files, data_dir, args.unsupported_edges)
+    subprocess.run(["rm", "-rf", str(data_dir)], check=True)
+    print(f"{name:8} scale {scale:<5} rc {row['rc']} peak {row['peak_gb']:.2f} GB "
+          f"wall {row['wall_s']:.0f} s cpu {row['cpu_s']:.0f} s  {row['heap_line']}",
+          flush=True)
+    if args.read_only:
+        print(f"         read alone: peak {row['read_peak_gb']} GB, {row['read_s']} s",
+              flush=True)
+    for found in row.get("live_heap", ()):  # type: ignore[attr-defined]
+        print(f"         live heap {found}", flush=True)
+    if "content" in row:
+        print(f"         content {row['content']}", flush=True)
+    return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scales", type=float, nargs="+", default=[0.02, 0.1])
@@ -237,6 +290,9 @@ def main() -> None:
     parser.add_argument("--layout", choices=["wikidata5m", "primekg"], default="wikidata5m")
     parser.add_argument("--unsupported-edges", choices=["drop", "template"], default="drop")
     parser.add_argument("--heap", default=None, help="KGCERT_JVM_HEAP for every load")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="measure every scale and checkout this many times, interleaved "
+                             "(the growth is reported per repeat, with median and spread)")
     parser.add_argument("--compare", action="store_true", help="hash each load's content")
     parser.add_argument("--read-only", action="store_true",
                         help="also measure the loader's read alone (Python without the JVM)")
@@ -251,43 +307,27 @@ def main() -> None:
     if args.baseline_only:
         checkouts = {"baseline": args.baseline}
     results: dict[str, list[dict[str, object]]] = {name: [] for name in checkouts}
-    for scale in args.scales:
-        files = synth(scale, work, args.layout)
-        for name, checkout in checkouts.items():
-            data_dir = work / f"data-{name}-{scale}"
-            subprocess.run(["rm", "-rf", str(data_dir)], check=True)
-            row: dict[str, object] = {"scale": scale, "layout": args.layout,
-                                      "unsupported_edges": args.unsupported_edges,
-                                      **run_load(checkout, files, data_dir,
-                                                 args.unsupported_edges, args.heap,
-                                                 args.layout)}
-            if args.compare and row["rc"] == 0:
-                row["content"] = content_digest(data_dir)
-            if args.read_only:
-                row.update(run_read(checkout, files, args.unsupported_edges, args.layout))
-            if args.live and args.layout == "wikidata5m":
-                row["live_heap"] = live_heap(checkout, files, data_dir, args.unsupported_edges)
-            subprocess.run(["rm", "-rf", str(data_dir)], check=True)
-            results[name].append(row)
-            print(f"{name:8} scale {scale:<5} rc {row['rc']} peak {row['peak_gb']:.2f} GB "
-                  f"wall {row['wall_s']:.0f} s  {row['heap_line']}", flush=True)
-            if args.read_only:
-                print(f"         read alone: peak {row['read_peak_gb']} GB, {row['read_s']} s",
-                      flush=True)
-            for found in row.get("live_heap", ()):  # type: ignore[attr-defined]
-                print(f"         live heap {found}", flush=True)
-            if "content" in row:
-                print(f"         content {row['content']}", flush=True)
-    summary = {name: {"rows": rows, "growth_gb_per_scale": growth(rows),
-                      "read_growth_gb_per_scale": growth(rows, "read_peak_gb")}
-               for name, rows in results.items()}
-    for name, found in summary.items():
-        print(f"{name}: peak growth {found['growth_gb_per_scale']} GB per unit of scale "
-              f"(target <= 6); the read alone {found['read_growth_gb_per_scale']}")
+    for repeat in range(max(1, args.repeat)):
+        for scale in args.scales:
+            for name, checkout in checkouts.items():
+                results[name].append(measure(args, work, name, checkout, scale, repeat))
+    summary: dict[str, dict[str, object]] = {}
+    for name, rows in results.items():
+        grown, read = growths(rows), growths(rows, "read_peak_gb")
+        summary[name] = {"rows": rows, "growth_gb_per_scale": grown,
+                         "read_growth_gb_per_scale": read}
+        print(f"{name}: peak growth {grown['median']} GB per unit of scale, median of "
+              f"{grown['each']} (target <= 6); the read alone {read['median']}")
+        for scale in args.scales:
+            ran = [r for r in rows if r["scale"] == scale and r["rc"] == 0]
+            if ran:
+                print(f"  scale {scale}: peak GB {[r['peak_gb'] for r in ran]}, "
+                      f"cpu s {[r['cpu_s'] for r in ran]}, wall s {[r['wall_s'] for r in ran]}")
     if args.compare and set(checkouts) == {"this", "baseline"}:
         for mine, theirs in zip(results["this"], results["baseline"], strict=True):
             same = mine.get("content") == theirs.get("content")
-            print(f"scale {mine['scale']}: content {'identical' if same else 'DIFFERS'}")
+            print(f"scale {mine['scale']} repeat {mine['repeat']}: content "
+                  f"{'identical' if same else 'DIFFERS'}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(summary, indent=2) + "\n")
 

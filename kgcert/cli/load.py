@@ -70,7 +70,8 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
         server = ctx.server(in_process=True)
         with (progress_display(*columns, console=errors) as bars,
               loadprogress.listening(PhaseBars(bars))):
-            result = store_source(server, source, replace=replace, report=say)
+            result = store_source(server, source, replace=replace, report=say,
+                                  written_once=True)
     counts = result.manifest.counts
     verb = "unchanged" if result.skipped else "loaded"
     console.print(f"{verb} KG [bold]{kg}[/] on {server.name}: {counts.get('nodes', 0):,} "

@@ -126,21 +126,26 @@ def load(
 ) -> LoadResult:
     source = read_source(loader, paths, kg, report)
     with parsed_kg_frozen():
-        return store_source(server, source, replace=replace, report=report, progress=progress)
+        return store_source(server, source, replace=replace, report=report, progress=progress,
+                            written_once=True)
 
 
 def store_source(server: GraphServer, source: ParsedSource, *, replace: bool = False,
-                 report: Report = lambda _: None, progress: EdgeProgress | None = None
-                 ) -> LoadResult:
+                 report: Report = lambda _: None, progress: EdgeProgress | None = None,
+                 written_once: bool = False) -> LoadResult:
     """Write a parsed KG unless the same files are loaded already; a different earlier load
     needs `replace`, an unfinished one is rebuilt. A second load of the same KG running at
-    the same time (several processes on one Neo4j) is refused in one line, touching nothing."""
+    the same time (several processes on one Neo4j) is refused in one line, touching nothing.
+    `written_once`: the source is not written again, so what only its nodes read is let go
+    of once they are written (a benchmark that writes one source twice leaves it False)."""
     with server.loading(source.kg):
-        return _store_source(server, source, replace=replace, report=report, progress=progress)
+        return _store_source(server, source, replace=replace, report=report, progress=progress,
+                             written_once=written_once)
 
 
 def _store_source(server: GraphServer, source: ParsedSource, *, replace: bool,
-                  report: Report, progress: EdgeProgress | None) -> LoadResult:
+                  report: Report, progress: EdgeProgress | None,
+                  written_once: bool) -> LoadResult:
     kg, manifest = source.kg, source.manifest
     if server.exists(kg):
         problem = server.damage(kg)
@@ -163,7 +168,7 @@ def _store_source(server: GraphServer, source: ParsedSource, *, replace: bool,
                 f"{', '.join(f['name'] for f in previous.files)}); pass --replace or another --kg"
             )
     try:
-        write_kg(server, kg, source.data, manifest, progress)
+        write_kg(server, kg, source.data, manifest, progress, written_once=written_once)
     except Exception as error:  # not a kill (the manifest says `loading`: the next load rebuilds)
         full = server.full_disk(error)  # asked before the cleanup frees space
         removed = _remove_failed(server, kg)
@@ -195,8 +200,10 @@ def _first_line(error: BaseException) -> str:
 
 def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
              progress: EdgeProgress | None = None,
-             writer_factory: Callable[[GraphStore], BulkWriter] | None = None) -> None:
-    """Write parsed data into a fresh database, bracketed by the manifest's two states."""
+             writer_factory: Callable[[GraphStore], BulkWriter] | None = None,
+             written_once: bool = False) -> None:
+    """Write parsed data into a fresh database, bracketed by the manifest's two states;
+    `written_once`: `data` is let go of node by node (its node rows cannot be made again)."""
     store = server.create(kg)
     manifest.save(store)
     writer = (writer_factory or server.bulk_writer)(store)
@@ -212,6 +219,8 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
     for label, table in sorted(data.nodes.items()):
         writer.write_node_parts(label, table.parts(), wrote_nodes)
     writer.nodes_written()
+    if written_once:
+        data.release_node_rows()
     return_freed_memory()  # the node rows' garbage, before the edge batch fills the heap
     total, done = data.edge_count, 0
 

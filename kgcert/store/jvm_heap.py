@@ -4,10 +4,11 @@ A load knows its KG's size before the server starts, so the heap is sized from t
 for the server itself, plus room per node and per edge of one edge batch (the batch's close
 holds the incoming lists of at most EDGE_BATCH_EDGES edges, see store/arcade_bulk.py). The
 machine bounds it: a quarter of the memory this process may use (the machine's, or its
-cgroup's limit where lower), between 1 GiB and 4 GiB. Without a KG (queries, runs) the heap
-is that bound. Sizing from the KG keeps the server's resident memory proportional to the KG:
-the JVM fills whatever heap it is given (its page cache alone takes a quarter of it). The
-choice is said in words (`describe`) so a load can print it before it starts.
+cgroup's limit where lower), between 1 GiB and 4 GiB. Without a KG (queries, runs, the warm
+server) the heap is that bound. Sizing from the KG keeps the server's resident memory
+proportional to the KG: the JVM fills whatever heap it is given (its page cache alone takes
+a quarter of it), see the figures below. The choice is said in words (`describe`) so a load
+can print it before it starts.
 """
 
 from __future__ import annotations
@@ -23,22 +24,34 @@ MIN_HEAP_GIB, MAX_HEAP_GIB = 1, 4
 SHARE = 4  # a quarter of the memory
 CGROUP_LIMITS = (Path("/sys/fs/cgroup/memory.max"),
                  Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
-# What a load needs, measured on the synthetic Wikidata5m (benchmarks/bench_load_memory.py
-# --live, heap used right after a full collection, less ArcadeDB's page cache): at scale 0.02
-# (61k nodes, 124k edges) 16 MB once the nodes were written and 47 MB with every edge in the
-# open batch; at 0.1 (299k nodes, 613k edges) 19 MB and 94 MB: about 100 bytes a batched
-# edge and 65 a node, beside a page cache that takes a quarter of the heap. The heap that
-# the JVM is given it fills with garbage between collections (so resident memory is the heap),
-# and loads at 0.1 with a heap of 640m (drop) and 768m (template) took no more CPU time than
-# with 1280m and 1792m. The coefficients leave room for the edge batch's close (at 0.1 it
-# needed at most 3.4 times the batch's live heap) and for the part in flight; at full size
-# (3.0M-3.6M nodes, batches of 4M edges) they give 2.5-2.7 GB where about 1.1 GB is live
-# before a close and at most 2.2 GB could be during it.
-KG_FLOOR = 512 * MIB  # the server, its caches and one part in flight
-BYTES_PER_NODE = 256
-BYTES_PER_BATCHED_EDGE = 320  # an edge of the open batch, with its incoming-list entry
-KG_HEAP_STEP = 128 * MIB  # sizes are rounded up to this
-KG_HEAP_MIN = 768 * MIB
+# Why the heap is sized this tightly: the JVM's resident memory is the heap it is given, not
+# what is live. On the synthetic Wikidata5m at scale 0.1 (benchmarks/bench_load_memory.py, G1,
+# the default collector) the committed heap reached the cap on every load (887m of 896m,
+# 1001m of 1g) while a full collection left at most 330 MB (ArcadeDB's page cache, a quarter
+# of the heap, included); at scale 0.02 it stopped near 500m of 768m. Collector flags meant to
+# make the committed heap follow the live set were measured and left out: G1 with
+# MinHeapFreeRatio=10/MaxHeapFreeRatio=30 committed 808m of 896m for about 10% more CPU time,
+# SerialGC (growing the old generation only when full) committed 851m and, with a fixed young
+# generation, thrashed; capping the page cache at 64 MB saved under 60 MB. So the cap is what
+# bounds resident memory, and it is set from what a load was measured to need.
+#
+# Two measured ends fix the coefficients. At scale 0.1 (299k nodes and 613k edges with
+# unsupported edges dropped, 355k and 1.32M with them templated, all in one edge batch) loads
+# ran in 640m in both settings, their live heap after each full collection at most 304 MB,
+# with CPU time within the busy machine's noise of the 896m/1g heaps they had before. At full
+# size (3.0M-3.6M nodes, edge batches of EDGE_BATCH_EDGES = 4M edges) the heap must not fall
+# below the 2560m/2688m it was given before (about 1.1 GB live before an edge batch's close,
+# at most 2.2 GB during it, by the earlier measurements): these give 2560m and 2816m. A linear
+# size cannot give both ends with most of it per edge (the two settings differ by 0.56M nodes
+# at full size but by 0.7M batched edges at 0.1), so most of it is per node: what grows past
+# a batch's edges is the nodes (their records, the page cache holding them, the vertex side
+# of each close). The floor covers the server and the part in flight; KG_HEAP_MIN is the
+# 640m that scale 0.1 ran in, for every smaller KG (tests, samples).
+KG_FLOOR = 128 * MIB  # the server itself and one part in flight
+BYTES_PER_NODE = 576
+BYTES_PER_BATCHED_EDGE = 192  # an edge of the open batch, with its incoming-list entry
+KG_HEAP_STEP = 64 * MIB  # sizes are rounded up to this
+KG_HEAP_MIN = 640 * MIB
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,14 @@ class KGData:
             self.edges[rel_type] = table
         return table
 
+    def release_node_rows(self) -> None:
+        """Once the nodes are written, tables that can let go of what only their rows read
+        (a columnar table's texts) do so; counts stay. Only for a KG written once."""
+        for table in self.nodes.values():
+            release = getattr(table, "release", None)
+            if release is not None:
+                release()
+
     def counts(self) -> dict[str, Any]:
         return {
             "nodes": self.node_count,

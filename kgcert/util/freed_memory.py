@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import sys
 from functools import cache
 from typing import Any
 
@@ -27,7 +28,12 @@ def _libc_trim() -> Any:
 
 def return_freed_memory() -> bool:
     """Return the allocator's free pages; False where the C library cannot. (No cyclic
-    collection first: over a KG parsed into millions of Python rows it would take seconds.)"""
+    collection first: over a KG parsed into millions of Python rows it would take seconds.)
+    Arrow's own allocator (mimalloc) keeps freed columns too: it is asked the same where
+    Arrow is already in use (never imported for this)."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
     trim = _libc_trim()
     if trim is None:
         return False
