@@ -250,7 +250,7 @@ class FactRows(Sequence[Fact]):
 
 
 HUB_FACTS = 2_000  # an entity with this many facts keeps its neighbour groupings longer
-HUB_ROWS_KEPT = 20_000_000  # at most about this many rows of them (some 200 MB at full size)
+HUB_ROWS_KEPT = 20_000_000  # rows of them kept at most (8 bytes a row, 20 a neighbour)
 ALLOWED_KEPT = 8  # allowed-fact answers kept per entity (one per excluded set)
 
 
