@@ -67,9 +67,7 @@ class Neighbours(RowNeighbours):
         self.rows, self.other = rows, other
         self.snapshot = rows.shared.snapshot
         # `other` is sorted: each neighbour's rows start where its position first appears.
-        first = np.ones(len(other), dtype=bool)
-        np.not_equal(other[1:], other[:-1], out=first[1:])
-        self.starts = np.flatnonzero(first)
+        self.starts = run_starts(other)
         self._positions = other[self.starts]
         self.ends = np.append(self.starts[1:], len(other)).astype(np.int64)
 
@@ -102,7 +100,7 @@ class Neighbours(RowNeighbours):
         if not len(reached):
             return self
         reached.sort()
-        first = np.flatnonzero(np.append(True, reached[1:] != reached[:-1]))
+        first = run_starts(reached)
         touched, lost = reached[first], np.diff(np.append(first, len(reached)))
         place = np.searchsorted(self._positions, touched)
         emptied = touched[self.ends[place] - self.starts[place] == lost]
@@ -188,6 +186,11 @@ def distinct(values: np.ndarray) -> np.ndarray:
     """`np.unique(values)` by numpy's default sort: numpy 2.4's unique took 20-40 times as
     long over a hub's neighbours (and its stable sort, timsort, some 10 times)."""
     ordered = np.sort(values)
+    return ordered[run_starts(ordered)]
+
+
+def run_starts(ordered: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of `ordered` (sorted) starts."""
     first = np.ones(len(ordered), dtype=bool)
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    return ordered[first]
+    return np.flatnonzero(first)
