@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from kgcert.errors import InputError
-from kgcert.rundir.sample_log import SampleLog, complete_records, failed_records
+from kgcert.rundir.sample_log import SampleLog, failed_records
+from kgcert.rundir.sample_record import SampleRecord
 from kgcert.util.yamlfile import read_yaml
 
 PER_TOKENS = 1_000_000  # prices are dollars per million tokens
@@ -95,11 +96,13 @@ def sample_cost(records: Iterable[Mapping[str, Any]],
             "money_usd": money}
 
 
-def file_cost(log: SampleLog, price: Mapping[str, float] | None = None) -> dict[str, Any]:
-    """The cost of a sample file and of the failed calls set aside beside it."""
-    records = [r for _, r in complete_records(log.path)] if log.path.exists() else []
-    records += failed_records(log)
-    return sample_cost((r.to_dict() for r in records), price)
+def file_cost(log: SampleLog, records: Iterable[SampleRecord],
+              price: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """The cost of a sample file, given the records it holds (the run has them in memory, so
+    the file is not read and parsed again), and of the failed calls set aside beside it."""
+    responses = [r.response for r in (*records, *failed_records(log))]
+    return sample_cost(({"response": r.to_dict()} if r is not None else {} for r in responses),
+                       price)
 
 
 def cost_line(cost: Mapping[str, Any] | None) -> str:

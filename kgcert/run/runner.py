@@ -356,8 +356,10 @@ class Runner:
                                         "a separate family of the same size and level"}
                              if self.config.simultaneous else None),
             "sample_file": str(self.log(job, slot).path.relative_to(self.run_dir)),
-            # every call this certificate's samples took, over all sessions (from the files)
-            "cost": file_cost(self.log(job, slot), self.config.prices.get(slot.spec_string)),
+            # every call this certificate's samples took, over all sessions: `records` is
+            # what the sample file holds (read at the start, then appended to)
+            "cost": file_cost(self.log(job, slot), records.values(),
+                              self.config.prices.get(slot.spec_string)),
         }
         if race is not None:  # what the fixed-n design of the same n would have asked
             context["cost"] = calls_saved(context["cost"], records, total)
