@@ -78,3 +78,18 @@ def test_allowed_facts_are_the_filtered_facts_seen_through():
                                  Fact("hub", "P1", "c")), {})
     assert tuple(unsorted.allowed(frozenset({"P2"}))) == (Fact("hub", "P1", "a"),
                                                           Fact("hub", "P1", "c"))
+
+
+def test_union_of_sorted_runs_is_what_sorting_them_together_gives():
+    import numpy as np
+
+    from kgcert.graphview.neighbours import _union
+
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        count = int(rng.integers(0, 5))
+        runs = [np.unique(rng.integers(0, 60, int(rng.integers(0, 40)))) for _ in range(count)]
+        if trial % 7 == 0 and runs:  # one run holding all the others' values
+            runs.append(np.unique(np.concatenate(runs)))
+        expected = np.unique(np.concatenate(runs)) if runs else np.zeros(0, dtype=np.int64)
+        assert _union(runs).tolist() == expected.tolist()
