@@ -183,8 +183,9 @@ def _union(runs: list[np.ndarray]) -> np.ndarray:
         return runs[0] if runs else np.zeros(0, dtype=np.int64)
     longest = runs.pop()
     others = runs[0] if len(runs) == 1 else distinct(np.concatenate(runs))
-    new = others[~in_sorted(others, longest)]
-    return np.insert(longest, np.searchsorted(longest, new), new) if len(new) else longest
+    at = np.searchsorted(longest, others)
+    new = longest[np.minimum(at, len(longest) - 1)] != others
+    return np.insert(longest, at[new], others[new]) if new.any() else longest
 
 
 def distinct(values: np.ndarray) -> np.ndarray:
