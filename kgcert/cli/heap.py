@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 YOUNG_THRESHOLD = 10_000  # allocations between collections of young objects (Python: 700)
 
@@ -21,11 +23,16 @@ def pace_for_prompts() -> None:
         gc.set_threshold(YOUNG_THRESHOLD, older, oldest)
 
 
-def keep_what_is_built() -> None:
-    """Set everything the process holds now outside the cyclic collector, for good.
+@contextmanager
+def built_graphs_frozen() -> Iterator[None]:
+    """Everything the process holds on entry kept out of the cyclic collector until exit.
 
-    Called once a command's prompt graph is read: the KG's snapshot (millions of names and
-    aliases at full Wikidata5m size) lives until the command ends, yet each full collection
-    walked all of it again (0.45 s each). Later collections walk only what was made since.
+    Entered once a command's prompt graphs are read: at full Wikidata5m size their snapshot
+    holds millions of names and aliases for the whole run, and each full collection walked
+    all of them again (0.45 s each). Inside, collections walk only what was made since.
     """
     gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

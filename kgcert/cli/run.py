@@ -11,7 +11,7 @@ from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
-from kgcert.cli.heap import keep_what_is_built, pace_for_prompts
+from kgcert.cli.heap import built_graphs_frozen, pace_for_prompts
 from kgcert.cli.progress import progress_display
 from kgcert.cli.run_display import RunDisplay, print_certificates
 from kgcert.cli.run_folder import _locks, run_dir_locked
@@ -87,7 +87,6 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         refuse_distractor_settings_without_distractors(jobs, config.n)  # before any call
-        keep_what_is_built()  # the prompt graphs, read by now, last the whole run
         save_run_specs(run_dir, store, config.specs, spec_dirs)
         for warning in preflight_warnings(store, config, spec_dirs, cache / "specs"):
             errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)
@@ -100,7 +99,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                             RunProgress(display.update, display.begin, display.answered))
             record_start(run_dir, config, saved, runner.confidence)
             _warn_unreachable(config, runner.confidence)
-            paths = runner.run()
+            with built_graphs_frozen():  # the jobs' prompt graphs, read by now
+                paths = runner.run()
         # The report captions subgraphs by name: the names from the run's prompt graph.
         graph = next((job.graph for job in jobs if job.graph is not None), None)
         write_entity_names(store, run_dir, graph)

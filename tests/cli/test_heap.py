@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from kgcert.cli.heap import YOUNG_THRESHOLD, pace_for_prompts
+from kgcert.cli.heap import YOUNG_THRESHOLD, built_graphs_frozen, pace_for_prompts
 
 
 @pytest.fixture
@@ -27,3 +27,12 @@ def test_a_switched_off_or_slower_pace_is_left_alone(restored_thresholds):
         gc.set_threshold(*thresholds)
         pace_for_prompts()
         assert gc.get_threshold() == thresholds
+
+
+def test_what_was_built_is_left_out_of_collections_until_the_block_ends():
+    built = [[] for _ in range(1000)]  # stands in for a snapshot's containers
+    with built_graphs_frozen():
+        assert gc.get_freeze_count() > len(built)  # the permanent generation: never walked
+        gc.collect()
+        assert gc.get_freeze_count() > len(built)
+    assert gc.get_freeze_count() == 0
