@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from kgcert.graphview.fact import Fact
-from kgcert.graphview.snapshot import GraphSnapshot, in_sorted
+from kgcert.graphview.snapshot import GraphSnapshot
 
 if TYPE_CHECKING:
     from kgcert.graphview.rows import FactRows
@@ -96,13 +96,17 @@ class Neighbours(RowNeighbours):
         such fact of the entity, any label). Only the neighbours those facts reach change."""
         if not len(ends) or not len(self._positions):
             return self
-        reached = ends[in_sorted(ends, self._positions)]
-        if not len(reached):
+        # Each end's place among the neighbours, found once (binary search); ends that are
+        # no neighbour of this label fall away.
+        at = np.searchsorted(self._positions, ends)
+        np.minimum(at, len(self._positions) - 1, out=at)
+        at = at[self._positions[at] == ends]
+        if not len(at):
             return self
-        reached.sort()
-        first = run_starts(reached)
-        touched, lost = reached[first], np.diff(np.append(first, len(reached)))
-        place = np.searchsorted(self._positions, touched)
+        at.sort()
+        first = run_starts(at)
+        place, lost = at[first], np.diff(np.append(first, len(at)))
+        touched = self._positions[place]
         emptied = touched[self.ends[place] - self.starts[place] == lost]
         return Thinned(self, types, touched, emptied)
 
@@ -169,8 +173,8 @@ def merged_ids(groups: Sequence[RowNeighbours], left_out: Sequence[str]) -> IdsA
     dropped = [at for at in map(snapshot.position, left_out) if at is not None]
     if dropped and len(positions):  # a few: found by binary search, not the other way round
         wanted = np.array(dropped, dtype=positions.dtype)
-        found = wanted[in_sorted(wanted, positions)]
-        positions = np.delete(positions, np.searchsorted(positions, found))
+        at = np.minimum(np.searchsorted(positions, wanted), len(positions) - 1)
+        positions = np.delete(positions, at[positions[at] == wanted])
     return IdsAt(positions, snapshot.id_list)
 
 
