@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import numpy as np
+
 from kgcert.graphview.fact import Adjacency, Fact
+from kgcert.graphview.neighbours import _union
 
 LABELS = {"hub": "place", "a": "place", "b": "person", "c": "place", "d": "place"}
 
@@ -81,10 +84,6 @@ def test_allowed_facts_are_the_filtered_facts_seen_through():
 
 
 def test_union_of_sorted_runs_is_what_sorting_them_together_gives():
-    import numpy as np
-
-    from kgcert.graphview.neighbours import _union
-
     rng = np.random.default_rng(7)
     for trial in range(300):
         count = int(rng.integers(0, 5))
