@@ -203,7 +203,8 @@ def write_kg(server: GraphServer, kg: str, data: KGData, manifest: Manifest,
              writer_factory: Callable[[GraphStore], BulkWriter] | None = None,
              written_once: bool = False) -> None:
     """Write parsed data into a fresh database, bracketed by the manifest's two states;
-    `written_once`: `data` is let go of node by node (its node rows cannot be made again)."""
+    `written_once`: once every node is written, `data` lets go of what only its node rows
+    read (they cannot be made again)."""
     store = server.create(kg)
     manifest.save(store)
     writer = (writer_factory or server.bulk_writer)(store)

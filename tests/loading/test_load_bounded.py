@@ -47,6 +47,7 @@ def test_a_load_sizes_the_heap_for_its_kg_within_the_machine_bound() -> None:
     assert choose_heap({}, 8 * GIB, KGSize(3_000_000, 6_000_000)).size == "2g"
     assert choose_heap({HEAP_ENV: "6g"}, 8 * GIB, KGSize(10, 10)).size == "6g"
 
+
 def test_the_heap_rests_on_its_two_measured_ends() -> None:
     """jvm_heap.py's figures: the synthetic Wikidata5m at scale 0.1 loaded in 640m in both
     settings (the JVM commits whatever cap it is given), and at full size the heap stays at
@@ -102,7 +103,6 @@ def test_wikidata5m_tables_make_their_rows_part_by_part(synth: Path, unsupported
     assert len(list(largest.parts())) == -(-len(largest) // 3)
 
 
-
 def test_a_source_written_once_lets_go_of_its_node_columns(embedded_server, synth: Path) -> None:
     """`kgcert load` writes a source once, so what only the nodes read (texts, aliases,
     names: the largest columns) is let go of before the edges are written; the edges and
@@ -122,6 +122,7 @@ def test_a_source_written_once_lets_go_of_its_node_columns(embedded_server, synt
         next(released.parts())
     assert once.data.counts() == kept.data.counts()
     assert _content(embedded_server.open("once")) == _content(embedded_server.open("kept"))
+
 
 def _content(store) -> tuple[list, list]:
     nodes = store.query("MATCH (n:WikidataEntity) RETURN n.id AS id, n.name AS name, "
