@@ -69,8 +69,25 @@ def compose_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
         yield {"project": project, "bolt": str(bolt), "http": env["NEO4J_HTTP_PORT"],
                "KGCERT_NEO4J_USER": "neo4j", "KGCERT_NEO4J_PASSWORD": env["NEO4J_PASSWORD"]}
     finally:
+        volumes = _volumes_of(project)
         _compose(down, env)
-        docker("volume", "rm", f"{project}_kgcert-neo4j-data", check=False)
+        # `down` keeps the database, as the README says; the test's volumes go now.
+        kept = docker("volume", "ls", "-q", check=False).stdout.split()
+        if volumes:
+            docker("volume", "rm", *volumes, check=False)
+        assert f"{project}_kgcert-neo4j-data" in kept
+
+
+def _volumes_of(project: str) -> list[str]:
+    """The volumes (named and anonymous) mounted by the project's containers."""
+    ids = docker("ps", "-aq", "--filter", f"label=com.docker.compose.project={project}",
+                 check=False).stdout.split()
+    if not ids:
+        return []
+    mounts = docker("inspect", "--format",
+                    '{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}} {{end}}{{end}}', *ids,
+                    check=False).stdout.split()
+    return sorted(set(mounts))
 
 
 def test_neo4j_is_healthy_and_published_on_loopback_only(compose_neo4j):
