@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from docker_helpers import docker_missing, neo4j_image, skip_or_fail
+from docker_helpers import docker_missing, neo4j_image, skip_or_fail, wait_for_ci_docker
 from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -130,6 +130,10 @@ def neo4j_server(neo4j_env: dict[str, str]):
 def graph_server(request: pytest.FixtureRequest):
     """Each store-facing test runs on the embedded server and on Neo4j."""
     yield request.getfixturevalue(f"{request.param}_server")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    wait_for_ci_docker()
 
 
 _exit_status = {"code": 0}

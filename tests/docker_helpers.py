@@ -3,7 +3,7 @@
 Images come from docker/build-images.sh (built from Debian's packages, no Docker Hub):
 NEO4J_IMAGE names another Neo4j image (as docker/compose.yaml reads it), KGCERT_IMAGE another
 kgcert image. Where Docker or an image is missing the tests skip and say why, unless
-KGCERT_REQUIRE_DOCKER=1 (CI sets it once the engine is up and the images are built): then
+KGCERT_REQUIRE_DOCKER=1 (set under CI once the engine is up and the images are built): then
 they fail, so a CI run cannot pass with the Docker tests quietly skipped."""
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -70,3 +73,26 @@ def require_image(name: str) -> None:
         skip_or_fail(f"no Docker: {missing}")
     if not image_present(name):
         skip_or_fail(f"Docker has no image {name} (build it: docker/build-images.sh)")
+
+
+def wait_for_ci_docker(limit_s: float = 1800) -> None:
+    """.ci/run sets Docker up in the background while pip installs and names a status file in
+    KGCERT_CI_DOCKER_STATUS ("1 SECONDS" on success, "0 SECONDS" otherwise, its log beside it):
+    wait for it, show what it did, and require the Docker tests when it succeeded."""
+    status = os.environ.get("KGCERT_CI_DOCKER_STATUS")
+    if not status:
+        return
+    path, log = Path(status), Path(status + ".log")
+    deadline = time.monotonic() + limit_s
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(2)
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    shown = [line for line in lines if line.startswith(("ci-docker:", "build-images:"))]
+    ok, seconds = path.read_text().split() if path.exists() else ("0", "?")
+    if ok == "1":
+        os.environ["KGCERT_REQUIRE_DOCKER"] = "1"
+        shown.append(f"ci: Docker set-up and image builds took {seconds} s (beside pip)")
+    else:
+        shown += lines[-5:]
+        shown.append("ci: Docker could not be set up; the Docker tests will skip")
+    print("\n".join(shown), file=sys.__stderr__, flush=True)
