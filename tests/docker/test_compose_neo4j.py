@@ -100,6 +100,28 @@ def test_neo4j_is_healthy_and_published_on_loopback_only(compose_neo4j):
         f"127.0.0.1:{compose_neo4j['bolt']}->7687/tcp"])
 
 
+def test_the_environment_sets_the_server_settings_and_folders(compose_neo4j):
+    """NEO4J_server_memory_heap_max__size (from NEO4J_HEAP) and the image's folders, as the
+    official image takes them."""
+    from kgcert.store.neo4j_server import Neo4jServer
+
+    server = Neo4jServer(f"neo4j://127.0.0.1:{compose_neo4j['bolt']}",
+                         auth=("neo4j", compose_neo4j["KGCERT_NEO4J_PASSWORD"]))
+    try:
+        with server.driver.session() as session:
+            settings = {row["name"]: row["value"] for row in session.run(
+                "SHOW SETTINGS YIELD name, value WHERE name IN $names RETURN name, value",
+                names=["server.memory.heap.max_size", "server.directories.import",
+                       "server.directories.data",
+                       "dbms.security.auth_minimum_password_length"])}
+    finally:
+        server.close()
+    assert settings["server.directories.import"] == "/import"
+    assert settings["server.directories.data"] == "/data"
+    assert settings["dbms.security.auth_minimum_password_length"] == "8"
+    assert settings["server.memory.heap.max_size"] == "512.00MiB", settings
+
+
 @pytest.fixture(scope="module")
 def alzheimer_on_compose(compose_neo4j, shared_data: Path, tmp_path_factory) -> dict[str, str]:
     """The Alzheimer extract loaded into the compose Neo4j by `kgcert --db ... load`."""
