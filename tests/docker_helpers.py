@@ -50,7 +50,8 @@ def docker_missing() -> str | None:
     except subprocess.TimeoutExpired:
         return "the Docker engine did not answer within 30 s"
     if info.returncode != 0:
-        return f"the Docker engine does not answer ({info.stderr.strip().splitlines()[-1:]})"
+        said = info.stderr.strip().splitlines()
+        return f"the Docker engine does not answer: {said[-1] if said else 'no message'}"
     return None
 
 
