@@ -182,3 +182,6 @@ def test_the_kgcert_image_certifies_and_writes_back_on_compose_neo4j(alzheimer_o
     assert any((tmp_path / "runs" / "image" / "certificates").iterdir())
     written = docker(*in_image, "writeback", "runs/image", env=env, timeout=300)
     assert _samples_written_back(alz, _run_id(written), tmp_path) == 10
+    # The README's example: the mounted runs folder listed from the image.
+    listed = docker(*in_image, "runs", env=env, timeout=300)
+    assert "image" in listed.stdout and SPEC in listed.stdout, listed.stdout
