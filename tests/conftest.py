@@ -5,13 +5,13 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from docker_helpers import docker_missing, neo4j_image, skip_or_fail, wait_for_ci_docker
 from neo4j_helpers import SHARED_NEO4J, shared_neo4j
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -61,21 +61,46 @@ def embedded_server(embedded_data_dir: Path):
 
 
 def _docker_neo4j() -> Iterator[dict[str, str]]:
-    if shutil.which("docker") is None:
-        pytest.skip("no Neo4j: set KGCERT_NEO4J_URI, place ../shared/neo4j, or install Docker")
+    """Neo4j in a container through testcontainers: the image docker_helpers.neo4j_image()
+    names (the locally built one where docker/build-images.sh ran), reached on a port published
+    on 127.0.0.1 only, never at the container's own address."""
+    missing = docker_missing()
+    if missing:
+        skip_or_fail(f"no Neo4j: set KGCERT_NEO4J_URI, place ../shared/neo4j, or install Docker "
+                     f"({missing})")
     try:
         from testcontainers.community.neo4j import Neo4jContainer  # type: ignore[import-not-found]
+        from testcontainers.core.config import (  # type: ignore[import-not-found]
+            ConnectionMode,
+            testcontainers_config,
+        )
     except ImportError:
-        pytest.skip("no Neo4j: testcontainers is not installed (pip install 'kgcert[test]')")
+        skip_or_fail("no Neo4j: testcontainers is not installed (pip install 'kgcert[test]')")
+    # The container is stopped below, so Ryuk (a Docker Hub image) is not needed to reap it; the
+    # host is 127.0.0.1 even where this process itself runs in a container (/.dockerenv), where
+    # testcontainers would otherwise go to the container's bridge address.
+    testcontainers_config.ryuk_disabled = True
+    testcontainers_config.connection_mode_override = ConnectionMode.docker_host
+    testcontainers_config.tc_host_override = "127.0.0.1"
+    image = neo4j_image()
+    container = Neo4jContainer(image)
+    container.ports[str(container.port)] = ("127.0.0.1",)  # a free port, on loopback only
     try:
-        container = Neo4jContainer("neo4j:5.26").start()
-    except Exception as error:  # no Docker engine answering: skip, say why
-        pytest.skip(f"no Neo4j: Docker could not start neo4j:5.26 ({type(error).__name__})")
+        container.start()
+    except Exception as error:  # no Docker engine answering, no image: skip, say why
+        skip_or_fail(f"no Neo4j: Docker could not start {image} ({type(error).__name__}: "
+                     f"{str(error).splitlines()[0] if str(error) else ''})")
     try:
         yield {"KGCERT_NEO4J_URI": container.get_connection_url(),
                "KGCERT_NEO4J_USER": "neo4j", "KGCERT_NEO4J_PASSWORD": container.password}
     finally:
         container.stop()
+
+
+@pytest.fixture(scope="session")
+def docker_neo4j_env() -> Iterator[dict[str, str]]:
+    """The testcontainers Neo4j whatever else the session has (tests/docker checks it runs)."""
+    yield from _docker_neo4j()
 
 
 @pytest.fixture(scope="session")
@@ -105,6 +130,10 @@ def neo4j_server(neo4j_env: dict[str, str]):
 def graph_server(request: pytest.FixtureRequest):
     """Each store-facing test runs on the embedded server and on Neo4j."""
     yield request.getfixturevalue(f"{request.param}_server")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    wait_for_ci_docker()
 
 
 _exit_status = {"code": 0}
