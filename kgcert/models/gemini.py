@@ -212,7 +212,8 @@ def create(
     )
     client = genai.Client(api_key=key, http_options=http_options)
     credentials = split_credentials(url) if url else None
-    redact = Redactor([key] + ([credentials.password, credentials.basic_token()]
+    redact = Redactor([key] + ([credentials.username, credentials.password,
+                                credentials.basic_token()]
                                if credentials else []))
     return GeminiModel(name, config, client=client, concurrency=concurrency, retry=retry,
                        timeout_s=timeout_s, base_url=url, redact=redact, api_key_env=key_env,

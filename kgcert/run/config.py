@@ -119,11 +119,13 @@ class RunConfig(BaseModel):
             for name, value in values.items():
                 texts = (list(value) if isinstance(value, list | tuple)  # base_urls
                          else value.split(",") if isinstance(value, str) else [])
-                if any(isinstance(text, str) and split_credentials(text.strip()).password
+                # a user name alone is a secret too: `http://sk-...@host` carries a token
+                if any(isinstance(text, str) and split_credentials(text.strip()).basic_token()
                        is not None for text in texts):
                     raise ValueError(
-                        f"{model} option {name} holds a URL with a password, which would be "
-                        "written to run.yaml; give that URL through the environment instead "
+                        f"{model} option {name} holds a URL with a user name or password (a "
+                        "token given as `TOKEN@host` is one), which would be written to "
+                        "run.yaml; give that URL through the environment instead "
                         "(OPENAI_BASE_URL, OPENAI_BASE_URLS or GOOGLE_GEMINI_BASE_URL)")
         return options
 

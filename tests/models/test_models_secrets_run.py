@@ -96,6 +96,33 @@ def test_run_file_refuses_a_password_in_a_model_option() -> None:
     with pytest.raises(InputError, match="password.*environment") as refused:
         load_run_config(None, settings)
     assert "pw@" not in str(refused.value)
-    settings["model_options"] = {"openai:m": {"base_url": "http://u@127.0.0.1:1/v1"}}
-    assert load_run_config(None, settings).model_options["openai:m"]["base_url"].startswith(
-        "http://u@")
+    # A token given as the URL's user name is as secret as a password (issue 46).
+    for url in ("http://sk-token-46@127.0.0.1:1/v1", "http://127.0.0.1:1/v1,http://sk-46@h/v1"):
+        settings["model_options"] = {"openai:m": {"base_url": url}}
+        with pytest.raises(InputError, match="user name or password") as refused:
+            load_run_config(None, settings)
+        assert "sk-" not in str(refused.value)
+    settings["model_options"] = {"openai:m": {"base_url": "http://127.0.0.1:1/v1"}}
+    assert load_run_config(None, settings).model_options["openai:m"]["base_url"] == \
+        "http://127.0.0.1:1/v1"
+
+
+def test_a_token_as_the_url_user_name_is_never_shown() -> None:
+    """`http://TOKEN@host/v1` sends the token as Basic auth's user name; a server that echoes
+    the header or the name back leaves neither in the recorded error (issue 46)."""
+    from fake_openai import serve
+
+    from kgcert.models import GenerationConfig, ModelRequest
+    from kgcert.models.registry import get_model
+
+    token = "sk-user-token-46-9b1d"
+    basic = base64.b64encode(f"{token}:".encode()).decode()
+    with serve() as (url, script):
+        script.echo_auth = lambda call: 400
+        model = get_model("openai:m", GenerationConfig(max_new_tokens=8),
+                          base_url=url.replace("http://", f"http://{token}@"), max_attempts=1)
+        [response] = model.generate([ModelRequest(prompt="q")])
+    assert f"Basic {basic}" in script.auth  # really sent, and echoed back
+    assert response.error and "Basic ***" in response.error
+    assert token not in response.error and basic not in response.error
+    assert token not in json.dumps(model.identity())
