@@ -32,7 +32,8 @@ def _env(data_dir: Path, base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("KGCERT_NEO4J_URI", "OPENAI_BASE_URL", "OPENAI_API_KEY")}
     return {**env, "KGCERT_DATA_DIR": str(data_dir), "OMP_NUM_THREADS": "1",
-            "OPENAI_API_KEY": API_KEY, "OPENAI_BASE_URL": base_url}
+            "OPENAI_API_KEY": API_KEY, "OPENAI_BASE_URL": base_url,
+            "KGCERT_CACHE_DIR": str(data_dir.parent / "cache")}
 
 
 def _files(*roots: Path) -> list[Path]:
@@ -69,7 +70,7 @@ def test_run_leaves_no_key_or_password_on_disk(tmp_path: Path) -> None:
     # the secrets were really sent, and really echoed back
     assert f"Bearer {API_KEY}" in script.auth and f"Basic {basic}" in script.auth
 
-    files = _files(tmp_path / "run", data_dir)
+    files = _files(tmp_path / "run", data_dir, tmp_path / "cache")
     assert any(p.name == "responses.sqlite" for p in files)  # the cache was written
     secrets = [API_KEY, PASSWORD, quote(PASSWORD, safe=""), basic]
     leaks = [(str(p.relative_to(tmp_path)), s) for p in files for s in secrets
