@@ -122,6 +122,10 @@ class GeminiModel(RemoteModel):
                                   self.api_key_env)
         if isinstance(error, _transport_errors()):
             return RetryableError(f"cannot reach the Gemini API ({type(error).__name__})")
+        if isinstance(error, ValueError) and type(error).__name__ == "JSONDecodeError":
+            # the SDK parses the body itself: an HTML page (a proxy, a wrong base URL) ends here
+            return CallFailed("malformed response: body is not JSON (is the base URL a Gemini "
+                              "API endpoint?)")
         return None
 
     def read(self, reply: Any) -> Reply:
