@@ -291,16 +291,32 @@ def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
         raise _first_error(error, str(path) if path else "run settings") from None
 
 
+SYSTEM_PROMPT_MAX_BYTES = 64 * 1024
+
+
 def read_system_prompt(value: str) -> str:
-    """A system prompt given as text, or as `@FILE` for the text of that file."""
+    """A system prompt given as text, or as `@FILE` for the text of that file; at most
+    SYSTEM_PROMPT_MAX_BYTES either way (a system message, not a corpus: `@/dev/zero` or a
+    wrong file must not be read whole)."""
     if not value.startswith("@"):
+        if len(value.encode("utf-8", "surrogatepass")) > SYSTEM_PROMPT_MAX_BYTES:
+            raise InputError(f"the system prompt is over {SYSTEM_PROMPT_MAX_BYTES // 1024} KiB; "
+                             "a system message is shorter")
         return value
     path = Path(value[1:]).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(SYSTEM_PROMPT_MAX_BYTES + 1)
     except FileNotFoundError:
         raise InputError(f"system prompt file {path} not found") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
+        raise InputError(f"cannot read system prompt file {path}: {error}") from None
+    if len(data) > SYSTEM_PROMPT_MAX_BYTES:
+        raise InputError(f"system prompt file {path} is over {SYSTEM_PROMPT_MAX_BYTES // 1024} "
+                         "KiB; a system message is shorter (a wrong file?)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise InputError(f"cannot read system prompt file {path}: {error}") from None
     if not text.strip():
         raise InputError(f"system prompt file {path} is empty")
