@@ -166,8 +166,10 @@ class OpenAICompatModel(RemoteModel):
     def read(self, reply: dict[str, Any]) -> Reply:
         usage = reply.get("usage")
         usage = usage if isinstance(usage, dict) else {}
+        served = reply.get("model")
         return Reply(_content(reply), int_or_none(usage.get("prompt_tokens")),
-                     int_or_none(usage.get("completion_tokens")))
+                     int_or_none(usage.get("completion_tokens")),
+                     served if isinstance(served, str) and served else None)
 
 
 @contextlib.asynccontextmanager
