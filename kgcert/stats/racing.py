@@ -243,15 +243,17 @@ class Race:
     def _refresh_active(self) -> None:
         rule = self.rule
         wanted = np.zeros((self.replicates, self.k), dtype=bool)
+        out = (self.eliminated() if rule.until == "best" and self.pairs
+               else np.zeros((self.replicates, self.k), dtype=bool))
         if rule.until is not None and self.pairs:
             needed = self.state == UNDECIDED
             if rule.until == "best":
-                out = self.eliminated()
                 needed &= ~out[:, self.first] & ~out[:, self.second]
             counts = needed.astype(np.float64) @ (self._in_first + self._in_second)
             wanted |= counts > 0
         if rule.threshold is not None:
-            wanted |= self.threshold_state == 0
+            # --until best: a model certified worse stops, its threshold test undecided or not
+            wanted |= (self.threshold_state == 0) & ~out
         if rule.until is None and rule.threshold is None:
             wanted[:] = True  # no stop rule: every model answers up to n
         stopping = self.active & ~wanted & ~self.done[:, None]
