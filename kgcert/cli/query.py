@@ -102,11 +102,12 @@ def query_command(ctx: Context, cypher: str | None, kg: str | None, params: tupl
                   timeout_s: float | None, list_named: bool, show_text: bool) -> None:
     """Run Cypher, or a named query of explore_failures.cypher, on a loaded KG.
 
-    Queries only read: a query that would write is refused before it runs (exit 2). On the
-    embedded server a query sees the one KG --kg names; on Neo4j it sees the whole database,
-    as far as the credentials reach (other KGs, anything else stored there), and a query
-    confines itself by label. Rows are printed as they arrive; the table shows at most
-    1,000 (--csv and --json print them all). Ctrl-C stops the query on the server.
+    Queries only read: a query that would write is refused with nothing changed (exit 2).
+    On the embedded server a query sees the one KG --kg names; on Neo4j it sees the whole
+    database, as far as the credentials reach (other KGs, anything else stored there), and a
+    query confines itself by label (KgcertKG_<kg>). Rows are printed as they arrive; the
+    table shows at most 1,000 (--csv and --json print them all). Ctrl-C ends the query (on
+    Neo4j the server's transaction too).
     """
     named = guide_queries()
     if list_named:
