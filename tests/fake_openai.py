@@ -52,11 +52,12 @@ class Script:
     seen: list[dict[str, Any]] = field(default_factory=list)
     auth: list[str | None] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    model: str | None = None  # the model name replies give (None: they give none)
 
 
-def completion(text: str, prompt_tokens: int = 1) -> str:
+def completion(text: str, prompt_tokens: int = 1, model: str | None = None) -> str:
     return json.dumps({
-        "id": "x", "object": "chat.completion",
+        "id": "x", "object": "chat.completion", **({"model": model} if model else {}),
         "choices": [{"index": 0, "finish_reason": "stop",
                      "message": {"role": "assistant", "content": text}}],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 3},
@@ -101,7 +102,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             prompt = body["messages"][-1]["content"]
             text = script.reply if script.reply is not None else f"correct answer: {prompt[-1]}."
-            self._send(200, {}, completion(text, len(prompt.split())))
+            self._send(200, {}, completion(text, len(prompt.split()), script.model))
 
     def _send(self, status: int, headers: dict[str, str], body: str) -> None:
         data = body.encode()

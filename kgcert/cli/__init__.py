@@ -30,6 +30,9 @@ def _command(name: str, value: Any) -> click.Command:
 COMMANDS = Registry[click.Command]("command", "commands", make=_command)
 COMMANDS.add("load", "kgcert.cli.load:load_command",
              "Load a KG from FORMAT files (or directories) into the graph database.")
+COMMANDS.add("drop", "kgcert.cli.drop:drop_command",
+             "Remove a loaded KG and everything kgcert wrote for it (written-back runs "
+             "included).")
 COMMANDS.add("formats", "kgcert.cli.load:formats_command",
              "List the KG formats `kgcert load` reads.")
 COMMANDS.add("info", "kgcert.cli.info:info_command",

@@ -56,6 +56,11 @@ def _print(report: dict[str, Any]) -> None:
                       "KgcertSample -> Entity" if rel_type not in ("IN_RUN", "OF_CERTIFICATE")
                       else "")
     print_table(console, keep_names(table, "label / relationship type"))
+    changed = report.get("changed_since_load")
+    if changed:
+        console.print(f"  [bold yellow]changed since its load[/] (outside kgcert): "
+                      f"{'; '.join(changed)}; `kgcert load ... --replace` loads it again",
+                      highlight=False)
     if manifest:
         files = ", ".join(f"{f['name']} ({f['bytes']:,} B)" for f in manifest.get("files", []))
         console.print(f"  files: {files}", highlight=False)

@@ -6,6 +6,10 @@ from __future__ import annotations
 from kgcert.cli.common import console
 from kgcert.errors import InputError
 
+# The simulation steps through every prompt of each simulated run, and a race between equal
+# models runs to n: 10,000 takes some 30 CPU seconds with the default 2,000 runs.
+PLAN_MAX_N = 10_000
+
 
 def parse_accuracies(text: str | None) -> list[float]:
     if not text:
@@ -28,6 +32,10 @@ def plan_race(until: str | None, accuracies: str | None, *, n: int, confidence: 
     if until is None:
         raise InputError("--accuracies goes with --until ranked or --until best")
     guessed = parse_accuracies(accuracies)
+    if n > PLAN_MAX_N:
+        raise InputError(f"plan --until simulates every prompt of each run, up to --n; "
+                         f"{n:,} is more than it simulates (at most {PLAN_MAX_N:,}): plan at "
+                         f"--n {PLAN_MAX_N:,}, where a race that is decided stops as well")
     if not 0 < confidence < 1:
         raise InputError(f"--confidence must be between 0 and 1, got {confidence}")
     if margin is not None and not 0 < margin < 1:

@@ -4,11 +4,13 @@ kgcert), including the named queries of cypher/explore_failures.cypher."""
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
@@ -17,7 +19,11 @@ from rich.text import Text
 from kgcert.cli.common import Context, console, fail
 from kgcert.cli.console import keep_names, print_table
 
+if TYPE_CHECKING:
+    from kgcert.store import GraphStore
+
 GUIDE = "explore_failures"
+TABLE_ROWS = 1_000
 _PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -81,15 +87,28 @@ def cell(value: Any) -> str:
               help="A written-back run's directory: sets $run to its id and --kg to its KG.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per row.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV with a header row.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Stop after N rows (the server stops too).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True),
+              default=None, metavar="SECONDS",
+              help="Stop the query after this many seconds (the server stops too).")
 @click.option("--list", "list_named", is_flag=True,
               help="List the named queries (cypher/explore_failures.cypher) and exit.")
 @click.option("--show", "show_text", is_flag=True,
               help="Print the Cypher that would run, instead of running it.")
 @click.pass_obj
 def query_command(ctx: Context, cypher: str | None, kg: str | None, params: tuple[str, ...],
-                  run_dir: Path | None, as_json: bool, as_csv: bool, list_named: bool,
-                  show_text: bool) -> None:
-    """Run Cypher, or a named query of explore_failures.cypher, on a loaded KG."""
+                  run_dir: Path | None, as_json: bool, as_csv: bool, limit: int | None,
+                  timeout_s: float | None, list_named: bool, show_text: bool) -> None:
+    """Run Cypher, or a named query of explore_failures.cypher, on a loaded KG.
+
+    Queries only read: a query that would write is refused with nothing changed (exit 2).
+    On the embedded server a query sees the one KG --kg names; on Neo4j it sees the whole
+    database, as far as the credentials reach (other KGs, anything else stored there), and a
+    query confines itself by label (KgcertKG_<kg>). Rows are printed as they arrive; the
+    table shows at most 1,000 (--csv and --json print them all). Ctrl-C ends the query (on
+    Neo4j the server's transaction too).
+    """
     named = guide_queries()
     if list_named:
         _list(named)
@@ -113,8 +132,23 @@ def query_command(ctx: Context, cypher: str | None, kg: str | None, params: tupl
     if missing:
         fail("the query needs " + " ".join(f"--param {name}=..." for name in missing), 2)
     server = ctx.server()
-    rows = server.open(kg or _only_kg(server.list_kgs(), server.name)).query(text, **values)
-    _print(rows, as_json=as_json, as_csv=as_csv)
+    store = server.open(kg or _only_kg(server.list_kgs(), server.name))
+    refusal = server.write_refusal(store.database, text)
+    if refusal:
+        fail(refusal, 2)
+    source = store.read_only(text, values, timeout_s=timeout_s)
+    try:
+        rows = source if limit is None else itertools.islice(source, limit)
+        shown = _print(rows, as_json=as_json, as_csv=as_csv)
+    finally:
+        source.close()  # rows not read (a limit, the table's cap, Ctrl-C): the server stops
+    if shown == 0 and cypher in named and not _runs_written(store, values.get("run")):
+        run = values.get("run")
+        what = f"run {run} is not" if run else "no run is"
+        fail(f"{what} written into KG {store.kg!r} on {server.name}: run "
+             "`kgcert writeback RUN` first (the named queries read what it writes)", 1)
+    if shown == 0 and not (as_json or as_csv):
+        console.print("no rows")
 
 
 def _resolve(cypher: str, named: dict[str, str]) -> str:
@@ -153,27 +187,68 @@ def _list(named: dict[str, str]) -> None:
     print_table(console, keep_names(table, "name", "parameters"))
 
 
-def _print(rows: list[dict[str, Any]], *, as_json: bool, as_csv: bool) -> None:
+def _runs_written(store: GraphStore, run: Any) -> bool:
+    """Whether write-back put run `run` (any run, if None) into the KG."""
+    if run is None:
+        return bool(store.query("MATCH (r:KgcertRun{{:kg}}) RETURN r.id AS id LIMIT 1"))
+    return bool(store.query("MATCH (r:KgcertRun{{:kg}} {id: $run}) RETURN r.id AS id LIMIT 1",
+                            run=run))
+
+
+def _print(rows: Iterator[dict[str, Any]], *, as_json: bool, as_csv: bool) -> int:
+    """Print rows as they arrive; how many were printed."""
     if as_json:
-        for row in rows:
-            click.echo(json.dumps(row, ensure_ascii=False, default=str))
-        return
-    columns = list(rows[0]) if rows else []
+        return _print_json(rows)
     if as_csv:
-        writer = csv.writer(sys.stdout)
-        writer.writerow(columns)
-        writer.writerows([cell(row.get(column)) for column in columns] for row in rows)
-        return
-    if not rows:
-        console.print("no rows")
-        return
+        return _print_csv(rows)
+    return _print_table(rows)
+
+
+def _print_json(rows: Iterator[dict[str, Any]]) -> int:
+    count = 0
+    for row in rows:
+        sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        count += 1
+    sys.stdout.flush()
+    return count
+
+
+def _print_csv(rows: Iterator[dict[str, Any]]) -> int:
+    writer = csv.writer(sys.stdout)
+    columns: list[str] | None = None
+    count = 0
+    for row in rows:
+        if columns is None:
+            columns = list(row)
+            writer.writerow(columns)
+        writer.writerow([cell(row.get(column)) for column in columns])
+        count += 1
+    if columns is None:
+        writer.writerow([])  # no rows, no columns known: an empty header line
+    sys.stdout.flush()
+    return count
+
+
+def _print_table(rows: Iterator[dict[str, Any]]) -> int:
+    """At most TABLE_ROWS rows: a table is read on a screen, and rich holds it in memory."""
+    shown = list(itertools.islice(rows, TABLE_ROWS + 1))
+    more = len(shown) > TABLE_ROWS
+    shown = shown[:TABLE_ROWS]
+    if not shown:
+        return 0
+    columns = list(shown[0])
     table = Table(show_header=True, header_style="bold")
     for column in columns:
         table.add_column(column, overflow="fold")
-    for row in rows:
+    for row in shown:
         table.add_row(*(Text(cell(row.get(column))) for column in columns))
     console.print(table)
-    console.print(f"{len(rows):,} row{'s' if len(rows) != 1 else ''}", highlight=False)
+    count = f"{len(shown):,} row{'s' if len(shown) != 1 else ''}"
+    if more:
+        count = (f"the first {count}; more follow (the table stops at {TABLE_ROWS:,}: "
+                 "--csv or --json print them all, --limit sets how many)")
+    console.print(count, highlight=False)
+    return len(shown)
 
 
 COMMANDS = [query_command]

@@ -73,8 +73,11 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     if saved is not None and saved.prices:  # a resume keeps the prices it was given before
         config = config.model_copy(update={"prices": saved.prices | config.prices})
     with run_dir_locked(run_path) as run_dir:
-        cache = data_dir(ctx.data_dir) / "cache"
-        models = build_models(config, cache / "responses")  # a bad key is refused before
+        cache = data_dir(ctx.data_dir) / "cache"  # per data dir: the KGs' spec counts
+        # Responses are the user's cache (README): KGCERT_CACHE_DIR, else the user cache dir.
+        from kgcert.models.cache import default_cache_dir
+
+        models = build_models(config, default_cache_dir())  # a bad key is refused before
         store = ctx.server().open(config.kg)  # the graph server starts
         config = fix_budget(config, [(slot.spec_string, slot.model) for slot in models])
         # Folders named now must exist; those a run file recorded may be gone (the copies

@@ -15,6 +15,7 @@ from rich.text import Text
 from kgcert.cli.common import console, errors
 from kgcert.cli.console import keep_names, print_table
 from kgcert.run.cost import cost_line
+from kgcert.util.terminal_text import escaped_controls
 
 
 @click.command("runs")
@@ -76,7 +77,9 @@ def show_command(run: Path, index: int, spec: str | None, setting: str | None,
     if as_json:
         click.echo(json.dumps(record.to_dict(), ensure_ascii=False, sort_keys=True))
         return
-    click.echo(describe_sample(record.to_dict(), str(file.path.relative_to(run))))
+    # A reply's terminal escapes are shown, never obeyed (the --json form keeps them as JSON).
+    click.echo(escaped_controls(describe_sample(record.to_dict(),
+                                                str(file.path.relative_to(run)))))
 
 
 def _section(title: str) -> str:

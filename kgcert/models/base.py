@@ -135,6 +135,9 @@ class ModelResponse:
     # Seconds a local model held a CUDA device for this answer (0.0 on a CPU); None for a
     # model served elsewhere, whose hardware is not seen.
     gpu_s: float | None = None
+    # The model name the server's reply gave (replicas of one model must all give the same);
+    # None where the provider names none. Not kept in the response cache (its format stays).
+    served_model: str | None = None
 
     @classmethod
     def failure(cls, error: str, latency_s: float = 0.0) -> ModelResponse:
@@ -152,6 +155,7 @@ class ModelResponse:
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
         data.pop("cached")
+        data.pop("served_model")
         return json.dumps(data, sort_keys=True)
 
     @classmethod

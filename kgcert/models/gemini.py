@@ -122,6 +122,10 @@ class GeminiModel(RemoteModel):
                                   self.api_key_env)
         if isinstance(error, _transport_errors()):
             return RetryableError(f"cannot reach the Gemini API ({type(error).__name__})")
+        if isinstance(error, ValueError) and type(error).__name__ == "JSONDecodeError":
+            # the SDK parses the body itself: an HTML page (a proxy, a wrong base URL) ends here
+            return CallFailed("malformed response: body is not JSON (is the base URL a Gemini "
+                              "API endpoint?)")
         return None
 
     def read(self, reply: Any) -> Reply:
@@ -212,7 +216,8 @@ def create(
     )
     client = genai.Client(api_key=key, http_options=http_options)
     credentials = split_credentials(url) if url else None
-    redact = Redactor([key] + ([credentials.password, credentials.basic_token()]
+    redact = Redactor([key] + ([credentials.username, credentials.password,
+                                credentials.basic_token()]
                                if credentials else []))
     return GeminiModel(name, config, client=client, concurrency=concurrency, retry=retry,
                        timeout_s=timeout_s, base_url=url, redact=redact, api_key_env=key_env,

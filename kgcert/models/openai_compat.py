@@ -75,7 +75,7 @@ class OpenAICompatModel(RemoteModel):
         # the same model and a run's answers do not depend on which one served them
         pool = ReplicaPool([base_url, *replicas])
         redact = Redactor([api_key, *(secret for r in pool.replicas for secret in (
-            r.credentials.password, r.credentials.basic_token()))])
+            r.credentials.username, r.credentials.password, r.credentials.basic_token()))])
         # credentials in the URL authenticate the requests but are never recorded
         super().__init__(name, config, concurrency=concurrency, timeout_s=timeout_s,
                          retry=retry, redact=redact, api_key_env=api_key_env,
@@ -166,8 +166,10 @@ class OpenAICompatModel(RemoteModel):
     def read(self, reply: dict[str, Any]) -> Reply:
         usage = reply.get("usage")
         usage = usage if isinstance(usage, dict) else {}
+        served = reply.get("model")
         return Reply(_content(reply), int_or_none(usage.get("prompt_tokens")),
-                     int_or_none(usage.get("completion_tokens")))
+                     int_or_none(usage.get("completion_tokens")),
+                     served if isinstance(served, str) and served else None)
 
 
 @contextlib.asynccontextmanager

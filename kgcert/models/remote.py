@@ -45,6 +45,7 @@ class Reply(NamedTuple):
     text: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    model: str | None = None  # the model name the reply gives, where the provider says one
 
 
 class RemoteModel(ABC):
@@ -70,6 +71,7 @@ class RemoteModel(ABC):
         self._redact = redact
         self.sleep: Sleep = asyncio.sleep  # replaceable in tests
         self._rng = random.Random(0)
+        self._served_model: dict[str, str] = {}  # "model": the first model name a reply gave
 
     def __repr__(self) -> str:  # never shows a key
         return f"{type(self).__name__}({self.model_name!r}, base_url={self.base_url!r})"
@@ -173,9 +175,23 @@ class RemoteModel(ABC):
             return self._redact.response(
                 ModelResponse.from_exception(exc, time.perf_counter() - start))
         report_answers(self, 1)
+        self.check_served(reply.model)
         return self._redact.response(ModelResponse(
             text=reply.text, prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens, latency_s=time.perf_counter() - start))
+            completion_tokens=reply.completion_tokens, latency_s=time.perf_counter() - start,
+            served_model=reply.model))
+
+    def check_served(self, model: str | None) -> None:
+        """Every reply must come from one model: replicas (or a server swapped mid-run)
+        answering as different models would mix two models in one certificate."""
+        if model is None:
+            return
+        first = self._served_model.setdefault("model", model)
+        if model != first:
+            first, model = self._redact(first), self._redact(model)
+            raise InputError(f"{self.name}: replies name two models, {first!r} and {model!r} "
+                             "(replicas serving different models?); a certificate is of one "
+                             "model: serve the same model everywhere and run again")
 
 
 def status_failure(status: int, detail: str, headers: Mapping[str, str],

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from kgcert.report.run_frames import RunSet
-from kgcert.run.spec_files import read_run_specs
+from kgcert.run.spec_files import copy_edited, read_run_specs
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,12 @@ def source_html(sources: Sequence[SpecSource]) -> list[str]:
                          f"<code>{html.escape(command)}</code> or in Neo4j Browser):</p>"
                          f'<pre class="cypher">{html.escape(source.cypher)}</pre>')
         text = source.text
-        if text is not None:
+        if text is not None and source.copy is not None and copy_edited(source.copy,
+                                                                         source.sha256):
+            parts.append(_p(f"Warning: {source.copy} was edited since run {source.run} copied "
+                            "it (its sha256 differs from the one recorded), so it is not shown "
+                            "as the spec file the run used."))
+        elif text is not None:
             parts.append(f"<details><summary>The spec file as the run used it</summary>"
                          f'<pre class="spec-file">{html.escape(text)}</pre></details>')
     return parts

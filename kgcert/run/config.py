@@ -119,11 +119,13 @@ class RunConfig(BaseModel):
             for name, value in values.items():
                 texts = (list(value) if isinstance(value, list | tuple)  # base_urls
                          else value.split(",") if isinstance(value, str) else [])
-                if any(isinstance(text, str) and split_credentials(text.strip()).password
+                # a user name alone is a secret too: `http://sk-...@host` carries a token
+                if any(isinstance(text, str) and split_credentials(text.strip()).basic_token()
                        is not None for text in texts):
                     raise ValueError(
-                        f"{model} option {name} holds a URL with a password, which would be "
-                        "written to run.yaml; give that URL through the environment instead "
+                        f"{model} option {name} holds a URL with a user name or password (a "
+                        "token given as `TOKEN@host` is one), which would be written to "
+                        "run.yaml; give that URL through the environment instead "
                         "(OPENAI_BASE_URL, OPENAI_BASE_URLS or GOOGLE_GEMINI_BASE_URL)")
         return options
 
@@ -289,16 +291,32 @@ def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
         raise _first_error(error, str(path) if path else "run settings") from None
 
 
+SYSTEM_PROMPT_MAX_BYTES = 64 * 1024
+
+
 def read_system_prompt(value: str) -> str:
-    """A system prompt given as text, or as `@FILE` for the text of that file."""
+    """A system prompt given as text, or as `@FILE` for the text of that file; at most
+    SYSTEM_PROMPT_MAX_BYTES either way (a system message, not a corpus: `@/dev/zero` or a
+    wrong file must not be read whole)."""
     if not value.startswith("@"):
+        if len(value.encode("utf-8", "surrogatepass")) > SYSTEM_PROMPT_MAX_BYTES:
+            raise InputError(f"the system prompt is over {SYSTEM_PROMPT_MAX_BYTES // 1024} KiB; "
+                             "a system message is shorter")
         return value
     path = Path(value[1:]).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(SYSTEM_PROMPT_MAX_BYTES + 1)
     except FileNotFoundError:
         raise InputError(f"system prompt file {path} not found") from None
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
+        raise InputError(f"cannot read system prompt file {path}: {error}") from None
+    if len(data) > SYSTEM_PROMPT_MAX_BYTES:
+        raise InputError(f"system prompt file {path} is over {SYSTEM_PROMPT_MAX_BYTES // 1024} "
+                         "KiB; a system message is shorter (a wrong file?)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise InputError(f"cannot read system prompt file {path}: {error}") from None
     if not text.strip():
         raise InputError(f"system prompt file {path} is empty")

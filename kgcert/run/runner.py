@@ -301,7 +301,9 @@ class Runner:
                 latency_s=response.latency_s or elapsed / len(ready), cached=response.cached,
                 gpu_s=response.gpu_s,  # a local model: its share of GPU time
                 choice_probs=(tuple(response.choice_probs)  # choice mode: what it weighed
-                              if response.choice_probs is not None else None))
+                              if response.choice_probs is not None else None),
+                # the model name the server's reply gave (replicas must agree on it)
+                other={"served_model": response.served_model} if response.served_model else {})
             if response.refused is not None:  # declined: an answer, though never right
                 records.append(SampleRecord(**fields, outcome=REFUSED,
                                             refusal=response.refused, response=answer))

@@ -73,8 +73,19 @@ def use_copies_of(folder: Path) -> None:
     from kgcert.specs.catalog import use_run_copies
 
     index = read_run_specs(folder)
-    use_run_copies({name: folder / str(item["file"]) for name, item in index.items()
-                    if isinstance(item, dict) and "file" in item})
+    entries = {name: item for name, item in index.items()
+               if isinstance(item, dict) and "file" in item}
+    use_run_copies({name: folder / str(item["file"]) for name, item in entries.items()},
+                   {folder / str(item["file"]): str(item["sha256"])
+                    for item in entries.values() if item.get("sha256")})
+
+
+def copy_edited(copy: Path, sha256: str | None) -> bool:
+    """Whether the copy a run kept no longer holds the bytes it recorded (None: unknown)."""
+    try:
+        return sha256 is not None and _sha256(copy.read_bytes()) != sha256
+    except OSError:
+        return False
 
 
 def read_run_specs(run_dir: Path) -> Mapping[str, dict[str, Any]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,11 +23,14 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     ValidationError,
+    field_validator,
     model_serializer,
     model_validator,
 )
 
 from kgcert.errors import InputError
+
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
 
 WEIGHTINGS = ("equal", "explicit", "matches")
 
@@ -56,6 +60,15 @@ class SuiteConfig(BaseModel):
     weights: tuple[float, ...] = ()
     weighting: str = "equal"  # how the weights were stated: equal, explicit or matches
     matches: tuple[MatchCount, ...] | None = None  # per spec, with weighting: matches
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        # The name becomes the certificate's and the sample file's folder name in the run.
+        if not PLAIN_NAME.fullmatch(name):
+            raise ValueError(f"suite name {name!r} is not a plain name: use letters, digits, "
+                             "'_' and '-', in parts joined by single dots (no path, no '..')")
+        return name
 
     @model_validator(mode="after")
     def _weights_fit(self) -> SuiteConfig:

@@ -19,6 +19,7 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.rundir.outcomes import OUTCOMES, REFUSED
+from kgcert.rundir.record_version import version_problem
 
 CERTIFICATE_RECORD_VERSION = 1
 VERSION_KEY = "record_version"
@@ -143,6 +144,9 @@ def read_certificate(path: Path) -> CertificateRecord:
         raise InputError(f"{path} is not a certificate (not valid JSON)") from None
     if not isinstance(body, dict) or not set(REQUIRED) <= body.keys():
         raise InputError(f"{path} is not a certificate (spec, setting, model, k or n missing)")
+    problem = version_problem(body.get(VERSION_KEY), CERTIFICATE_RECORD_VERSION)
+    if problem is not None:
+        raise InputError(f"{path}: {problem}")
     problem = wrongly_typed(body)
     if problem is not None:
         raise InputError(f"{path}: {problem}; the certificate was edited or damaged")

@@ -46,6 +46,8 @@ MARKERS = (RUN_FILE, CERTIFICATES_DIR, SAMPLES_DIR)
 def slug(text: str) -> str:
     """A file-name-safe form of a spec, model or setting name (distinct names stay distinct)."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+    if not safe.strip("."):  # "." and ".." lead out of the folder: never a file name
+        safe = "_" * len(safe)
     if safe != text:
         digest = hashlib.sha256(text.encode()).digest()
         safe += "-" + format(int.from_bytes(digest[:3], "little"), "06x")

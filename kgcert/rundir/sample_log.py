@@ -32,7 +32,7 @@ def complete_records(path: Path) -> Iterator[tuple[int, SampleRecord]]:
         where = f"{path}: line {number}"
         try:
             data = json.loads(line)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or bytes that are not UTF-8 (binary garbage)
             raise InputError(f"{where} is not a sample record") from None
         yield number, sample_record(data, where)
 
@@ -54,7 +54,7 @@ class SampleLog:
             where = f"{self.path}: line {number}"
             try:
                 record = sample_record(json.loads(line), where)
-            except (json.JSONDecodeError, InputError):
+            except (ValueError, InputError):  # not JSON, not UTF-8, or no sample record
                 raise InputError(f"{where} is not a sample record; the file was edited or "
                                  "damaged") from None
             if record.index in records:
@@ -113,10 +113,10 @@ def failed_records(log: SampleLog) -> Iterator[SampleRecord]:
     path = log.failed_path
     if not path.exists():
         return
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(path.read_bytes().splitlines(), 1):
         where = f"{path}: line {number}"
         try:
             data = json.loads(line)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or bytes that are not UTF-8
             raise InputError(f"{where} is not a sample record") from None
         yield sample_record(data, where)

@@ -18,6 +18,7 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.rundir.outcomes import ANSWERED, CORRECT
+from kgcert.rundir.record_version import version_problem
 
 SAMPLE_RECORD_VERSION = 1
 VERSION_KEY = "record_version"
@@ -94,9 +95,9 @@ class SampleRecord:
             raise ValueError(f"field index is {json.dumps(index)[:40]}, expected a whole "
                              "number")
         version = data.get(VERSION_KEY)
-        if version is not None and not (isinstance(version, int) and
-                                        1 <= version <= SAMPLE_RECORD_VERSION):
-            raise ValueError(f"record_version {version!r}: written by a newer kgcert")
+        problem = version_problem(version, SAMPLE_RECORD_VERSION)
+        if problem is not None:
+            raise ValueError(problem)
         prompt, response = data.get("prompt"), data.get("response")
         typed = {name: data[name] for name in _OPTIONAL if data.get(name) is not None}
         held = {"index", "outcome", VERSION_KEY, *typed}

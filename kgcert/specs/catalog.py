@@ -121,11 +121,14 @@ def _shipped_by_name(name: str) -> SpecEntry | None:
 # kgcert.run.spec_files): used when that name or path no longer finds a spec, so a run
 # folder reproduces elsewhere.
 _run_copies: dict[str, Path] = {}
+_run_copy_digests: dict[Path, str] = {}  # the sha256 each copy had when its run saved it
 
 
-def use_run_copies(copies: dict[str, Path]) -> None:
-    """Fall back to these copied spec files for names and paths found nowhere else."""
+def use_run_copies(copies: dict[str, Path], digests: dict[Path, str] | None = None) -> None:
+    """Fall back to these copied spec files for names and paths found nowhere else; a copy
+    whose bytes no longer have the sha256 in `digests` is refused when it would be used."""
     _run_copies.update(copies)
+    _run_copy_digests.update(digests or {})
 
 
 def find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:
@@ -136,7 +139,18 @@ def find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:
         copy = _run_copies.get(name_or_path)
         if copy is None or not copy.is_file():
             raise
+        _check_unedited(copy)
         return SpecEntry(load_spec_file(copy), copy)
+
+
+def _check_unedited(copy: Path) -> None:
+    import hashlib
+
+    recorded = _run_copy_digests.get(copy)
+    if recorded is not None and hashlib.sha256(copy.read_bytes()).hexdigest() != recorded:
+        raise InputError(f"{copy} was edited since its run copied it (its sha256 differs from "
+                         "the one in specs/index.json), so it is not the spec the run used; "
+                         "restore it, or give the spec file itself")
 
 
 def _find_spec(name_or_path: str, extra_dirs: Iterable[Path] = ()) -> SpecEntry:

@@ -28,7 +28,9 @@ once made, holds. :mod:`kgcert.stats.racing` applies Holm to these p-values acro
   safe anytime-valid inference", Statistical Science 38(4).
 
 Tables: E depends only on (W, L), both at most n, so a run (or a simulation of ten thousand
-runs) looks it up in an (n + 1) x (n + 1) table computed once.
+runs) looks it up in an (n + 1) x (n + 1) table computed once, for n up to TABLE_MAX_N; above
+that the table would not fit in memory (n = 10^8 asks for 71 PiB), and each lookup computes
+its entries instead.
 """
 
 from __future__ import annotations
@@ -40,9 +42,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-__all__ = ["DiscordantTable", "log_e_up", "mixture_limit_table"]
+__all__ = ["TABLE_MAX_N", "DiscordantTable", "log_e_up", "mixture_limit_table", "mixture_limits"]
 
 _LOG2 = math.log(2.0)
+# (n + 1)^2 float64 entries: 34 MB per table at this n; runs default to n = 250
+TABLE_MAX_N = 2048
 
 
 def log_e_up(wins: ArrayLike, losses: ArrayLike) -> NDArray[np.float64]:
@@ -67,13 +71,29 @@ class DiscordantTable:
             raise ValueError(f"n must be >= 1, got {n}")
         self.n = n
         counts = np.arange(n + 1, dtype=np.float64)
-        self.log_up = log_e_up(counts[:, None], counts[None, :])
+        self.log_up = (log_e_up(counts[:, None], counts[None, :]) if n <= TABLE_MAX_N
+                       else None)  # above: computed at each lookup
 
     def up(self, wins: NDArray[np.int64], losses: NDArray[np.int64]) -> NDArray[np.float64]:
+        if self.log_up is None:
+            return log_e_up(wins, losses)
         return np.asarray(self.log_up[wins, losses], dtype=np.float64)
 
     def down(self, wins: NDArray[np.int64], losses: NDArray[np.int64]) -> NDArray[np.float64]:
-        return np.asarray(self.log_up[losses, wins], dtype=np.float64)
+        return self.up(losses, wins)
+
+
+def mixture_limits(n: int, delta: float, successes: NDArray[np.int64],
+                   trials: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The (lower, upper) ends of the mixture confidence sequence at these counts (trials at
+    most n): looked up in `mixture_limit_table` up to TABLE_MAX_N, else computed."""
+    if n <= TABLE_MAX_N:
+        lower, upper = mixture_limit_table(n, delta)
+        return lower[successes, trials], upper[successes, trials]
+    from kgcert.stats.sequential import mixture_cs_limits
+
+    lo, hi = mixture_cs_limits(successes, trials, delta)
+    return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
 
 
 @lru_cache(maxsize=8)

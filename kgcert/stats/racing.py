@@ -41,7 +41,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from kgcert.stats.discordant import DiscordantTable, mixture_limit_table
+from kgcert.stats.discordant import DiscordantTable, mixture_limits
 
 _LOG2 = float(np.log(2.0))
 
@@ -197,9 +197,8 @@ class Race:
     def _within(self) -> NDArray[np.bool_]:
         """|p10 - p01| < margin on the sequences of p10 and p01 (each at alpha/2 over 2m)."""
         delta = self.rule.alpha_margin / (2 * len(self.pairs))
-        lower, upper = mixture_limit_table(self.rule.n, delta)
-        won_lo, won_hi = lower[self.wins, self.paired], upper[self.wins, self.paired]
-        lost_lo, lost_hi = lower[self.losses, self.paired], upper[self.losses, self.paired]
+        won_lo, won_hi = mixture_limits(self.rule.n, delta, self.wins, self.paired)
+        lost_lo, lost_hi = mixture_limits(self.rule.n, delta, self.losses, self.paired)
         margin = float(self.rule.margin or 0.0)
         return np.asarray((won_hi - lost_lo < margin) & (lost_hi - won_lo < margin),
                           dtype=bool)
@@ -228,9 +227,7 @@ class Race:
     def _update_thresholds(self) -> None:
         rule = self.rule
         delta = 1 - (rule.threshold_confidence or rule.confidence)
-        lower, upper = mixture_limit_table(rule.n, delta)
-        lo = lower[self.correct, self.answered]
-        hi = upper[self.correct, self.answered]
+        lo, hi = mixture_limits(rule.n, delta, self.correct, self.answered)
         open_ = self.threshold_state == 0
         threshold = float(rule.threshold or 0.0)
         self.threshold_state[open_ & (self.answered > 0) & (lo > threshold)] = 1
@@ -246,15 +243,17 @@ class Race:
     def _refresh_active(self) -> None:
         rule = self.rule
         wanted = np.zeros((self.replicates, self.k), dtype=bool)
+        out = (self.eliminated() if rule.until == "best" and self.pairs
+               else np.zeros((self.replicates, self.k), dtype=bool))
         if rule.until is not None and self.pairs:
             needed = self.state == UNDECIDED
             if rule.until == "best":
-                out = self.eliminated()
                 needed &= ~out[:, self.first] & ~out[:, self.second]
             counts = needed.astype(np.float64) @ (self._in_first + self._in_second)
             wanted |= counts > 0
         if rule.threshold is not None:
-            wanted |= self.threshold_state == 0
+            # --until best: a model certified worse stops, its threshold test undecided or not
+            wanted |= (self.threshold_state == 0) & ~out
         if rule.until is None and rule.threshold is None:
             wanted[:] = True  # no stop rule: every model answers up to n
         stopping = self.active & ~wanted & ~self.done[:, None]

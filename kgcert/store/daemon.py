@@ -178,6 +178,8 @@ class WarmDaemon:
             return {"kgs": server.list_kgs()}
         if op == "damage":
             return {"reason": server.damage(str(request["kg"]))}
+        if op == "write_refusal":
+            return {"reason": server.write_refusal(str(request["kg"]), str(request["cypher"]))}
         if op == "create":
             server.create(str(request["kg"]))
             return {}

@@ -115,6 +115,17 @@ def _start_jvm(home: Path) -> None:
         os.dup2(saved, 2)
         os.close(saved)
     _java_stderr_to(logs / "jvm-stderr.log")
+    _no_load_csv()
+
+
+def _no_load_csv() -> None:
+    """LOAD CSV off: kgcert never loads through it, and a query must not read the data
+    directory's files (credentials.json) or fetch URLs through the server."""
+    import jpype
+
+    settings = jpype.JClass("com.arcadedb.GlobalConfiguration")
+    settings.OPENCYPHER_LOAD_CSV_ALLOW_FILE_URLS.setValue(False)
+    settings.OPENCYPHER_LOAD_CSV_ALLOW_REMOTE_URLS.setValue(False)
 
 
 def _java_stderr_to(path: Path) -> None:
@@ -198,6 +209,12 @@ class EmbeddedServer(GraphServer):
 
     def list_kgs(self) -> list[str]:
         return sorted(str(name) for name in self._server._java_server.getDatabaseNames())
+
+    def write_refusal(self, kg: str, cypher: str) -> str | None:
+        from kgcert.store.read_only import arcade_write_refusal
+
+        return arcade_write_refusal(self._server._java_server.getDatabase(check_kg_name(kg)),
+                                    cypher)
 
     def damage(self, kg: str) -> str | None:
         found = self._damaged.get(kg)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from kgcert.errors import StoreError
@@ -52,6 +52,46 @@ class GraphStore:
                     yield record.data()
         except (AuthError, ServiceUnavailable, Neo4jError) as error:
             raise StoreError(f"{self.where}: {_one_line(error)}") from error
+
+    def read_only(self, cypher: str, params: dict[str, Any], *,
+                  timeout_s: float | None = None) -> Generator[dict[str, Any], None, None]:
+        """A user's query, rows as they arrive: in a read transaction (Neo4j refuses writes in
+        one) that is rolled back, never committed. The query is taken as it is, unconfined.
+
+        Leaving early (a limit reached, Ctrl-C, a timeout) kills the connection instead of
+        letting the driver drain the rest of the result, so the server stops: Neo4j terminates
+        the transaction of a closed connection. `timeout_s` is Neo4j's transaction timeout, and
+        a watchdog here for servers that ignore it (the embedded one)."""
+        from kgcert.store.query_watch import Watchdog, refusal
+
+        session = self._driver.session(database=self.database,
+                                       default_access_mode=neo4j.READ_ACCESS)
+        watchdog = Watchdog(session, timeout_s)
+        finished = False
+        try:
+            with watchdog:
+                tx = session.begin_transaction(timeout=timeout_s)
+                for record in tx.run(cypher, params):
+                    yield record.data()
+                tx.rollback()
+            finished = True
+        except (AuthError, ServiceUnavailable, Neo4jError) as error:
+            watchdog.raise_if_expired()
+            if "TransactionTimedOut" in (getattr(error, "code", None) or ""):
+                watchdog.expired.set()  # Neo4j's own timeout came first: the same message
+                watchdog.raise_if_expired()
+            refused = refusal(error, self.where)
+            if refused is not None:
+                raise refused from error
+            raise StoreError(f"{self.where}: {_one_line(error)}") from error
+        except Exception:
+            watchdog.raise_if_expired()
+            raise
+        finally:
+            if finished:
+                session.close()
+            else:
+                watchdog.kill()
 
     def rows(self, cypher: str, **params: Any) -> Iterator[tuple[Any, ...]]:
         """Rows as plain tuples in the query's RETURN order: for bulk reads of ids, strings

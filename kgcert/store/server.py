@@ -61,6 +61,12 @@ class GraphServer(ABC):
         hold there."""
         yield
 
+    def write_refusal(self, kg: str, cypher: str) -> str | None:
+        """Why `cypher` may not run as `kgcert query`'s read-only query on `kg`, where the
+        server itself would run a write in a read transaction (the embedded one does). None:
+        it only reads, or the server refuses writes in read transactions by itself (Neo4j)."""
+        return None
+
     def damage(self, kg: str) -> str | None:
         """What is wrong with the stored files of `kg`, if the server found them damaged."""
         return None

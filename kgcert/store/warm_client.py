@@ -53,6 +53,10 @@ class WarmServer(GraphServer):
         reason = self._ask("damage", kg=check_kg_name(kg)).get("reason")
         return str(reason) if reason else None
 
+    def write_refusal(self, kg: str, cypher: str) -> str | None:
+        reason = self._ask("write_refusal", kg=check_kg_name(kg), cypher=cypher).get("reason")
+        return str(reason) if reason else None
+
     def store(self, kg: str) -> GraphStore:
         return GraphStore(self.driver, check_kg_name(kg), self.name)
 

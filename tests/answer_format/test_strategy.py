@@ -195,3 +195,19 @@ def test_show_prints_the_system_message():
     assert "--- system" in text and text.index("Be exact.") < text.index("--- prompt")
     plain = dict(record, prompt=choice_prompt().as_dict())
     assert "--- system" not in describe_sample(plain, "f.jsonl")
+
+
+def test_a_system_prompt_is_read_up_to_its_cap(tmp_path: Path):
+    """`--system-prompt @FILE` reads at most 64 KiB (issue 46): `@/dev/zero` or a wrong, huge
+    file is refused in one line without being read whole; the cap itself is accepted."""
+    from kgcert.run.config import SYSTEM_PROMPT_MAX_BYTES
+
+    fits = tmp_path / "fits.txt"
+    fits.write_text("b" * SYSTEM_PROMPT_MAX_BYTES)
+    assert len(_config(strategies=("system",), system_prompt=f"@{fits}").system_prompt) == (
+        SYSTEM_PROMPT_MAX_BYTES)
+    big = tmp_path / "big.txt"
+    big.write_text("b" * (SYSTEM_PROMPT_MAX_BYTES + 1))
+    for source in (f"@{big}", "@/dev/zero", "b" * (SYSTEM_PROMPT_MAX_BYTES + 1)):
+        with pytest.raises(InputError, match="over 64 KiB"):
+            _config(strategies=("system",), system_prompt=source)  # /dev/zero: never ends

@@ -179,3 +179,25 @@ def test_validate_reports_every_spec_and_fails_if_any_did(tmp_path: Path) -> Non
     good, nope = (json.loads(line) for line in as_json.stdout.splitlines())
     assert good["name"] == "mine.good" and good["ok"] and good["kind"] == "relation"
     assert not nope["ok"] and nope["error"].startswith("no spec named 'nope'")
+
+
+def test_show_prints_a_replys_terminal_escapes_escaped(root: Path, tmp_path: Path) -> None:
+    """A reply holding terminal escapes (clear screen, window title, bidi override) is shown
+    with them escaped, never sent raw to the terminal (issue 46)."""
+    import shutil
+
+    run = tmp_path / "runs" / "escapes"
+    shutil.copytree(root / "runs" / "run-a", run)
+    reply = "\x1b]0;owned\x07\x1b[2J\u202ecorrect answer: 1."
+    [log] = [p for p in (run / "samples").rglob("*.jsonl") if "bernoulli_0.6" in str(p)
+             and "distractor" in str(p) and RELATION in str(p)]
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    for record in lines:
+        if record["index"] == 7:
+            record["response"]["text"] = reply
+    log.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in lines))
+    done = kgcert(tmp_path, "show", "runs/escapes", "--spec", RELATION, "--setting",
+                  "distractor", "--model", "bernoulli:0.6", "7")
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout and "\u202e" not in done.stdout
+    assert "\\x1b]0;owned\\x07\\x1b[2J\\u202ecorrect answer: 1." in done.stdout

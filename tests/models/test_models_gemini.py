@@ -237,3 +237,16 @@ def test_unreachable_endpoint_is_an_error(monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(InputError) as bad:
         gemini.create("g", GenerationConfig(), base_url="ftp://bob:hunter22@x")
     assert "hunter22" not in str(bad.value)
+
+
+@needs_genai
+def test_a_base_url_answering_html_is_a_one_line_error(
+    gemini_server: GeminiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proxy's or web server's HTML page instead of the API (issue 46): the call fails with
+    one line saying so, not retried, never an internal error."""
+    gemini_server.replies = [(200, "<html><body><h1>Welcome to nginx</h1></body></html>")]
+    model, delays = _local_gemini(gemini_server, monkeypatch)
+    [response] = model.generate([ModelRequest(prompt="q")])
+    assert response.error is not None and "body is not JSON" in response.error
+    assert "\n" not in response.error and delays == []

@@ -144,3 +144,27 @@ def test_a_run_over_replicas_from_its_run_file_certifies_as_one_endpoint_does(
     assert spread == one and 0 < one["k"] < one["n"] == 30
     assert one["outcomes"]["error"] == 0
     assert len(script_b.seen) > 8 and len(script_a.seen) >= 30 - 8  # b died; a took its calls
+
+
+def test_each_reply_s_model_name_is_recorded_and_mixed_names_stop_the_run(
+        tmp_path: Path) -> None:
+    """Replicas serving different models would mix two models in one certificate (issue 46):
+    each sample records the model name its reply gave, and a second name stops the run with
+    one line naming both."""
+    with serve(Script(model="llama-8b")) as (url_a, _), serve(Script(model="llama-8b")) as (
+            url_b, _):
+        same = _model(base_urls=[url_a, url_b], concurrency=4).generate(REQUESTS)
+        _certified(tmp_path, "same", {"base_urls": [url_a, url_b], "concurrency": 4})
+    assert {r.served_model for r in same} == {"llama-8b"} and all(r.error is None for r in same)
+    records = [json.loads(line) for path in (tmp_path / "same" / "samples").rglob("*.jsonl")
+               for line in path.read_text().splitlines()]
+    assert len(records) == 30 and {r["response"]["served_model"] for r in records} == {
+        "llama-8b"}
+    with serve(Script(model="llama-8b")) as (url_a, _), serve(Script(model="qwen-7b")) as (
+            url_b, _):
+        with pytest.raises(InputError, match="replies name two models") as mixed:
+            _model(base_urls=[url_a, url_b], concurrency=4).generate(REQUESTS)
+        with pytest.raises(InputError, match="replies name two models"):
+            _certified(tmp_path, "mixed", {"base_urls": [url_a, url_b], "concurrency": 4})
+    assert "'llama-8b'" in str(mixed.value) and "'qwen-7b'" in str(mixed.value)
+    assert "\n" not in str(mixed.value)

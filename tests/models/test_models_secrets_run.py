@@ -32,7 +32,8 @@ def _env(data_dir: Path, base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("KGCERT_NEO4J_URI", "OPENAI_BASE_URL", "OPENAI_API_KEY")}
     return {**env, "KGCERT_DATA_DIR": str(data_dir), "OMP_NUM_THREADS": "1",
-            "OPENAI_API_KEY": API_KEY, "OPENAI_BASE_URL": base_url}
+            "OPENAI_API_KEY": API_KEY, "OPENAI_BASE_URL": base_url,
+            "KGCERT_CACHE_DIR": str(data_dir.parent / "cache")}
 
 
 def _files(*roots: Path) -> list[Path]:
@@ -69,7 +70,7 @@ def test_run_leaves_no_key_or_password_on_disk(tmp_path: Path) -> None:
     # the secrets were really sent, and really echoed back
     assert f"Bearer {API_KEY}" in script.auth and f"Basic {basic}" in script.auth
 
-    files = _files(tmp_path / "run", data_dir)
+    files = _files(tmp_path / "run", data_dir, tmp_path / "cache")
     assert any(p.name == "responses.sqlite" for p in files)  # the cache was written
     secrets = [API_KEY, PASSWORD, quote(PASSWORD, safe=""), basic]
     leaks = [(str(p.relative_to(tmp_path)), s) for p in files for s in secrets
@@ -96,6 +97,33 @@ def test_run_file_refuses_a_password_in_a_model_option() -> None:
     with pytest.raises(InputError, match="password.*environment") as refused:
         load_run_config(None, settings)
     assert "pw@" not in str(refused.value)
-    settings["model_options"] = {"openai:m": {"base_url": "http://u@127.0.0.1:1/v1"}}
-    assert load_run_config(None, settings).model_options["openai:m"]["base_url"].startswith(
-        "http://u@")
+    # A token given as the URL's user name is as secret as a password (issue 46).
+    for url in ("http://sk-token-46@127.0.0.1:1/v1", "http://127.0.0.1:1/v1,http://sk-46@h/v1"):
+        settings["model_options"] = {"openai:m": {"base_url": url}}
+        with pytest.raises(InputError, match="user name or password") as refused:
+            load_run_config(None, settings)
+        assert "sk-" not in str(refused.value)
+    settings["model_options"] = {"openai:m": {"base_url": "http://127.0.0.1:1/v1"}}
+    assert load_run_config(None, settings).model_options["openai:m"]["base_url"] == \
+        "http://127.0.0.1:1/v1"
+
+
+def test_a_token_as_the_url_user_name_is_never_shown() -> None:
+    """`http://TOKEN@host/v1` sends the token as Basic auth's user name; a server that echoes
+    the header or the name back leaves neither in the recorded error (issue 46)."""
+    from fake_openai import serve
+
+    from kgcert.models import GenerationConfig, ModelRequest
+    from kgcert.models.registry import get_model
+
+    token = "sk-user-token-46-9b1d"
+    basic = base64.b64encode(f"{token}:".encode()).decode()
+    with serve() as (url, script):
+        script.echo_auth = lambda call: 400
+        model = get_model("openai:m", GenerationConfig(max_new_tokens=8),
+                          base_url=url.replace("http://", f"http://{token}@"), max_attempts=1)
+        [response] = model.generate([ModelRequest(prompt="q")])
+    assert f"Basic {basic}" in script.auth  # really sent, and echoed back
+    assert response.error and "Basic ***" in response.error
+    assert token not in response.error and basic not in response.error
+    assert token not in json.dumps(model.identity())

@@ -353,3 +353,18 @@ def test_torn_last_line_is_skipped_and_left_alone(runs, tmp_path):
     loaded = load_runs([copy])
     assert len(loaded.samples) == N
     assert log.read_bytes() == before
+
+
+def test_a_samples_file_of_binary_garbage_is_one_line(runs, tmp_path):
+    """Random bytes in place of a samples file: an InputError naming the file (issue 46),
+    never an internal error."""
+    import random
+    import shutil
+
+    copy = tmp_path / "garbage"
+    shutil.copytree(runs[1], copy)
+    log = next((copy / "samples").rglob("*.jsonl"))
+    log.write_bytes(random.Random(46).randbytes(4096))
+    with pytest.raises(InputError) as refused:
+        load_runs([copy])
+    assert log.name in str(refused.value) and "\n" not in str(refused.value)

@@ -41,6 +41,7 @@ def kgcert_here(synth_kg, embedded_data_dir, monkeypatch, capsys):
     catalog = importlib.import_module("kgcert.specs.catalog")
     monkeypatch.setenv("KGCERT_DATA_DIR", str(embedded_data_dir))
     monkeypatch.setattr(catalog, "_run_copies", {})  # as in a fresh process
+    monkeypatch.setattr(catalog, "_run_copy_digests", {})
 
     def call(*args: str) -> tuple[int, str, str]:
         monkeypatch.setattr(sys, "argv", ["kgcert", *args])
@@ -173,3 +174,28 @@ def test_the_readme_example_spec_runs_on_the_demo_kg(kgcert_here, alzheimer_kg, 
     assert code == 0, err
     [checked] = [json.loads(line) for line in out.splitlines()]
     assert checked["ok"] and checked["matches"] > 0
+
+
+def test_an_edited_copy_is_refused_by_resume_and_flagged_by_report(kgcert_here, tmp_path):
+    """The copy in the run folder stands for the spec the run used only while it holds the
+    bytes recorded (issue 46, item 6)."""
+    mine = tmp_path / "myspecs"
+    mine.mkdir()
+    text = SPEC.read_text().replace("primekg.dual_indication", "my.edited")
+    (mine / "dual.yaml").write_text(text)
+    run = tmp_path / "runs" / "a"
+    code, _, err = kgcert_here("run", "--kg", KG, "--spec", "my.edited", "--specs-dir",
+                               str(mine), "--model", "bernoulli:0.7", "--n", "6", "--out",
+                               str(run))
+    assert code == 0, err
+    shutil.rmtree(mine)
+    copy = run / json.loads((run / "specs" / "index.json").read_text())["my.edited"]["file"]
+    copy.write_text(text.replace("description:", "description: edited later;"))
+    code, _, err = kgcert_here("run", "--config", str(run / "run.yaml"), "--out", str(run))
+    assert code == 2, err
+    [line] = err.strip().splitlines()
+    assert str(copy) in line and "was edited since its run copied it" in line
+    code, _, err = kgcert_here("report", str(run), "--out", str(tmp_path / "report"))
+    assert code == 0, err
+    page = "".join(p.read_text() for p in (tmp_path / "report").rglob("*.html"))
+    assert "was edited since run" in page and "The spec file as the run used it" not in page

@@ -102,3 +102,27 @@ def test_a_certificate_with_a_wrongly_typed_field_is_named(tmp_path):
     path.write_text(json.dumps({**body, "k": "3"}))
     with pytest.raises(InputError, match="field k is \"3\", expected a whole number"):
         read_certificate(path)
+
+
+@pytest.mark.parametrize("version", [True, "1", 0, -1, 1.0, [1]])
+def test_what_is_no_version_is_called_so_not_newer(version, tmp_path):
+    """`true` passed as version 1 and "1" was called newer (issue 46): each is refused in one
+    line saying it is no version, for a sample and for a certificate."""
+    with pytest.raises(InputError) as refused:
+        sample_record({**TASK, "record_version": version}, "f.jsonl: line 2")
+    assert "is not a version" in str(refused.value) and "newer" not in str(refused.value)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"spec": "s", "setting": "vanilla", "model": "m", "k": 1,
+                                "n": 2, "record_version": version}))
+    with pytest.raises(InputError, match="is not a version"):
+        read_certificate(path)
+
+
+def test_a_newer_version_is_called_newer(tmp_path):
+    with pytest.raises(InputError, match=f"record_version {SAMPLE_RECORD_VERSION + 1} is newer"):
+        sample_record({**TASK, "record_version": SAMPLE_RECORD_VERSION + 1}, "f.jsonl: line 2")
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"spec": "s", "setting": "vanilla", "model": "m", "k": 1,
+                                "n": 2, "record_version": 99}))
+    with pytest.raises(InputError, match="record_version 99 is newer.*upgrade kgcert"):
+        read_certificate(path)
