@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em 0;
-       padding: 0 clamp(0.6em, 2.5vw, 2.5em); color: #222; font-size: 16px; }
+       padding: 0 clamp(0.6em, 2.5vw, 2.5em); color: #222; font-size: 16px;
+       overflow-wrap: break-word; }  /* a hash or a path never widens the page */
 h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
