@@ -51,32 +51,40 @@ class RunDisplay:
         total = int(self.progress.tasks[self.tasks[label]].total or 0)
         # the batch's update (with its answers checked) is the one that reaches the total
         done = min(self.recorded.get(label, 0) + pace.batch, total - 1)
-        self.progress.update(self.tasks[label], completed=done,
-                             info=", ".join(p for p in (self.info.get(label), pace.text()) if p))
+        pending = (f"{pace.batch} more answered, checked when the batch ends"
+                   if pace.batch else "")
+        self.progress.update(self.tasks[label], completed=done, info=", ".join(
+            p for p in (self.info.get(label), pending, pace.text()) if p))
 
     def update(self, label: str, done: int, total: int, correct: int,
-               bounds: tuple[float, float] | None, answered: int, failed: int) -> None:
+               bounds: tuple[float, float] | None, answered: int, failed: int,
+               stopped: bool = False) -> None:
         task = self._task(label, total)
         pace = self.pace[label]
         pace.batch = 0
         self.recorded[label] = done
-        # the tally rests on the answered samples; failed calls are no answer at all
+        # the tally rests on the answered samples (the certificate's k / n); failed calls
+        # are no answer at all
         tally = f"{correct}/{answered} correct" if answered else "0 answered"
         if failed:
             tally += f", {failed} failed"
-        self.info[label] = f"{tally}, {_interim(bounds, total)}"
+        self.info[label] = f"{tally}, {_interim(bounds, total, done, stopped)}"
         shown = pace.text() or (self.notes.get(label, "") if not pace.started else "")
-        self.progress.update(task, completed=done,
+        # a certificate its stopping rule ended is complete: its bar ends where it stopped
+        self.progress.update(task, completed=done, total=done if stopped else total,
                              info=", ".join(p for p in (self.info[label], shown) if p))
 
 
-def _interim(bounds: tuple[float, float] | None, total: int) -> str:
+def _interim(bounds: tuple[float, float] | None, total: int, done: int,
+             stopped: bool = False) -> str:
     """Only the certificate's own pre-registered quantity: a sequential run's anytime-valid
     bounds (at its own level), and for n fixed in advance nothing until n is reached, since
     an interim fixed-n interval read mid-run is not what the certificate states."""
     if bounds is None:
-        return f"bounds at n = {total}"
-    return f"anytime-valid [{bounds[0]:.3f}, {bounds[1]:.3f}]"
+        return ("bounds in the table below" if done >= total
+                else f"bounds once n = {total} is reached")
+    words = f"anytime-valid [{bounds[0]:.3f}, {bounds[1]:.3f}]"
+    return f"stopped before n = {total}, {words}" if stopped else words
 
 
 class _Pace:
