@@ -20,6 +20,7 @@ from kgcert.run.comparison import comparison_path
 if TYPE_CHECKING:
     from kgcert.report.build import Report
     from kgcert.report.compare import Comparison
+    from kgcert.report.run_frames import RunSet
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,16 @@ def _until_claims(run_dir: Path, spec: str, setting: str, model: str) -> list[st
 
 def headlines(report: Report) -> list[Headline]:
     """One headline per certificate of the report's runs, in the certificates table's order."""
-    frame = report.runs.certificates
+    return run_headlines(report.runs, report.comparisons)
+
+
+def run_headlines(runset: RunSet, comparisons: Sequence[Comparison] = ()) -> list[Headline]:
+    """One headline per certificate of `runset`; the McNemar claims from `comparisons` (a
+    listing of runs without them still shows a race's --until claims)."""
+    frame = runset.certificates
     if frame.empty:
         return []
-    runs = {run.label: run for run in report.runs.runs}
+    runs = {run.label: run for run in runset.runs}
     found = []
     ordered = frame.sort_values(["baseline", "spec", "setting", "model", "run"])
     for row in ordered.itertuples(index=False):
@@ -143,7 +150,7 @@ def headlines(report: Report) -> list[Headline]:
         words, tone, levels = verdict(body, threshold)
         flag, degenerate = position_flag(body)
         spec, setting, model = str(row.spec), str(row.setting), str(row.model)
-        claims = _mcnemar_claims(report.comparisons, spec, setting, model)
+        claims = _mcnemar_claims(comparisons, spec, setting, model)
         if run is not None:
             claims += _until_claims(run.path, spec, setting, model)
         found.append(Headline(
