@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgcert.report.numbers import interval_text, level_text
 from kgcert.run.comparison import comparison_path
+from kgcert.util.numbers import interval_text, level_text
 
 if TYPE_CHECKING:
     from kgcert.report.build import Report

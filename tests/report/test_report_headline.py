@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kgcert.report.certificate_table import guarantee_items
 from kgcert.report.headline import position_flag, split_constant, verdict
-from kgcert.report.numbers import bound_text, interval_text, level_text
+from kgcert.util.numbers import bound_text, interval_text, level_text
 
 CHANCE = {"level": 0.25, "options": 4, "reading": "above chance"}
 
