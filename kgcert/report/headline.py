@@ -214,9 +214,10 @@ def stacked_table(rows: Sequence[Mapping[str, str]], columns: Sequence[str],
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
-def headline_html(report: Report) -> str:
-    """The report's first section: the verdict of every certificate."""
-    found = headlines(report)
+def headline_html(report: Report, found: Sequence[Headline] | None = None) -> str:
+    """The report's first section: the verdict of every certificate (`found`: the report's
+    headlines, when read already)."""
+    found = headlines(report) if found is None else found
     if not found:
         return ""
     rows = headline_rows(found)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from kgcert.report.compare import family_statement
-from kgcert.report.headline import headline_html, headlines
+from kgcert.report.headline import Headline, headline_html, headlines
 from kgcert.report.prompt_parts import split_prompt
 from kgcert.report.spec_details import EXAMPLE_CHARS, Example
 from kgcert.report.suites import CAPTION as SUITE_CAPTION
@@ -177,7 +177,7 @@ def _cut(text: str) -> str:
             "the sample file]")
 
 
-def _spec_block(report: Report, spec: str) -> str:
+def _spec_block(report: Report, spec: str, found: Sequence[Headline]) -> str:
     """A spec's heading, its description, its Cypher and file, its certificates with their
     guarantees, settings and option positions, and its example prompts."""
     from kgcert.report.certificate_table import certificate_table
@@ -205,7 +205,7 @@ def _spec_block(report: Report, spec: str) -> str:
     certified = certificates_of(report.runs, spec)
     said = {(c.setting, c.model, c.run): str(c.body["guarantee"]) for c in certified
             if c.body.get("guarantee")}
-    parts += certificate_table(rows, [h for h in headlines(report) if h.spec == spec], said)
+    parts += certificate_table(rows, [h for h in found if h.spec == spec], said)
     parts += positions_html(certified, table_html)
     parts += settings_html(certified, table_html)
     examples = details.examples if details is not None else ()
@@ -254,6 +254,7 @@ def _stopped_comparisons(report: Report) -> list[str]:
 
 def render(report: Report) -> str:
     runs = report.runs
+    found = headlines(report)  # read once: the verdict and each spec's certificates
     sections: list[str] = []
     runs_rows = pd.DataFrame(
         [{"run": run.label, "path": str(run.path), "kg": run.config.get("kg", "-"),
@@ -284,7 +285,7 @@ def render(report: Report) -> str:
            "the correct ones, the run's settings, and the first prompt the run drew for each "
            "setting, its question first."),
         *_figure(report, "forest_specs"),
-        *(_spec_block(report, str(spec)) for spec in report.specs["spec"].unique())],
+        *(_spec_block(report, str(spec), found) for spec in report.specs["spec"].unique())],
         "specs"))
 
     if not report.tasks.empty:
@@ -347,7 +348,8 @@ def render(report: Report) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1>\n{headline_html(report)}\n{contents(sections)}\n"
+            f"<h1>{html.escape(title)}</h1>\n{headline_html(report, found)}\n"
+            f"{contents(sections)}\n"
             + "\n".join(sections)
             + "\n</body></html>\n")
 
