@@ -199,3 +199,21 @@ def test_progress_final_table_and_certificate_hold_one_count(
             assert line.startswith(f"{body['n']}/{body['n']}, ")
             assert (f"stopped before n = 400, anytime-valid [{body['lower']:.3f}, "
                     f"{body['upper']:.3f}]") in line
+
+
+def test_answers_not_yet_checked_are_said_apart_from_the_tally() -> None:
+    """Issue 47 item 5: the bar moves as answers arrive, before the batch is checked; the line
+    says so instead of "16/20, 0 answered"."""
+    out = io.StringIO()
+    with PlainProgress("{task.description}", "{task.fields[info]}",
+                       console=Console(file=out, width=300), interval=0) as bars:
+        display = RunDisplay(bars)
+        display.begin("s / vanilla / m", 0, 20, "no response cache")
+        display.update("s / vanilla / m", 0, 20, 0, None, 0, 0)
+        display.answered("s / vanilla / m", 16, True)
+        display.update("s / vanilla / m", 16, 20, 2, None, 16, 0)
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("s / vanilla / m: 16/20, 0 answered, bounds once n = 20 is "
+                               "reached, 16 more answered, checked when the batch ends")
+               for line in lines), lines
+    assert lines[-1].startswith("s / vanilla / m: 16/20, 2/16 correct, bounds once n = 20")
