@@ -214,7 +214,8 @@ def _prompt_text(detail: Any) -> str:
 
 
 DRAWING = """
-const cy = arguments[0].querySelector('.kgx-cy').kgxCy;
+const box = arguments[0].querySelector('.kgx-cy');  // null while the sample still loads
+const cy = box && box.kgxCy;
 if (!cy) return null;
 const boxes = cy.nodes().map(n => n.boundingBox({includeLabels: true, includeOverlays: false}));
 let overlaps = 0;

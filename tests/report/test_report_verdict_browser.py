@@ -156,7 +156,8 @@ def _check_samples(browser: Any, run: Path, width: int) -> None:
 
 
 DRAWING = """
-const cy = arguments[0].querySelector('.kgx-cy').kgxCy;
+const box = arguments[0].querySelector('.kgx-cy');  // null while the sample still loads
+const cy = box && box.kgxCy;
 if (!cy || !arguments[0].querySelector('pre.kgx-prompt')) return null;
 const W = cy.width(), H = cy.height(), zoom = cy.zoom();
 const key = cy.nodes('.strong, .chosen');
