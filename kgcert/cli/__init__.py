@@ -53,6 +53,9 @@ COMMANDS.add("plan", "kgcert.cli.plan:plan_command",
              "How many samples a certificate needs for a target half-width.")
 COMMANDS.add("report", "kgcert.cli.report:report_command",
              "Tables, figures (PNG/SVG), CSV/Parquet and one HTML page from run directories.")
+COMMANDS.add("view", "kgcert.cli.view:view_command",
+             "Serve every run under RUNS_DIR (default ./runs) on a local page, refreshing "
+             "live.")
 COMMANDS.add("compare", "kgcert.cli.report:compare_command",
              "Paired exact McNemar tests and Holm-corrected hierarchies on prompts aligned "
              "by sample index: models, task formats, entity names, prompting strategies.")

@@ -1,4 +1,5 @@
-"""`kgcert export neo4j-admin`: a KG's files as neo4j-admin bulk-import files for a local Neo4j."""
+"""`kgcert export neo4j-admin`: a KG's files as neo4j-admin bulk-import files for a local Neo4j;
+`kgcert export --inspect RUN`: a run as Inspect AI eval logs."""
 
 from __future__ import annotations
 
@@ -13,9 +14,33 @@ from kgcert.cli.progress import progress_display
 from kgcert.loaders import LoadOptions, get_loader
 
 
-@click.group("export")
-def export_group() -> None:
+@click.group("export", invoke_without_command=True)
+@click.option("--inspect", "inspect_run", type=click.Path(path_type=Path), default=None,
+              metavar="RUN", help="Write run RUN as Inspect AI eval logs (one per "
+              "certificate) for `inspect view`; needs the `inspect` extra.")
+@click.option("--out", "inspect_out", type=click.Path(path_type=Path), default=None,
+              help="With --inspect: the folder for the logs (default RUN/inspect).")
+@click.pass_context
+def export_group(ctx: click.Context, inspect_run: Path | None,
+                 inspect_out: Path | None) -> None:
     """Write a KG as files for other tools (no graph server needed)."""
+    if ctx.invoked_subcommand is not None:
+        if inspect_run is not None:
+            raise click.UsageError("--inspect exports a run on its own: give it without "
+                                   f"the {ctx.invoked_subcommand} command")
+        return
+    if inspect_run is None:
+        click.echo(ctx.get_help())
+        return
+    from kgcert.export.inspect_log import export_inspect
+
+    out = inspect_out if inspect_out is not None else inspect_run / "inspect"
+    written = export_inspect(inspect_run, out)
+    for item in written:
+        console.print(f"{item.log} ({item.samples} samples)", highlight=False, soft_wrap=True)
+    console.print(f"wrote {len(written)} Inspect log{'s' if len(written) != 1 else ''} to "
+                  f"{out}: open them with `inspect view --log-dir {out}`", highlight=False,
+                  soft_wrap=True)
 
 
 @export_group.command("neo4j-admin")

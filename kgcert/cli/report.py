@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from kgcert.report import Alignment, Comparison
-    from kgcert.report.run_frames import RunSet
+    from kgcert.report.run_frames import RunInfo, RunSet
     from kgcert.report.variants import VariantComparison
     from kgcert.stats import Hierarchy
 
@@ -159,8 +159,22 @@ def _which(better: str | None, model_a: str) -> str:
     return "-" if better is None else ("A" if better == model_a else "B")
 
 
-def _print_comparison(item: Comparison) -> None:
-    _print_tests(f"{item.spec} / {item.setting}", item.alignment, item.hierarchy, "model")
+def _print_comparison(item: Comparison, unpaired: str | None = None) -> None:
+    _print_tests(f"{item.spec} / {item.setting}", item.alignment, item.hierarchy, "model",
+                 unpaired)
+
+
+def seed_note(runs: Sequence[RunInfo]) -> str | None:
+    """Why runs with different seeds share no prompt, and how to pair them; None when every
+    run has the same seed."""
+    seeds = {run.label: run.config.get("seed") for run in runs}
+    if len({str(seed) for seed in seeds.values()}) < 2:
+        return None
+    shown = ", ".join(f"{label} seed {seed}" for label, seed in seeds.items())
+    first = next(iter(seeds.values()))
+    return (f"the runs drew their prompts with different seeds ({shown}), so index i is a "
+            f"different prompt in each; to pair them, run the others again with --seed {first} "
+            "(the same spec, KG and budget) and compare those")
 
 
 def _print_variants(item: VariantComparison) -> None:
@@ -170,19 +184,24 @@ def _print_variants(item: VariantComparison) -> None:
     console.print(Text(f"  settings: {settings}"))
 
 
-def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what: str) -> None:
+def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what: str,
+                 unpaired: str | None = None) -> None:
     """One comparison: shared prompts, every pair's McNemar test and the Holm hierarchy of
     the models (or of one model's variants of a setting)."""
     dropped = [f"{count} {reason}" for count, reason in (
         (aligned.missing, f"not answered in every {what}"),
         (aligned.failed, "with an error or skipped prompt"),
         (aligned.mismatched, "with differing prompts")) if count]
-    shared = (f"{aligned.n} shared prompts" if aligned.n
-              else f"no prompt answered by every {what}")  # never "0 shared prompts"
+    shared = (f"{aligned.n} shared prompts" if aligned.n  # never "0 shared prompts"
+              else "no prompt in common" if aligned.mismatched and not aligned.missing
+              else f"no prompt answered by every {what}")
     header = f"{title}: {shared}" + (f" (dropped: {', '.join(dropped)})" if dropped else "")
     console.print(Text(header, style="bold"))
     if ranked is None:
-        console.print(Text(f"  no prompt answered in every {what}: nothing to test"))
+        if unpaired is not None and aligned.mismatched and not aligned.n:
+            console.print(Text(f"  nothing to test: {unpaired}"))
+        else:
+            console.print(Text(f"  no prompt answered in every {what}: nothing to test"))
         return
     table = Table(show_header=True, header_style="bold",
                   caption="b: A right, B wrong; c: A wrong, B right; p: exact McNemar, and "
@@ -251,8 +270,9 @@ def compare_command(runs: tuple[Path, ...], spec: str | None, setting: str | Non
         for record in [*body["comparisons"], *body["variants"]]:
             click.echo(json.dumps(record, ensure_ascii=False, default=str))
         return
+    unpaired = seed_note(loaded.runs)
     for item in comparisons:
-        _print_comparison(item)
+        _print_comparison(item, unpaired)
     if variants:
         console.print(Text("Variants of a setting, per spec and model (paired by index):",
                            style="bold underline"))

@@ -30,7 +30,7 @@ __all__ = ["_locks", "run_command", "with_prices"]  # _locks: tests release them
 def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 half_width: float | None, threshold: float | None,
                 specs_dirs: tuple[Path, ...], out: Path | None, quant: str | None,
-                as_json: bool, new_design: bool, price_flags: tuple[str, ...],
+                as_json: bool, wide: bool, new_design: bool, price_flags: tuple[str, ...],
                 prices_file: Path | None, suite: str | None, weights: str | None,
                 **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
@@ -112,7 +112,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
             body = json.loads(path.read_text(encoding="utf-8"))
             click.echo(json.dumps({**body, "file": str(path)}, ensure_ascii=False))
     else:
-        print_certificates(paths)
+        print_certificates(paths, wide=wide)
         from kgcert.run.comparison import decision_lines
 
         for line in decision_lines(run_dir):

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from kgcert.cli.common import console
 from kgcert.cli.console import keep_names, print_table
+from kgcert.util.numbers import bound_text, interval_text, level_text
 
 
 class RunDisplay:
@@ -51,32 +52,40 @@ class RunDisplay:
         total = int(self.progress.tasks[self.tasks[label]].total or 0)
         # the batch's update (with its answers checked) is the one that reaches the total
         done = min(self.recorded.get(label, 0) + pace.batch, total - 1)
-        self.progress.update(self.tasks[label], completed=done,
-                             info=", ".join(p for p in (self.info.get(label), pace.text()) if p))
+        pending = (f"{pace.batch} more answered, checked when the batch ends"
+                   if pace.batch else "")
+        self.progress.update(self.tasks[label], completed=done, info=", ".join(
+            p for p in (self.info.get(label), pending, pace.text()) if p))
 
     def update(self, label: str, done: int, total: int, correct: int,
-               bounds: tuple[float, float] | None, answered: int, failed: int) -> None:
+               bounds: tuple[float, float] | None, answered: int, failed: int,
+               stopped: bool = False) -> None:
         task = self._task(label, total)
         pace = self.pace[label]
         pace.batch = 0
         self.recorded[label] = done
-        # the tally rests on the answered samples; failed calls are no answer at all
+        # the tally rests on the answered samples (the certificate's k / n); failed calls
+        # are no answer at all
         tally = f"{correct}/{answered} correct" if answered else "0 answered"
         if failed:
             tally += f", {failed} failed"
-        self.info[label] = f"{tally}, {_interim(bounds, total)}"
+        self.info[label] = f"{tally}, {_interim(bounds, total, done, stopped)}"
         shown = pace.text() or (self.notes.get(label, "") if not pace.started else "")
-        self.progress.update(task, completed=done,
+        # a certificate its stopping rule ended is complete: its bar ends where it stopped
+        self.progress.update(task, completed=done, total=done if stopped else total,
                              info=", ".join(p for p in (self.info[label], shown) if p))
 
 
-def _interim(bounds: tuple[float, float] | None, total: int) -> str:
+def _interim(bounds: tuple[float, float] | None, total: int, done: int,
+             stopped: bool = False) -> str:
     """Only the certificate's own pre-registered quantity: a sequential run's anytime-valid
     bounds (at its own level), and for n fixed in advance nothing until n is reached, since
     an interim fixed-n interval read mid-run is not what the certificate states."""
     if bounds is None:
-        return f"bounds at n = {total}"
-    return f"anytime-valid [{bounds[0]:.3f}, {bounds[1]:.3f}]"
+        return ("bounds in the table below" if done >= total
+                else f"bounds once n = {total} is reached")
+    words = f"anytime-valid [{bounds[0]:.3f}, {bounds[1]:.3f}]"
+    return f"stopped before n = {total}, {words}" if stopped else words
 
 
 class _Pace:
@@ -120,26 +129,23 @@ def pace_text(answered: int, seconds: float) -> str:
     return f"{rate:.1f} prompts/s" if rate >= 1 else f"{seconds / answered:.0f} s/prompt"
 
 
-def print_certificates(paths: list[Path]) -> None:
-    table = Table(show_header=True, header_style="bold")
-    for column in ("spec", "setting", "model", "seed", "k / n", "lower", "upper", "chance",
-                   "unparseable", "errors", "skipped"):
-        table.add_column(column, no_wrap=column in ("k / n", "lower", "upper"))
-    warnings, notes = [], []
-    for path in paths:
-        body = json.loads(path.read_text(encoding="utf-8"))
-        outcomes = body["outcomes"]
-        chance = body.get("chance")
-        table.add_row(Text(body["spec"]), body["setting"], Text(body["model"]),
-                      str(body.get("seed")), f"{body['k']} / {body['n']}",
-                      f"{body['lower']:.3f}", f"{body['upper']:.3f}",
-                      f"{chance['level']:.3f} ({chance['reading'].split(' (')[0]})"
-                      if chance else "-", str(outcomes["unparseable"]),
-                      str(outcomes["error"]), str(outcomes["skipped"]))
-        warnings += body.get("warnings", [])
-        if counts := body.get("suite_counts"):
-            notes.append(_suite_line(body, counts["per_spec"]))
-    print_table(console, keep_names(table, "spec", "setting", "model"))
+def print_certificates(paths: list[Path], wide: bool = False) -> None:
+    """The certificates as a table that fits 100 columns: spec, setting and seed said once
+    above it when every row shares them, then k / n, the interval, the verdict in words and
+    what the counts leave apart; `wide` gives every column instead."""
+    bodies = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+    table = _wide_table(bodies) if wide else _narrow_table(bodies)
+    shared = [name for name in ("spec", "setting", "seed")
+              if not wide and len(bodies) > 1 and len({str(b.get(name)) for b in bodies}) == 1]
+    if shared:  # said once, above the rows that share them
+        console.print(Text(", ".join(f"{name} {bodies[0].get(name)}" for name in shared)))
+    warnings = [w for body in bodies for w in body.get("warnings", [])]
+    notes = [_suite_line(body, counts["per_spec"]) for body in bodies
+             if (counts := body.get("suite_counts"))]
+    if not wide:  # what the counts leave apart, under the table rather than in a column
+        notes = [f"{body['spec']} / {body['setting']} / {body['model']}: {apart}"
+                 for body in bodies if (apart := _apart(body)) != "-"] + notes
+    print_table(console, table)
     for note in notes:
         console.print(Text(note))
     for warning in warnings:
@@ -147,6 +153,66 @@ def print_certificates(paths: list[Path]) -> None:
     console.print(Text("Each certificate's `guarantee` field says what it certifies; the "
                        "seed is the run's --seed, or one drawn fresh when the run began "
                        "(recorded in run.yaml), fixed before the first answer."))
+
+
+def _verdict(body: dict[str, Any]) -> str:
+    """The interval against chance in a few words (the report says it in full)."""
+    chance = body.get("chance")
+    if not body.get("n"):
+        return "no claim"
+    if not chance:
+        return "-"
+    level = chance["level"]
+    words = f"({level_text(level)})"
+    if body["lower"] > level:
+        return f"above {words}"
+    if body["upper"] < level:
+        return f"below {words}"
+    return f"cannot tell {words}"
+
+
+def _apart(body: dict[str, Any]) -> str:
+    """Unparseable answers (in n, counted wrong), failed calls and skipped prompts (not in
+    n); '-' when there are none."""
+    outcomes = body["outcomes"]
+    parts = [f"{count} {label}" for count, label in (
+        (outcomes.get("unparseable"), "unparseable (counted wrong)"),
+        (outcomes.get("error"), "failed (not in n)"), (outcomes.get("skipped"),
+                                                        "skipped (not in n)")) if count]
+    return ", ".join(parts) or "-"
+
+
+def _narrow_table(bodies: list[dict[str, Any]]) -> Table:
+    shared = [name for name in ("spec", "setting", "seed")
+              if len(bodies) > 1 and len({str(b.get(name)) for b in bodies}) == 1]
+    columns = [c for c in ("spec", "setting", "model") if c not in shared]
+    table = Table(show_header=True, header_style="bold")
+    for column in (*columns, "k / n", "interval", "vs chance"):
+        table.add_column(column, no_wrap=column in ("k / n", "interval"))
+    for body in bodies:
+        chance = (body.get("chance") or {}).get("level")
+        interval = interval_text(body["lower"], body["upper"], [chance]) if body["n"] else "-"
+        table.add_row(*(Text(str(body[c])) for c in columns), f"{body['k']} / {body['n']}",
+                      interval, _verdict(body))
+    return keep_names(table, *columns)
+
+
+def _wide_table(bodies: list[dict[str, Any]]) -> Table:
+    table = Table(show_header=True, header_style="bold")
+    for column in ("spec", "setting", "model", "seed", "k / n", "lower", "upper", "chance",
+                   "unparseable", "errors", "skipped"):
+        table.add_column(column, no_wrap=column in ("k / n", "lower", "upper"))
+    for body in bodies:
+        outcomes = body["outcomes"]
+        chance = body.get("chance")
+        level = chance["level"] if chance else None
+        table.add_row(Text(body["spec"]), body["setting"], Text(body["model"]),
+                      str(body.get("seed")), f"{body['k']} / {body['n']}",
+                      bound_text(body["lower"], [level]), bound_text(body["upper"], [level]),
+                      f"{chance['level']:.3f} ({chance['reading'].split(' (')[0]})"
+                      if chance else "-", str(outcomes["unparseable"]),
+                      str(outcomes["error"]), str(outcomes["skipped"]))
+    return keep_names(table, "spec", "setting", "model")
 
 
 def _suite_line(body: dict[str, Any], per_spec: list[dict[str, Any]]) -> str:

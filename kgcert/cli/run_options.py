@@ -121,6 +121,9 @@ _OPTIONS = [
                  help="A YAML file of prices, MODEL: IN/OUT per million tokens."),
     click.option("--json", "as_json", is_flag=True,
                  help="Print each certificate as one JSON line (progress goes to stderr)."),
+    click.option("--wide", is_flag=True,
+                 help="Print every column of the certificates' table (seed, bounds apart, "
+                      "chance, each outcome count); the default fits 100 columns."),
 ]
 
 

@@ -4,6 +4,7 @@ person reads it: prompt, response, parsed answer, outcome, correct answer, prove
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,9 @@ from rich.text import Text
 
 from kgcert.cli.common import console, errors
 from kgcert.cli.console import keep_names, print_table
+from kgcert.errors import InputError
 from kgcert.run.cost import cost_line
+from kgcert.rundir.outcomes import OUTCOMES as OUTCOME_CHOICES
 from kgcert.util.terminal_text import escaped_controls
 
 
@@ -63,23 +66,37 @@ def _bound(value: Any) -> str:
 
 @click.command("show")
 @click.argument("run", type=click.Path(path_type=Path))
-@click.argument("index", type=click.IntRange(min=0))
+@click.argument("index", type=click.IntRange(min=0), required=False)
 @click.option("--spec", default=None, help="The spec (needed when the run has several).")
 @click.option("--setting", default=None, help="The setting or task format.")
 @click.option("--model", default=None, help="The model's provider string.")
+@click.option("--outcome", type=click.Choice(OUTCOME_CHOICES), default=None,
+              help="The first sample with this outcome at or after INDEX (default 0); the "
+                   "last line gives the command for the next one.")
 @click.option("--json", "as_json", is_flag=True, help="The sample's record as one JSON line.")
-def show_command(run: Path, index: int, spec: str | None, setting: str | None,
-                 model: str | None, as_json: bool) -> None:
+def show_command(run: Path, index: int | None, spec: str | None, setting: str | None,
+                 model: str | None, outcome: str | None, as_json: bool) -> None:
     """Print one sample of a run: prompt, response, answer, outcome and provenance."""
-    from kgcert.run.browse import find_sample
+    from kgcert.run.browse import find_sample, outcome_indices
 
-    file, record = find_sample(run, index, spec=spec, setting=setting, model=model)
+    if index is None and outcome is None:
+        raise InputError("name the sample: give its INDEX, or --outcome (e.g. --outcome wrong) "
+                         "for the first sample with that outcome")
+    file, record = find_sample(run, index or 0, spec=spec, setting=setting, model=model,
+                               outcome=outcome)
     if as_json:
         click.echo(json.dumps(record.to_dict(), ensure_ascii=False, sort_keys=True))
         return
     # A reply's terminal escapes are shown, never obeyed (the --json form keeps them as JSON).
     click.echo(escaped_controls(describe_sample(record.to_dict(),
                                                 str(file.path.relative_to(run)))))
+    if outcome is not None:  # step on: the command for the next sample like it
+        later = [i for i in outcome_indices(file, outcome) if i > record.index]
+        filters = " ".join(f"--{name} {shlex.quote(value)}" for name, value in (
+            ("spec", spec), ("setting", setting), ("model", model)) if value)
+        click.echo(f"next {outcome} sample: kgcert show {shlex.quote(str(run))} "
+                   f"{filters + ' ' if filters else ''}--outcome {outcome} {later[0]}"
+                   if later else f"no {outcome} sample after {record.index}")
 
 
 def _section(title: str) -> str:

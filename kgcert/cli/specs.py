@@ -6,14 +6,12 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.table import Table
 from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
-from kgcert.cli.console import keep_names, print_table
 from kgcert.errors import InputError
 from kgcert.util.locations import data_dir
 
@@ -74,23 +72,59 @@ def list_command(ctx: Context, specs_dirs: tuple[Path, ...], kg_name: str | None
         left_out, specs = len(specs) - len(kept), kept
     for problem in unusable:  # reported, and every other spec still listed
         errors.print(Text(f"error: {problem.error}"), soft_wrap=True)
+    rows: list[dict[str, Any]] = [{"name": spec.name, "kind": spec.kind, "kg": spec.kg,
+             "description": " ".join(spec.description.split()), "file": spec.path}
+            for spec in specs]
+    rows += _suites(specs_dirs, {spec.name for spec in specs} if kg_name else None)
     if as_json:
-        for spec in specs:
-            click.echo(json.dumps({"name": spec.name, "kind": spec.kind, "kg": spec.kg,
-                                   "description": " ".join(spec.description.split()),
-                                   "file": spec.path}, ensure_ascii=False))
+        for row in rows:
+            click.echo(json.dumps(row, ensure_ascii=False))
         return
-    table = Table(show_header=True, header_style="bold")
-    for column in ("name", "kind", "kg", "description", "file"):
-        table.add_column(column)
-    for spec in specs:
-        first = spec.description.strip().split(". ")[0]
-        table.add_row(Text(spec.name), spec.kind, Text(spec.kg or "-"), Text(first),
-                      Text(Path(spec.path).name))
-    print_table(console, keep_names(table, "name", "kind", "kg", "file"))
+    import textwrap
+
+    from kgcert.cli.console import PIPE_WIDTH
+
+    # One block per spec: its name, kind, KG family and file on a line, then its whole
+    # description wrapped below (a table column left it 17 characters at 100 columns);
+    # off a terminal the description is one line, whole.
+    width = console.width - 4 if console.width < PIPE_WIDTH else None
+    for row in rows:
+        console.print(Text.assemble((str(row["name"]), "bold"), "  ", f"{row['kind']} · "
+                                    f"{row['kg'] or '-'} · {Path(row['file']).name}"),
+                      soft_wrap=True)
+        if row["description"]:
+            text = (textwrap.fill(row["description"], width) if width
+                    else row["description"])
+            console.print(Text(textwrap.indent(text, "    ")), soft_wrap=True)
     if left_out:
         console.print(Text(f"{left_out} specs for other KG families left out (--kg {kg_name} "
                            f"was loaded from {fmt})"))
+
+
+def _suites(specs_dirs: tuple[Path, ...], kept: set[str] | None) -> list[dict[str, Any]]:
+    """The suites beside the specs (shipped and yours): a suite certifies a weighted mixture
+    of specs with one certificate; `kept` (with --kg) keeps those whose specs all apply."""
+    from kgcert.specs.folders import spec_folders, suite_files_in
+    from kgcert.util.yamlfile import read_yaml
+
+    found: list[dict[str, Any]] = []
+    for path in suite_files_in(spec_folders(list(specs_dirs))):
+        try:
+            data = read_yaml(path, "suite file")
+        except InputError as error:
+            errors.print(Text(f"error: {error}"), soft_wrap=True)
+            continue
+        names = [item if isinstance(item, str) else item.get("spec")
+                 for item in data.get("specs") or [] if isinstance(item, (str, dict))]
+        if kept is not None and not set(names) <= kept:
+            continue
+        family = {str(name).split(".")[0] for name in names}
+        described = " ".join(str(data.get("description") or "").split())
+        found.append({"name": str(data.get("name")), "kind": "suite",
+                      "kg": family.pop() if len(family) == 1 else None,
+                      "description": described or f"a mixture of {len(names)} specs",
+                      "file": str(path), "specs": names})
+    return found
 
 
 @specs_group.command("show")
@@ -251,7 +285,8 @@ def count_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...], kg_name
         if server_count is not None:
             console.print(f"server-side Cypher count: {server_count:,}", highlight=False)
         console.print(f"over {stats.draws} drawn questions: each accepts a median of "
-                      f"{stats.answers_median:g} answers (max {stats.answers_max:,})",
+                      f"{stats.answers_median:g} answer{'' if stats.answers_median == 1 else 's'} "
+                      f"(max {stats.answers_max:,})",
                       highlight=False)
     else:
         _count_paths(sampler, entry, as_json)

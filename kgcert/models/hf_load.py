@@ -108,6 +108,10 @@ def create(
     if load_in_4bit and load_in_8bit:
         raise InputError("choose one of load_in_4bit and load_in_8bit")
     source = _resolve_source(name)
+    if not Path(source).exists():  # a hub id: cached, or the Hub reachable, else fail now
+        from kgcert.models.hub import check_loadable
+
+        check_loadable(source, revision)
     device = _resolve_device(device)
     torch_dtype = _resolve_dtype(dtype, device)
     bits = 4 if load_in_4bit else 8 if load_in_8bit else None

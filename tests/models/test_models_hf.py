@@ -316,7 +316,8 @@ def test_generation_stops_per_row_once_answer_line_is_complete(
 
 def test_hub_id_not_found_is_input_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(InputError, match="cannot load model"):
+    with pytest.raises(InputError, match="is not in the local Hugging Face cache and "
+                                         "HF_HUB_OFFLINE is set"):
         get_model("hf:kgcert-no-such-org/no-such-model", device="cpu")
 
 

@@ -214,7 +214,8 @@ def _prompt_text(detail: Any) -> str:
 
 
 DRAWING = """
-const cy = arguments[0].querySelector('.kgx-cy').kgxCy;
+const box = arguments[0].querySelector('.kgx-cy');  // null while the sample still loads
+const cy = box && box.kgxCy;
 if (!cy) return null;
 const boxes = cy.nodes().map(n => n.boundingBox({includeLabels: true, includeOverlays: false}));
 let overlaps = 0;
@@ -261,10 +262,10 @@ def test_wrong_filter_counts_the_wrong_samples_and_a_row_opens(browser, run_dir:
     assert 0 < len(wrong) < len(found)
     assert _choose(browser, "outcome", "wrong") == len(wrong)
     assert len(_rows(browser)) == min(len(wrong), 50)
-    cells = [c.text for c in _rows(browser)[0].find_elements(By.TAG_NAME, "td")]
-    assert cells[5] == "wrong"
-    record = next(r for r in wrong if (r["spec"], r["setting"], r["model"], str(r["index"]))
-                  == tuple(cells[1:5]))
+    cells = _cells(browser, _rows(browser)[0])
+    assert cells["outcome"] == "wrong"
+    record = next(r for r in wrong if (r["setting"], r["model"], str(r["index"]))
+                  == (cells["setting"], cells["model"], cells["index"]))
     detail = _expand_first(browser)
     assert _prompt_text(detail) == record["prompt"]["text"]
     # the question's part is shown open, the worked examples before it folded
@@ -406,10 +407,19 @@ def test_filters_by_path_length_task_and_format(browser, tmp_path: Path):
     assert choose("role", "related") == sum(role(r) == "related" for r in found) > 0
 
 
-def _index_cells(browser: Any) -> list[int]:
+def _cells(browser: Any, row: Any) -> dict[str, str]:
+    """A row's cells by column: run and spec, one value in every sample of this run, are
+    stated once above the list (#kgx-constant) and have no column."""
     from selenium.webdriver.common.by import By
 
-    return [int(row.find_elements(By.TAG_NAME, "td")[4].text) for row in _rows(browser)]
+    heads = [th.get_attribute("class").removeprefix("kgx-c-")
+             for th in browser.find_elements(By.CSS_SELECTOR, "table.kgx-table th")]
+    return dict(zip(heads, (td.text for td in row.find_elements(By.TAG_NAME, "td")),
+                    strict=True))
+
+
+def _index_cells(browser: Any) -> list[int]:
+    return [int(_cells(browser, row)["index"]) for row in _rows(browser)]
 
 
 def test_sort_multi_value_filters_names_question_column_permalink_and_keys(
@@ -437,12 +447,14 @@ def test_sort_multi_value_filters_names_question_column_permalink_and_keys(
             _index_cells(browser))
         browser.find_element(By.CSS_SELECTOR, "th.kgx-c-index").click()
         assert _index_cells(browser)[0] == N - 1
-        # the question as a column; its full text in the cell's title
-        first = _rows(browser)[0]
-        cells = first.find_elements(By.TAG_NAME, "td")
-        record = next(r for r in found if (r["spec"], r["setting"], r["model"], str(r["index"]))
-                      == tuple(c.text for c in cells[1:5]))
-        assert cells[-1].get_attribute("title") == question_line(record["prompt"]["text"])
+        # the question as a column, in full; run and spec said once above the list
+        cells = _cells(browser, _rows(browser)[0])
+        assert "run" not in cells and "spec" not in cells
+        constant = browser.find_element(By.ID, "kgx-constant").text
+        assert constant == f"Every sample: run {run_dir.name}; spec primekg.dual_indication"
+        record = next(r for r in found if (r["setting"], r["model"], str(r["index"]))
+                      == (cells["setting"], cells["model"], cells["index"]))
+        assert cells["question"] == question_line(record["prompt"]["text"])
         # an entity name is found without asking to search prompts
         name = record["prompt"]["options"][-1]
         browser.find_element(By.ID, "kgx-search").send_keys(name)
@@ -503,10 +515,12 @@ def test_spec_section_says_what_was_certified(browser, run_dir: Path):
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert 0 < len(rows) <= 25 and {"a", "b", "d"} <= set(rows[0])
     bodies = [json.loads(p.read_text()) for p in (run_dir / "certificates").glob("*.json")]
-    guarantees = [li.get_attribute("textContent")
-                  for li in browser.find_elements(By.CSS_SELECTOR, "ul.guarantees li")]
+    # each certificate's guarantee, folded under the table as a list of its clauses
+    guarantees = [" ".join(li.get_attribute("textContent") for li in box.find_elements(
+        By.TAG_NAME, "li")) for box in browser.find_elements(
+        By.CSS_SELECTOR, "details.certificate ul.guarantee")]
     assert len(guarantees) == len(bodies)
-    assert {b["guarantee"] for b in bodies} == {g.split("): ", 1)[1] for g in guarantees}
+    assert {b["guarantee"] for b in bodies} == set(guarantees)
     headers = [th.get_attribute("textContent") for th in browser.find_elements(
         By.CSS_SELECTOR, "#specs ~ .wide th")]
     assert {"mode", "few-shot", "budget", "model identity", "p (exact test)"} <= set(headers)

@@ -149,8 +149,12 @@ def test_interrupt_then_shrink_misses_at_most_its_stated_level():
 def test_live_progress_shows_only_the_pre_registered_quantity():
     from kgcert.cli.run_display import _interim
 
-    assert _interim(None, 250) == "bounds at n = 250"  # fixed n: no interim interval
-    assert _interim((0.4, 0.6), 250) == "anytime-valid [0.400, 0.600]"
+    # fixed n: no interim interval, and at n the certificate's own in the table
+    assert _interim(None, 250, 100) == "bounds once n = 250 is reached"
+    assert _interim(None, 250, 250) == "bounds in the table below"
+    assert _interim((0.4, 0.6), 250, 100) == "anytime-valid [0.400, 0.600]"
+    assert _interim((0.4, 0.6), 250, 40, stopped=True) == (
+        "stopped before n = 250, anytime-valid [0.400, 0.600]")
 
 
 def test_a_run_from_before_designs_resumes_and_stays_readable(

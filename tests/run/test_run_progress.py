@@ -5,6 +5,7 @@ response cache that never loads the model's weights."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +148,72 @@ def test_a_logs_first_line_says_what_is_cached_and_a_finished_one_shows_its_tall
     assert first[-1].startswith("toy / vanilla / oracle: 6/6, 6/6 correct")
     again = logged("run")  # every sample recorded: nothing to ask
     assert len(again) == 1 and again[0].startswith("toy / vanilla / oracle: 6/6, 6/6 correct")
+
+
+def _last_lines(lines: list[str]) -> dict[str, str]:
+    """Each certificate's last progress line, by its model."""
+    last = {}
+    for line in lines:
+        label, _, rest = line.partition(": ")
+        last[label.rsplit(" / ", 1)[-1]] = rest
+    return last
+
+
+@pytest.mark.parametrize("design", ["fixed", "until", "threshold"])
+def test_progress_final_table_and_certificate_hold_one_count(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, design: str) -> None:
+    """Issue 47 item 5: the last progress line of each certificate, the table `run` prints and
+    the certificate say the same k / n; a run that stops (--until, a threshold) counts only
+    the samples up to where it stopped, never those drawn past it in the same batch, and
+    shows its running anytime-valid bounds, the certificate's own."""
+    from kgcert.cli import run_display
+
+    models = ("bernoulli:0.1", "bernoulli:0.95")
+    extra: dict[str, Any] = {"fixed": {"n": 20}, "until": {"n": 400, "until": "ranked"},
+                             "threshold": {"n": 400, "sequential": {"threshold": 0.3}}}[design]
+    run = RunConfig(kg="toy", specs=("toy",), models=models, batch_size=16, seed=5, **extra)
+    out = io.StringIO()
+    slots = [ModelSlot(name, get_model(name), GenerationConfig()) for name in models]
+    with PlainProgress("{task.description}", "{task.fields[info]}",
+                       console=Console(file=out, width=300)) as bars:
+        display = RunDisplay(bars)
+        paths = Runner(run, tmp_path / "run", [Job("toy", "toy", "vanilla", _prompt)], slots,
+                       Progress(display.update, display.begin, display.answered)).run()
+    table = io.StringIO()
+    monkeypatch.setattr(run_display, "console", Console(file=table, width=300))
+    run_display.print_certificates(paths)
+    last = _last_lines(out.getvalue().splitlines())
+    for path in paths:
+        body = json.loads(path.read_text())
+        line = last[body["model"]]
+        assert f", {body['k']}/{body['n']} correct, " in line, line
+        assert f"│ {body['k']} / {body['n']} " in table.getvalue()
+        records = [json.loads(r) for r in (tmp_path / "run" / body["sample_file"]).read_text()
+                   .splitlines()]
+        if design == "fixed":
+            assert body["n"] == 20 and line.startswith("20/20, ")
+            assert "bounds in the table below" in line and "anytime" not in line
+        else:
+            # the stop came inside a batch of 16: more samples were drawn than counted
+            assert body["n"] < len(records)
+            assert line.startswith(f"{body['n']}/{body['n']}, ")
+            assert (f"stopped before n = 400, anytime-valid [{body['lower']:.3f}, "
+                    f"{body['upper']:.3f}]") in line
+
+
+def test_answers_not_yet_checked_are_said_apart_from_the_tally() -> None:
+    """Issue 47 item 5: the bar moves as answers arrive, before the batch is checked; the line
+    says so instead of "16/20, 0 answered"."""
+    out = io.StringIO()
+    with PlainProgress("{task.description}", "{task.fields[info]}",
+                       console=Console(file=out, width=300), interval=0) as bars:
+        display = RunDisplay(bars)
+        display.begin("s / vanilla / m", 0, 20, "no response cache")
+        display.update("s / vanilla / m", 0, 20, 0, None, 0, 0)
+        display.answered("s / vanilla / m", 16, True)
+        display.update("s / vanilla / m", 16, 20, 2, None, 16, 0)
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("s / vanilla / m: 16/20, 0 answered, bounds once n = 20 is "
+                               "reached, 16 more answered, checked when the batch ends")
+               for line in lines), lines
+    assert lines[-1].startswith("s / vanilla / m: 16/20, 2/16 correct, bounds once n = 20")

@@ -28,10 +28,11 @@ DUAL_PATH = str(REPO / "specs" / "primekg" / "dual_indication.yaml")
 DUAL_MATCHES = 90  # in the Alzheimer extract (test_specs_shipped.py holds the whole table)
 
 
-def _kgcert(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _kgcert(data_dir: Path, *args: str, COLUMNS: str = "400"  # noqa: N803 (the variable)
+            ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "kgcert", *args], capture_output=True, text=True, timeout=300,
-        env={**os.environ, "KGCERT_DATA_DIR": str(data_dir), "COLUMNS": "400"},
+        env={**os.environ, "KGCERT_DATA_DIR": str(data_dir), "COLUMNS": COLUMNS},
     )
 
 
@@ -79,15 +80,37 @@ def _samples(stdout: str) -> dict[int, list[str]]:
 # -- without a server -------------------------------------------------------------------------
 
 
-def test_list_shows_the_shipped_specs(tmp_path):
-    done = _kgcert(tmp_path, "specs", "list")
+def test_list_shows_the_shipped_specs_and_suites_with_whole_descriptions(tmp_path):
+    """Issue 47 items 6 and 7: each spec and suite with its kind, KG family and file on a
+    line, then its whole description (at 100 columns too, wrapped, never cut)."""
+    done = _kgcert(tmp_path, "specs", "list", COLUMNS="100")
     assert done.returncode == 0, done.stderr
-    rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines()
-            if line.count("│") >= 4}
+    lines = done.stdout.splitlines()
+    assert max(map(len, lines)) <= 100
+    heads = {line.split("  ")[0]: number for number, line in enumerate(lines)
+             if line and not line.startswith(" ")}
     for path in SHIPPED:
         name = f"primekg.{path.stem}"
-        assert name in rows, f"{name} missing from `specs list`"
-        assert " relation " in rows[name] and path.name in rows[name]
+        assert name in heads, f"{name} missing from `specs list`"
+        head = lines[heads[name]]
+        assert "relation · primekg · " + path.name in head
+    import yaml
+
+    for suite in ("table1", "table1_extract"):
+        data = yaml.safe_load((REPO / "specs" / "primekg" / f"{suite}.yaml").read_text())
+        at = heads[f"primekg.{suite}"]
+        assert f"suite · primekg · {suite}.yaml" in lines[at]
+        block = []
+        for line in lines[at + 1:]:
+            if not line.startswith("    "):
+                break
+            block.append(line.strip())
+        assert " ".join(block) == " ".join(data["description"].split())
+    listed = [json.loads(line) for line in _kgcert(tmp_path, "specs", "list", "--json")
+              .stdout.splitlines()]
+    suites = {row["name"]: row for row in listed if row["kind"] == "suite"}
+    assert set(suites) == {"primekg.table1", "primekg.table1_extract"}
+    assert len(suites["primekg.table1"]["specs"]) == 9
 
 
 @pytest.mark.parametrize(("text", "problem"), [

@@ -5,30 +5,39 @@
   // pan, zoom and drag, and a click on an entity adds the context edges left out at first.
   const COLORS = { answer: "#2a9d3a", distractor: "#f08c00", path: "#8e44ad",
     related: "#2f7fd1", random: "#8a8a8a", question: "#1d2b53", context: "#d9d9d9" };
+  const CAPTION_PX = 11; // the least caption and relation-label size on screen
   const STYLE = [
     { selector: "node", style: { "background-color": "data(color)", label: "data(caption)",
-      "font-size": 10, "text-wrap": "wrap", "text-max-width": 120, "text-valign": "bottom",
-      "text-margin-y": 3, width: 14, height: 14, "border-width": 1, "border-color": "#777",
-      "text-background-color": "#fff", "text-background-opacity": 0.8,
-      "text-background-padding": 1 } },
+      "font-size": CAPTION_PX, "text-wrap": "wrap", "text-max-width": 130,
+      "text-valign": "bottom", "text-margin-y": 3, width: 14, height: 14, "border-width": 1,
+      "border-color": "#777", "text-background-color": "#fff",
+      "text-background-opacity": 0.8, "text-background-padding": 1 } },
     { selector: "node.strong", style: { "font-weight": "bold", width: 18, height: 18 } },
     { selector: "node.expandable", style: { "border-color": "#2f7fd1", "border-width": 2 } },
     { selector: "node.chosen", style: { "border-width": 3, "border-color": "#d11",
       "border-style": "dashed" } }, // after expandable: the chosen ring wins
     { selector: "edge", style: { width: 1, "line-color": "#bbb", "curve-style": "bezier",
-      "target-arrow-shape": "triangle", "target-arrow-color": "#bbb", "arrow-scale": 0.8 } },
+      "target-arrow-shape": "triangle", "target-arrow-color": "#bbb", "arrow-scale": 0.8,
+      "font-size": CAPTION_PX, "text-rotation": "autorotate", "text-background-color": "#fff",
+      "text-background-opacity": 0.9 } },
     { selector: "edge.question", style: { width: 2.5, "line-color": "#223",
-      "target-arrow-color": "#223", label: "data(relation)", "font-size": 9,
-      "text-rotation": "autorotate", "text-background-color": "#fff",
-      "text-background-opacity": 0.8 } },
-    { selector: "edge.added", style: { "line-style": "dashed" } }];
+      "target-arrow-color": "#223", label: "data(relation)" } },
+    // a context edge names its relation while the pointer is on it (or on one of its ends)
+    { selector: "edge.hover", style: { label: "data(relation)", "line-color": "#2f7fd1",
+      "target-arrow-color": "#2f7fd1", width: 2 } },
+    { selector: "edge.added", style: { "line-style": "dashed" } },
+    // zoomed out below 1:1, a context entity's caption waits for the pointer (the captions
+    // shown stay legible and apart); the question's entities and options keep theirs
+    { selector: "node.quiet", style: { label: "" } },
+    { selector: "node.quiet.hover", style: { label: "data(caption)" } }];
 
   function graphView(graph, chosen, prompt) {
     if (!graph) return null; // built without networkx: the page says so above the list
     const box = el("div", { class: "kgx-cy", role: "img",
       "aria-label": "the sample's subgraph: " + graph.nodes.length + " entities" });
     const info = el("p", { class: "kgx-note kgx-cy-info" },
-      "Drag to pan, scroll to zoom, drag an entity to move it; click an entity for its " +
+      "Drag to pan, scroll to zoom, drag an entity to move it; point at an edge or an " +
+      "entity to name its relations; click an entity for its " +
       "details" + (graph.more && graph.more.length ? " and the context edges left out " +
       "(entities with a blue ring have some)" : "") + ".");
     const legend = el("div", { class: "kgx-legend" }, KINDS.map(function (pair) {
@@ -46,7 +55,6 @@
   // settles most graphs at once; dense ones need longer edges and more repulsion).
   const LAYOUTS = [[12000, 70, 40, 1], [400000, 120, 200, 0.25],
     [2000000, 160, 1000, 0.25], [4000000, 220, 4000, 0.25], [8000000, 300, 10000, 0.1]];
-  const READABLE = 0.75; // the least zoom a drawing opens at: captions stay legible
   function overlaps(cy) {
     const boxes = cy.nodes().map(function (n) {
       return n.boundingBox({ includeLabels: true, includeOverlays: false });
@@ -60,7 +68,7 @@
     }
     return found;
   }
-  function settle(cy, fit) {
+  function apart(cy, fit) {
     for (let i = 0; i < LAYOUTS.length; i++) {
       const p = LAYOUTS[i];
       cy.layout({ name: "cose", nodeDimensionsIncludeLabels: true, randomize: false,
@@ -69,10 +77,45 @@
         numIter: 5000, componentSpacing: 120, padding: 16, fit: fit }).run();
       if (!overlaps(cy)) break;
     }
-    if (fit && cy.zoom() < READABLE) { // a big drawing opens on its question, legible
-      cy.zoom(READABLE);
-      cy.center(cy.nodes(".question, .answer"));
+  }
+  // Framed, the captions grow in the graph's units to stay legible, which can make two of
+  // them touch: lay out again with their new size, a few times at most.
+  function settle(cy, fit) {
+    for (let round = 0; round < 3; round++) {
+      apart(cy, fit);
+      if (!fit) return;
+      frame(cy);
+      if (!overlaps(cy)) return;
     }
+  }
+
+  // At open every entity the question names, every option (the answer and the chosen one
+  // among them) is in view; captions and relation labels are never under CAPTION_PX on
+  // screen, however far the drawing is zoomed out (they grow in the graph's units instead).
+  const KEY = "node.strong, node.chosen";
+  function frame(cy) {
+    cy.fit(cy.nodes(KEY), 28);
+    if (cy.zoom() > 1.6) { cy.zoom(1.6); cy.center(cy.nodes(KEY)); }
+    readable(cy);
+    // captions grown to stay legible may reach past the edge: fit once more with them
+    const box = cy.nodes(KEY).boundingBox({ includeLabels: true });
+    const w = cy.width(), h = cy.height();
+    const zoom = Math.min(cy.zoom(), (w - 16) / Math.max(box.w, 1), (h - 16) / Math.max(box.h, 1));
+    if (zoom < cy.zoom()) {
+      cy.zoom(zoom);
+      readable(cy);
+      const again = cy.nodes(KEY).boundingBox({ includeLabels: true });
+      cy.pan({ x: w / 2 - zoom * (again.x1 + again.x2) / 2,
+        y: h / 2 - zoom * (again.y1 + again.y2) / 2 });
+    }
+  }
+  function readable(cy) {
+    const size = CAPTION_PX / Math.min(cy.zoom(), 1);
+    const quiet = cy.zoom() < 1;
+    cy.batch(function () {
+      cy.elements().style("font-size", size);
+      cy.nodes().not(KEY).toggleClass("quiet", quiet);
+    });
   }
 
   function drawGraph(box, info, graph, chosen, prompt) {
@@ -105,6 +148,15 @@
       minZoom: 0.2, maxZoom: 4 });
     box.kgxCy = cy; // for tests and the console
     settle(cy, true);
+    cy.on("zoom", function () { readable(cy); });
+    cy.on("mouseover", "edge", function (event) { event.target.addClass("hover"); });
+    cy.on("mouseout", "edge", function (event) { event.target.removeClass("hover"); });
+    cy.on("mouseover", "node", function (event) {
+      event.target.addClass("hover").connectedEdges(".context").addClass("hover");
+    });
+    cy.on("mouseout", "node", function (event) {
+      event.target.removeClass("hover").connectedEdges(".context").removeClass("hover");
+    });
     const hidden = {};
     more.forEach(function (e) {
       [e.source, e.target].forEach(function (id) { (hidden[id] = hidden[id] || []).push(e); });
@@ -138,5 +190,6 @@
       });
       node.removeClass("expandable");
       settle(cy, false);
+      readable(cy);
     });
   }

@@ -35,14 +35,15 @@
     const optional = { role: val(row, "role") || "-", path: val(row, "path_length") ?? "-",
       task: val(row, "task") || "-", format: val(row, "format") || "-" };
     const tr = el("tr", { class: "kgx-row", "data-row": String(r), tabindex: "0" },
-      cellOf(val(row, "run")), cellOf(val(row, "spec")),
-      cellOf(val(row, "setting")), cellOf(val(row, "model")),
+      ["run", "spec", "setting", "model"].filter(varies).map(function (name) {
+        return cellOf(val(row, name));
+      }),
       el("td", { class: "num" }, val(row, "index")), el("td", {}, outcomeMark(val(row, "outcome"))),
       cellOf(option(val(row, "chosen"), val(row, "chosen_name"))),
       cellOf(option(val(row, "correct"), val(row, "correct_name"))),
       OPTIONAL.filter(shown).map(function (name) {
         return el("td", name === "path" ? { class: "num" } : {}, optional[name]);
-      }), cellOf(val(row, "question") || "-"));
+      }), questionCell(val(row, "question") || "-"));
     const open = function () {
       if (!state.open.has(r)) { state.current = r; setLink(r); }
       toggle(body, tr, r, width, function (cell) {
@@ -79,10 +80,11 @@
     });
     const id = "g" + first[FIELD.draw];
     const tr = el("tr", { class: "kgx-row", tabindex: "0" },
-      el("td", {}, val(first, "run")), el("td", {}, val(first, "spec")),
-      el("td", {}, val(first, "setting")), el("td", { class: "num" }, val(first, "index")),
+      ["run", "spec", "setting"].filter(varies).map(function (name) {
+        return el("td", {}, val(first, name));
+      }), el("td", { class: "num" }, val(first, "index")),
       el("td", {}, option(val(first, "correct"), val(first, "correct_name"))), cells,
-      cellOf(val(first, "question") || "-"));
+      questionCell(val(first, "question") || "-"));
     const open = function () {
       toggle(body, tr, id, width, function (cell) {
         Promise.all(members.map(details)).then(function (all) {
@@ -183,4 +185,8 @@
 
   function cellOf(text) {
     return el("td", { title: String(text) }, text);
+  }
+  // The question in full, wrapped: it is what a reader scans the list by.
+  function questionCell(text) {
+    return el("td", { class: "kgx-q" }, text);
   }

@@ -5,7 +5,7 @@
       "DecompressionStream); open the report in a current Chrome, Firefox, Safari or Edge."));
     return;
   }
-  root.replaceChildren(controls(), count, pager, el("div", { class: "kgx-scroll" }, table));
+  root.replaceChildren(controls(), constant, count, pager, el("div", { class: "kgx-scroll" }, table));
   refresh(false);
   const linked = rowOfLink(location.hash);
   if (linked !== null) show(linked);

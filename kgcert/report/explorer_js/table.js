@@ -70,6 +70,18 @@
     return box;
   }
 
+  // Columns that hold one value in every sample are stated once above the list, not in
+  // every row (a one-run, one-spec report gives the question the room).
+  const SINGLE = ["run", "spec", "setting", "model"].filter(function (name) {
+    const first = key(ROWS[0], name);
+    return ROWS.every(function (row) { return key(row, name) === first; });
+  });
+  function varies(name) { return SINGLE.indexOf(name) < 0; }
+  const constant = el("p", { id: "kgx-constant", class: "kgx-constant" }, SINGLE.length
+    ? ["Every sample: ", SINGLE.map(function (name, i) {
+      return [i ? "; " : "", name + " ", el("b", {}, String(val(ROWS[0], name)))];
+    })] : null);
+
   const table = el("table", { class: "kgx-table" });
   const pager = el("div", { class: "kgx-pager" });
 
@@ -89,9 +101,10 @@
     count.setAttribute("data-count", String(matched.length));
     table.replaceChildren();
     const head = state.view === "samples"
-      ? ["run", "spec", "setting", "model", "index", "outcome", "chosen", "correct"]
-        .concat(OPTIONAL.filter(shown), ["question"])
-      : ["run", "spec", "setting", "index", "correct"].concat(models, ["question"]);
+      ? ["run", "spec", "setting", "model"].filter(varies)
+        .concat(["index", "outcome", "chosen", "correct"], OPTIONAL.filter(shown), ["question"])
+      : ["run", "spec", "setting"].filter(varies)
+        .concat(["index", "correct"], models, ["question"]);
     append(table, el("thead", {}, el("tr", {}, head.map(function (h) {
       const sortable = models.indexOf(h) < 0 || state.view === "samples";
       const mark = state.sort && state.sort[0] === h ? (state.sort[1] > 0 ? " \u25b2" : " \u25bc")
