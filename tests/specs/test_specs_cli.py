@@ -113,6 +113,24 @@ def test_list_shows_the_shipped_specs_and_suites_with_whole_descriptions(tmp_pat
     assert len(suites["primekg.table1"]["specs"]) == 9
 
 
+def test_a_spec_with_a_10_mb_description_lists_it_once(tmp_path):
+    """Issue 46 item 10: a huge description is printed once, wrapped (a table cell padded it to
+    807 MB of output and 45 s); the text stays the size of the description, not a multiple."""
+    shipped = (REPO / "specs" / "primekg" / "dual_indication.yaml").read_text()
+    description = "word " * 2_000_000
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "big.yaml").write_text(shipped.replace(
+        "name: primekg.dual_indication", "name: big.spec").replace(
+        "description: >\n", "description: >\n  " + description + "\n", 1))
+    for form in ((), ("--json",)):
+        done = _kgcert(tmp_path, "specs", "list", "--specs-dir", str(folder), *form,
+                       COLUMNS="100")
+        assert done.returncode == 0, done.stderr
+        assert "big.spec" in done.stdout
+        assert len(description) < len(done.stdout) < 1.2 * len(description) + 100_000
+
+
 @pytest.mark.parametrize(("text", "problem"), [
     ("kind: relations\nname: x\n", "kind must be relation, entity or task (got 'relations')"),
     ("kind: relation\nname: x\n  description: oops\n", "not valid YAML at line 3, column 14"),
