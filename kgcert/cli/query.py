@@ -75,6 +75,14 @@ def cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def table_cell(value: Any) -> str:
+    """A cell as the table shows it: a float at six significant digits (a bound reads 0.250213,
+    not 0.25021312345678901); --csv and --json keep every digit."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return cell(value)
+
+
 @click.command("query")
 @click.argument("cypher", metavar="CYPHER|NAME", required=False)
 @click.option("--kg", default=None,
@@ -241,7 +249,7 @@ def _print_table(rows: Iterator[dict[str, Any]]) -> int:
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in shown:
-        table.add_row(*(Text(cell(row.get(column))) for column in columns))
+        table.add_row(*(Text(table_cell(row.get(column))) for column in columns))
     console.print(table)
     count = f"{len(shown):,} row{'s' if len(shown) != 1 else ''}"
     if more:

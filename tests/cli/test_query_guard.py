@@ -148,6 +148,15 @@ def test_table_stops_at_its_cap_and_says_so(query):
     assert "│ 1000 │" in out and "│ 1001 │" not in out
 
 
+def test_the_table_shows_floats_at_six_digits_and_csv_keeps_them_all(query):
+    """Issue 47 item 6: the table printed a float's 16 digits."""
+    code, out = query("RETURN 1.0 / 3 AS third, 0.2502 AS bound")
+    assert code == 0, out
+    assert "0.333333 " in out and "0.3333333" not in out and "0.2502 " in out
+    code, out = query("RETURN 1.0 / 3 AS third", "--csv")
+    assert code == 0 and out.splitlines()[1].startswith("0.33333333"), out
+
+
 def test_csv_and_json_print_every_row_and_limit_stops(query):
     code, out = query("UNWIND range(1, 5000) AS x RETURN x", "--csv")
     assert code == 0, out
