@@ -89,9 +89,10 @@ HOW_TO_READ = (
     "specs with `distractors: required`, on a distractor existing (redraws counted). In the "
     "distractor setting a question without distractor candidates gives a prompt without "
     "one; the guarantee says how many prompts held one. The unconditional bound is "
-    "one-sided: at least its lower "
-    "end of all drawn prompts, counting skipped, failed, refused and unparseable as wrong, "
-    "are answered correctly. The `guarantee` field of each certificate names every "
+    "one-sided and about the distribution, not the drawn sample: a prompt drawn from the "
+    "spec is answered correctly with probability at least its lower end, counting skipped "
+    "prompts, failed calls, refusals and unparseable answers as wrong. The `guarantee` "
+    "field of each certificate names every "
     "condition with its counts.",
     "Method: Clopper-Pearson when n was fixed before the first answer; an anytime-valid "
     "confidence sequence for sequential runs and for looks after n changed (a declared "

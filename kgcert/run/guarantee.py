@@ -135,9 +135,10 @@ def _lower_and_parseable(body: Mapping[str, Any]) -> str:
     parseable-only pair, and how the three bounds hold together."""
     free = body["unconditional"]
     if free.get("sided") == "lower":
-        first = (f"At least {free['lower']:.4f} of all drawn prompts, counting skipped, failed, "
-                 "refused and unparseable as wrong, are answered correctly (a one-sided lower "
-                 f"bound, k = {free['k']}, n = {free['n']})")
+        first = (f"Over the whole distribution, skipped prompts, failed calls, refusals and "
+                 "unparseable answers counted wrong (no conditioning), the chance that a drawn "
+                 f"prompt is answered correctly is at least {free['lower']:.4f} (a one-sided "
+                 f"lower bound, k = {free['k']}, n = {free['n']})")
     else:
         first = ("Counting skipped prompts and failed calls as wrong (no conditioning on the "
                  f"budget or on calls succeeding), P(correct) lies in {_interval(free)}")
