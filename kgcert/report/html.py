@@ -94,6 +94,9 @@ HOW_TO_READ = (
     "prompts, failed calls, refusals and unparseable answers as wrong. The `guarantee` "
     "field of each certificate names every "
     "condition with its counts.",
+    "Suites: a suite certificate is about its stated mixture: each prompt draws a spec by "
+    "its weight, then a prompt of that spec, drawn again within the spec when it is skipped, "
+    "so every spec keeps its weight; its per-spec counts are descriptive, not certified.",
     "Method: Clopper-Pearson when n was fixed before the first answer; an anytime-valid "
     "confidence sequence for sequential runs and for looks after n changed (a declared "
     "extension spends delta/2 per kind of look; any other change states the joint level of "

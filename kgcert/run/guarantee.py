@@ -48,7 +48,9 @@ def _probability(body: Mapping[str, Any]) -> str:
 def _distribution(body: Mapping[str, Any]) -> str:
     kg = body.get("kg", "?")
     fingerprint = body.get("kg_fingerprint")
-    drawn = (describe(suite) if (suite := body.get("suite")) else f"spec {body.get('spec')}")
+    redrawn = "suite_redraws" in (body.get("conditioning") or {})
+    drawn = (describe(suite, redrawn) if (suite := body.get("suite"))
+             else f"spec {body.get('spec')}")
     return (f"P(correct) of model {body.get('model')} for prompts drawn from "
             f"{drawn} (hash {body.get('spec_hash')}) on KG {kg}"
             f"{f' (fingerprint {fingerprint})' if fingerprint else ''}, setting "
@@ -71,7 +73,7 @@ def _skips(facts: Mapping[str, Any]) -> str:
 def _conditions(body: Mapping[str, Any]) -> list[str]:
     facts = body["conditioning"]
     found = []
-    if facts.get("budget") or facts["skipped"]:
+    if facts.get("budget") or facts["skipped"] or facts.get("suite_redraws"):
         budget = facts.get("budget")
         population = body.get("population")
         whose = ("fixed for the run (every model of the run answers the same prompts)"
@@ -80,8 +82,17 @@ def _conditions(body: Mapping[str, Any]) -> list[str]:
                  else "fixed for this model")
         fit = (f"the prompt fitting a budget of {budget} {whose}"
                if budget else "the prompt being built")
-        found.append(f"{fit} ({facts['skipped']} of {facts['drawn']} drawn prompts skipped"
-                     f"{_skips(facts)})")
+        redrawn = facts.get("suite_redraws")
+        if redrawn is not None:  # a suite: each spec conditioned on fitting, at its weight
+            found.append(f"each spec's prompt {fit.removeprefix('the prompt ')} (a prompt "
+                         "that does not fit is drawn again from the same spec, so each spec "
+                         f"keeps its weight; the first draw of {redrawn['indices']} of "
+                         f"{facts['drawn']} indices was skipped"
+                         f"{_skips({'skip_causes': redrawn['causes']})}, "
+                         f"{redrawn['draws']} skipped draws in all)")
+        else:
+            found.append(f"{fit} ({facts['skipped']} of {facts['drawn']} drawn prompts "
+                         f"skipped{_skips(facts)})")
     required = facts.get("distractors_required")
     if required:
         rate = required["acceptance_rate"]
