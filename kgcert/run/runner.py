@@ -33,7 +33,13 @@ from kgcert.models.base import (
 )
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import certificate
-from kgcert.run.comparison import JobRace, calls_saved, comparison_path, stop_rule
+from kgcert.run.comparison import (
+    JobRace,
+    calls_saved,
+    comparison_path,
+    stop_rule,
+    write_comparison,
+)
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
@@ -223,9 +229,9 @@ class Runner:
                 race.feed(done)
                 stopped = {name: race.stopped(name) for name in done}
         if race is not None:
-            write_json(comparison_path(self.run_dir, job.spec, job.setting),
-                       {"spec": job.spec, "setting": job.setting, "design": self.design,
-                        **race.summary(done)})
+            write_comparison(comparison_path(self.run_dir, job.spec, job.setting),
+                             {"spec": job.spec, "setting": job.setting, "design": self.design,
+                              **race.summary(done)})
         return [self._certify(job, slot, done[slot.spec_string], total, race)
                 for slot in slots]
 
