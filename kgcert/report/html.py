@@ -98,7 +98,8 @@ HOW_TO_READ = (
     "its weight, then a prompt of that spec, drawn again within the spec when it is skipped, "
     "so every spec keeps its weight; its per-spec counts are descriptive, not certified.",
     "Method: Clopper-Pearson when n was fixed before the first answer; an anytime-valid "
-    "confidence sequence for sequential runs and for looks after n changed (a declared "
+    "confidence sequence for sequential runs and for looks after n changed, in this run or "
+    "at the same prompts in another run's folder (a declared "
     "extension spends delta/2 per kind of look; any other change states the joint level of "
     "every look). Each bound holds at the stated confidence, the three together at 1 - 3 "
     "delta. Simultaneous runs (Bonferroni) hold jointly for every headline bound of the run.",
