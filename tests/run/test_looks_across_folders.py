@@ -120,3 +120,14 @@ def test_a_declared_extension_of_a_repeated_look_is_not_refused(tmp_path: Path):
     [other] = record.elsewhere("k", "/b", "t2")
     assert (other.run, other.n) == ("/a", 80)
     assert {look.run for look in record.elsewhere("k", "/c", None)} == {"/a", "/b"}
+
+
+def test_run_help_says_what_new_design_covers():
+    from click.testing import CliRunner
+
+    from kgcert.cli.run import run_command
+
+    shown = " ".join(CliRunner().invoke(run_command, ["--help"]).output.split())
+    assert "the models of an --until race" in shown
+    assert "run prompts another folder already looked at as its extension" in shown
+    assert "(n, confidence, settings" not in shown  # settings change the prompts: refused
