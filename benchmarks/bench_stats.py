@@ -1,6 +1,7 @@
 """Sample cost of kgcert's statistics (run on demand, not in the tests).
 
-    python benchmarks/bench_stats.py [--streams 300] [--seed 2024]
+    python benchmarks/bench_stats.py [--streams 300] [--seed 2024] [--looks-sims 1000]
+    python benchmarks/bench_stats.py --only-looks --looks-sims 1000   # (f)-(i) alone
 
 (a) Sequential mode. For each true accuracy p, Bernoulli(p) streams are fed to the
     beta-binomial mixture confidence sequence (running intersection, delta = 0.05) and stopped
@@ -31,6 +32,19 @@
     models of equal accuracy answer the same prompts of one run (kgcert's Runner writes their
     sample files), `compare`'s loader and Holm hierarchy pair them by index; the share of runs
     in which any pair is called different is the family-wise error against alpha = 0.05.
+
+(f)-(i) Issue 45, each through the runner and the certificates it writes (--looks-sims,
+    default 1000 runs each; the tests run the same code at CI size), as one table of
+    scenario, stated level, measured miss and runs:
+    (f) a suite of three specs fitting the budget at 100%, 50% and 5% (kgcert.run.suite_sim),
+        with skipped draws redrawn within their spec, and as suites were before (reweighted);
+    (g) a finished --until race of two equal models, then a third added with --new-design
+        (kgcert.run.race_growth_sim): any wrong claim of either design;
+    (h) publish-or-extend across folders: n = 100 read, then the same seed at n = 400 in a new
+        folder (kgcert.run.rerun_sim), with the data dir's record of looks, and without it;
+    (i) --until ranked, three close models (0.70, 0.72, 0.75), n <= 250: the certificates the
+        runner writes (the running-intersection sequence at each model's stop), per
+        certificate, and the share of runs with any certificate missing.
 """
 
 from __future__ import annotations
@@ -283,6 +297,94 @@ def pairing_table(sims: int, seed: int, n: int = 200, p: float = 0.7) -> None:
           f"runs with any pair called different (Holm, alpha {ALPHA}): {called / sims:.4f}")
 
 
+def until_coverage(runs: int, seed: int, n: int = 250) -> tuple[float, float, int]:
+    """(i) The certificates an --until ranked run writes, scored against the models' true
+    accuracies: the share of certificates that miss, of runs with any miss, and how many
+    certificates."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from kgcert.models.base import GenerationConfig
+    from kgcert.models.registry import get_model
+    from kgcert.prompts.record import Prompt, Provenance
+    from kgcert.run.config import RunConfig
+    from kgcert.run.runner import Job, ModelSlot, Runner
+
+    accuracy = {"bernoulli:0.70": 0.70, "bernoulli:0.72": 0.72, "bernoulli:0.75": 0.75}
+
+    def build(index: int, sim: int) -> Prompt:
+        provenance = Provenance(spec="toy", spec_hash="toy", kind="relation", seed=sim,
+                                index=index, setting="vanilla")
+        return Prompt(text=f"prompt {sim}/{index}", provenance=provenance,
+                      options=("w", "x", "y", "z"), option_ids=("w", "x", "y", "z"),
+                      correct_option=1 + index % 4)
+
+    missed = any_missed = certificates = 0
+    generation = GenerationConfig()
+    with tempfile.TemporaryDirectory() as work:
+        for sim in range(runs):
+            slots = [ModelSlot(name, get_model(name, generation, seed=seed + sim), generation)
+                     for name in accuracy]
+            config = RunConfig(kg="toy", specs=("toy",), models=tuple(accuracy), n=n,
+                               batch_size=25, until="ranked", seed=seed + sim)
+            job = Job("toy", "toy", "vanilla", lambda i, s=sim: build(i, s))
+            paths = Runner(config, Path(work) / f"run{sim}", [job], slots).run()
+            wrong = 0
+            for path in paths:
+                body = json.loads(path.read_text())
+                wrong += not body["lower"] <= accuracy[body["model"]] <= body["upper"]
+            missed += wrong
+            any_missed += wrong > 0
+            certificates += len(paths)
+    return missed / certificates, any_missed / runs, certificates
+
+
+def looks_table(runs: int, seed: int) -> None:
+    """(f)-(i): issue 45's scenarios through the runner, as one table. Run folders go to
+    memory (/dev/shm) where there is one: the runner's files are many and small."""
+    import tempfile
+    from pathlib import Path
+
+    if Path("/dev/shm").is_dir():
+        tempfile.tempdir = "/dev/shm"
+    from kgcert.run.race_growth_sim import simulate_growth
+    from kgcert.run.rerun_sim import simulate_rerun
+    from kgcert.run.suite_sim import simulate_suite
+
+    started = time.process_time()
+    rows: list[tuple[str, float, float, int]] = []
+    shape = {"weights": (1 / 3, 1 / 3, 1 / 3), "fits": (1.0, 0.5, 0.05),
+             "accuracies": (0.9, 0.5, 0.2), "n": 250}
+    kept = simulate_suite(runs, **shape, seed=seed)  # type: ignore[arg-type]
+    rows.append(("(f) suite, fits 1/0.5/0.05, skipped draws redrawn", kept.confidence,
+                 kept.miss, kept.runs))
+    rows.append(("(f) the same, unconditional lower bound", kept.confidence,
+                 kept.unconditional_miss, kept.runs))
+    before = simulate_suite(max(runs // 10, 50), **shape, seed=seed,  # type: ignore[arg-type]
+                            redraw=False)
+    rows.append(("(f) the same as before: skips reweight the specs", before.confidence,
+                 before.miss, before.runs))
+    grown = simulate_growth(runs, first={"bernoulli:0.7": 0.7, "bernoulli:0.70": 0.7},
+                            added={"bernoulli:0.700": 0.7}, n=250, seed=seed)
+    rows.append(("(g) --until race of 2 equal models, a 3rd added", grown.stated,
+                 grown.joint_error, grown.runs))
+    rerun = simulate_rerun(runs, p=0.5, p0=0.5, n1=100, n2=400, seed=seed)
+    rows.append(("(h) publish at 100 or rerun seed at 400, new folder", rerun.stated,
+                 rerun.miss, rerun.runs))
+    per_certificate, per_run, certificates = until_coverage(runs, seed)
+    rows.append(("(i) --until ranked certificates, per certificate", 0.95, per_certificate,
+                 certificates))
+    rows.append(("(i) --until ranked, runs with any of 3 missing", 0.85, per_run, runs))
+    print()
+    print(f"(f)-(i) Issue 45 through the runner ({time.process_time() - started:.0f} CPU s); "
+          f"{grown.earlier_kept:.0%} of grown races kept every earlier claim; "
+          f"{rerun.extended:.0%} of (h) runs went on into a new folder")
+    print(f"{'scenario':<56} {'stated level':>12} {'miss':>8} {'runs':>6}")
+    for name, level, miss, count in rows:
+        print(f"{name:<56} {level:>12.4f} {miss:>8.4f} {count:>6d}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--streams", type=int, default=300)
@@ -291,7 +393,14 @@ def main() -> None:
                         help="Simulations per extension scenario (0 skips them).")
     parser.add_argument("--pairing-sims", type=int, default=300,
                         help="Runs of the multi-model pairing simulation (0 skips it).")
+    parser.add_argument("--looks-sims", type=int, default=1000,
+                        help="Runs of each issue 45 scenario, (f)-(i) (0 skips them).")
+    parser.add_argument("--only-looks", action="store_true",
+                        help="Only (f)-(i).")
     args = parser.parse_args()
+    if args.only_looks:
+        looks_table(args.looks_sims, args.seed + 5)
+        return
     start = time.perf_counter()
     sequential_table(args.streams, args.seed)
     paired_table(args.streams, args.seed + 1)
@@ -300,6 +409,8 @@ def main() -> None:
         refusal_table(args.extension_sims, args.seed + 3)
     if args.pairing_sims:
         pairing_table(args.pairing_sims, args.seed + 4)
+    if args.looks_sims:
+        looks_table(args.looks_sims, args.seed + 5)
     print(f"\n({time.perf_counter() - start:.1f} s)")
 
 

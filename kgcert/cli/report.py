@@ -205,9 +205,12 @@ def _print_tests(title: str, aligned: Alignment, ranked: Hierarchy | None, what:
         return
     table = Table(show_header=True, header_style="bold",
                   caption="b: A right, B wrong; c: A wrong, B right; p: exact McNemar, and "
-                          "Holm-adjusted over the pairs; better: the significantly better "
-                          f"{what} (- none)", caption_justify="left")
-    for column in ("A", "B", "b", "c", "p", "better", "Holm p", "Holm better"):
+                          "Holm-adjusted over the pairs; Holm better: the significantly "
+                          f"better {what} (- none), the claim that holds with every other "
+                          "of the family at alpha; unadjusted: this pair's own test alone, "
+                          f"no claim (among equal {what}s some pair is called different "
+                          "more often than alpha)", caption_justify="left")
+    for column in ("A", "B", "b", "c", "p", "unadjusted", "Holm p", "Holm better"):
         numeric = column in ("b", "c", "p", "Holm p")
         table.add_column(column, justify="right" if numeric else "left", no_wrap=numeric,
                          overflow="ellipsis" if numeric else "fold")

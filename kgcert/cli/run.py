@@ -36,6 +36,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
     from kgcert.run.entity_names import write_entity_names
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
+    from kgcert.run.look_record import LookRecord
     from kgcert.run.preflight import (
         preflight_warnings,
         refuse_distractor_settings_without_distractors,
@@ -90,6 +91,10 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
         refuse_distractor_settings_without_distractors(jobs, config.n)  # before any call
+        looks = LookRecord(data_dir(ctx.data_dir))
+        # prompts another folder looked at: refused before anything is written or asked
+        Runner(config, run_dir, jobs, models, looks=looks,
+               new_design=new_design).refuse_unseen_extensions()
         save_run_specs(run_dir, store, config.specs, spec_dirs)
         for warning in preflight_warnings(store, config, spec_dirs, cache / "specs"):
             errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)
@@ -99,7 +104,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         with progress_display(*columns, console=errors if as_json else console) as progress:
             display = RunDisplay(progress)
             runner = Runner(config, run_dir, jobs, models,
-                            RunProgress(display.update, display.begin, display.answered))
+                            RunProgress(display.update, display.begin, display.answered),
+                            looks=looks, new_design=new_design)
             record_start(run_dir, config, saved, runner.confidence)
             _warn_unreachable(config, runner.confidence)
             with built_graphs_frozen():  # the jobs' prompt graphs, read by now

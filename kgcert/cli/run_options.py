@@ -83,8 +83,10 @@ _OPTIONS = [
                  help="Declare before the first answer that n may grow later: the first fixed-n "
                       "certificate spends half of delta, the confidence sequence the rest."),
     click.option("--new-design", is_flag=True,
-                 help="Resume with a changed design (n, confidence, settings, ...): recorded in "
-                      "design.json, and each certificate states the joint level of its looks."),
+                 help="Resume with a changed design (n, confidence, stop rule, the models of "
+                      "an --until race, ...), or run prompts another folder already looked at "
+                      "as its extension: recorded in design.json, and each certificate states "
+                      "the joint level of its looks."),
     click.option("--baseline", type=int, default=None,
                  help="Also run the paper's static baseline: this many prompts per spec with "
                       "fixed names and no noise (the paper uses 50)."),

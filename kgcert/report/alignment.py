@@ -38,7 +38,8 @@ def tests_dict(ranked: Hierarchy, what: str) -> dict[str, Any]:
         "pairwise": [
             {f"{what}_a": item.test.model_a, f"{what}_b": item.test.model_b, "n": item.test.n,
              "b": item.test.b, "c": item.test.c, "p_value": item.test.p_value,
-             "decision": item.test.decision, "holm_p": item.adjusted_p,
+             # this pair's own test at alpha, before Holm: not a claim of the family
+             "unadjusted_decision": item.test.decision, "holm_p": item.adjusted_p,
              "holm_reject": item.reject,
              "holm_decision": item.better if item.better is not None else "no decision"}
             for item in ranked.comparisons],

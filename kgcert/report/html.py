@@ -113,12 +113,17 @@ HOW_TO_READ = (
     "specs with `distractors: required`, on a distractor existing (redraws counted). In the "
     "distractor setting a question without distractor candidates gives a prompt without "
     "one; the guarantee says how many prompts held one. The unconditional bound is "
-    "one-sided: at least its lower "
-    "end of all drawn prompts, counting skipped, failed, refused and unparseable as wrong, "
-    "are answered correctly. The `guarantee` field of each certificate names every "
+    "one-sided and about the distribution, not the drawn sample: a prompt drawn from the "
+    "spec is answered correctly with probability at least its lower end, counting skipped "
+    "prompts, failed calls, refusals and unparseable answers as wrong. The `guarantee` "
+    "field of each certificate names every "
     "condition with its counts.",
+    "Suites: a suite certificate is about its stated mixture: each prompt draws a spec by "
+    "its weight, then a prompt of that spec, drawn again within the spec when it is skipped, "
+    "so every spec keeps its weight; its per-spec counts are descriptive, not certified.",
     "Method: Clopper-Pearson when n was fixed before the first answer; an anytime-valid "
-    "confidence sequence for sequential runs and for looks after n changed (a declared "
+    "confidence sequence for sequential runs and for looks after n changed, in this run or "
+    "at the same prompts in another run's folder (a declared "
     "extension spends delta/2 per kind of look; any other change states the joint level of "
     "every look). Each bound holds at the stated confidence, the three together at 1 - 3 "
     "delta. Simultaneous runs (Bonferroni) hold jointly for every headline bound of the run.",

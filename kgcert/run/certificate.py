@@ -123,6 +123,32 @@ def _lower_bound(hits: Sequence[bool], confidence: float, anytime: bool) -> dict
                        else "clopper-pearson (one-sided lower, n fixed in advance)")}
 
 
+def _unconditional_hits(records: Sequence[Mapping[str, Any]],
+                        context: Mapping[str, Any]) -> list[bool]:
+    """Per index, whether its first draw was answered correctly: a suite redraws a skipped
+    prompt within its spec, and the unconditional bound counts that first draw as wrong."""
+    if not context.get("suite"):
+        return [r["outcome"] == "correct" for r in records]
+    from kgcert.run.suite import first_draw_skipped
+
+    return [r["outcome"] == "correct" and not first_draw_skipped(r) for r in records]
+
+
+def _suite_redraws(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A suite's indices whose first draw did not fit, by cause, and the draws it took."""
+    firsts = [r["prompt"]["provenance"]["extra"]["suite_draw"] for r in records
+              if r["outcome"] != SKIPPED and _redrawn(r)]
+    causes = Counter(skip_cause(str(first["first_skipped"])) for first in firsts)
+    return {"indices": len(firsts), "draws": sum(int(f["redraws"]) for f in firsts),
+            "causes": {cause: causes[cause] for cause in SKIP_CAUSES if causes[cause]}}
+
+
+def _redrawn(record: Mapping[str, Any]) -> bool:
+    from kgcert.run.suite import first_draw_skipped
+
+    return first_draw_skipped(record)
+
+
 def _provenance(record: Mapping[str, Any]) -> Mapping[str, Any]:
     return record.get("prompt", {}).get("provenance", {}) or {}
 
@@ -150,7 +176,10 @@ def _conditioning(records: Sequence[Mapping[str, Any]], context: Mapping[str, An
     redraws = sum(int(_provenance(r).get("rejected_prompts") or 0) for r in records)
     required = bool(context.get("distractors_required")) or redraws > 0
     with_distractor = sum(1 for r in shown if _provenance(r).get("distractors"))
+    # a suite: the indices whose first draw was skipped and redrawn within its spec
+    suite = {"suite_redraws": _suite_redraws(records)} if context.get("suite") else {}
     return {
+        **suite,
         "budget": context.get("budget"),
         "drawn": drawn,
         "skipped": skipped,
@@ -199,8 +228,7 @@ def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
     headline = _bound([r["outcome"] == "correct" for r in answered], confidence, anytime)
     parseable = _bound([r["outcome"] == "correct" for r in answered
                         if r["outcome"] not in (UNPARSEABLE, REFUSED)], confidence, anytime)
-    unconditional = _lower_bound([r["outcome"] == "correct" for r in records], confidence,
-                                 anytime)
+    unconditional = _lower_bound(_unconditional_hits(records, context), confidence, anytime)
     body: dict[str, Any] = {
         **context,
         "k": headline["k"],

@@ -6,11 +6,14 @@ failed call none for that model). It is rebuilt from the sample files on every r
 resumed run replays the same decisions and asks only where it stopped. A model the race
 lets go stops being asked; its certificate counts the indices up to where it was let go,
 with the anytime-valid sequence (answers drawn later in the same batch stay in the file,
-not in the bounds). The decisions go to comparisons/<spec>__<setting>.json.
+not in the bounds). The decisions go to comparisons/<spec>__<setting>.json; a new design
+with other models (`--new-design`) keeps the earlier design's file in comparisons/earlier/
+and states the joint level of both designs' claims.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from kgcert.rundir.sample_record import SampleRecord
 from kgcert.stats.racing import PAIR_STATES, THRESHOLD_STATES, Race, StopRule
 
 COMPARISONS = "comparisons"
+EARLIER = "earlier"  # inside comparisons/: the files of designs a --new-design superseded
 
 Records = Mapping[int, SampleRecord]
 
@@ -108,6 +112,44 @@ class JobRace:
                 "states": list(PAIR_STATES), "pairs": pairs, "models": models}
 
 
+def write_comparison(path: Path, body: dict[str, Any]) -> None:
+    """Write a race's decisions. A file of another design (models added with --new-design)
+    is kept in comparisons/earlier/ rather than replaced: its claims were made and may have
+    been read, so the new file states the joint level of every design's claims (Bonferroni
+    over the designs: 1 - the sum of their deltas), and the kept file says so too."""
+    from kgcert.rundir.atomic import write_json
+
+    earlier: list[dict[str, Any]] = []
+    if path.exists():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = None
+        if isinstance(old, dict):
+            earlier = list(old.get("earlier") or [])
+            if old.get("design") != body.get("design"):
+                kept = path.parent / EARLIER / f"{path.stem}__design-{old.get('design')}.json"
+                earlier.append({"design": old.get("design"), "confidence": old.get("confidence"),
+                                "models": [m.get("model") for m in old.get("models") or []],
+                                "file": str(Path(EARLIER) / kept.name)})
+                old["later"] = {"design": body.get("design"),
+                                "joint_confidence": _joint(body, earlier)}
+                write_json(kept, old)
+    body["earlier"] = earlier
+    body["joint_confidence"] = _joint(body, earlier)
+    if earlier:
+        body["holds"] += (f"; with the claims of the {len(earlier)} earlier design"
+                          f"{'s' if len(earlier) != 1 else ''} of these samples (kept in "
+                          f"comparisons/{EARLIER}/) every claim holds together with "
+                          f"probability at least {body['joint_confidence']:.6g}")
+    write_json(path, body)
+
+
+def _joint(body: Mapping[str, Any], earlier: Sequence[Mapping[str, Any]]) -> float:
+    spent = sum(1 - float(e.get("confidence") or 0.0) for e in earlier)
+    return max(0.0, 1 - (1 - float(body["confidence"])) - spent)
+
+
 def comparison_path(run_dir: Path, spec: str, setting: str) -> Path:
     from kgcert.rundir.layout import slug
 
@@ -127,8 +169,6 @@ def calls_saved(cost: dict[str, Any], records: Records, total: int) -> dict[str,
 
 def decision_lines(run_dir: Path) -> list[str]:
     """One line per compared (spec, setting): its claims, and what stayed undecided."""
-    import json
-
     lines = []
     folder = run_dir / COMPARISONS
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
@@ -138,9 +178,13 @@ def decision_lines(run_dir: Path) -> list[str]:
             open_ = sum(1 for pair in body["pairs"] if not pair.get("claim"))
             where = (f"stopped after {body['indices_fed']} of n = {body['n']} indices"
                      if body["finished"] else f"{body['indices_fed']} indices so far")
+            joint = body.get("joint_confidence", body["confidence"])
+            level = (f"claims hold together at {body['confidence']:.6g}" if joint >= body[
+                "confidence"] else f"claims hold together at {body['confidence']:.6g}, and "
+                f"with the earlier designs' claims (comparisons/{EARLIER}/) at {joint:.6g}")
             lines.append(
                 f"{body['spec']} / {body['setting']} (--until {body['until']}, {where}; "
-                f"claims hold together at {body['confidence']:.6g}): "
+                f"{level}): "
                 + ("; ".join(claims) if claims else "no claim")
                 + (f"; {open_} pair{'s' if open_ != 1 else ''} undecided" if open_ else ""))
         except (OSError, ValueError, KeyError, TypeError):

@@ -1,9 +1,11 @@
 """A run's design: every choice fixed before its first answer, hashed into each certificate.
 
 The design is what a certificate's validity rests on: specs, settings and prompt options, the
-budget, the seed, the confidence, n or the stop rule, the Bonferroni family. A resume may add
-models (they answer the same prompts) and change batching or caching, nothing else; changing
-the design needs `--new-design`, which is recorded in `design.json` and spends its own delta.
+budget, the seed, the confidence, n or the stop rule, the Bonferroni family, and in a run
+compared with `--until` its models (the race's Holm family is over their pairs). A resume may
+add models to other runs (they answer the same prompts) and change batching or caching,
+nothing else; changing the design needs `--new-design`, which is recorded in `design.json`
+and spends its own delta.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def design_fields(config: RunConfig) -> dict[str, Any]:
         body.pop("n")
     if config.simultaneous:  # the Bonferroni family counts the models
         body["models"] = list(config.models)
+    if config.until is not None:  # the race's Holm family is over the pairs of its models
+        body["race"] = sorted(config.models)
     return body
 
 
@@ -59,6 +63,11 @@ def refusal(run_dir: Path, saved: RunConfig, config: RunConfig, changed: list[st
     before, after = design_fields(saved), design_fields(config)
     shown = "; ".join(f"{name} was {_short(before.get(name))}, now {_short(after.get(name))}"
                       for name in changed)
+    if changed == ["race"]:
+        return (f"{run_dir} compares its models with --until, and another set of models "
+                f"({shown}) makes another race with another Holm family, whose claims would "
+                "replace the earlier ones; use --new-design to record it (the earlier "
+                "comparisons are kept and the joint level of both is stated), or another --out")
     return (f"{run_dir} was designed before its first answer and a resume cannot change that "
             f"design ({shown}); use another --out for a new run, or --new-design to record a "
             "new design that spends its own share of delta")

@@ -50,7 +50,9 @@ def _probability(body: Mapping[str, Any]) -> str:
 def _distribution(body: Mapping[str, Any]) -> str:
     kg = body.get("kg", "?")
     fingerprint = body.get("kg_fingerprint")
-    drawn = (describe(suite) if (suite := body.get("suite")) else f"spec {body.get('spec')}")
+    redrawn = "suite_redraws" in (body.get("conditioning") or {})
+    drawn = (describe(suite, redrawn) if (suite := body.get("suite"))
+             else f"spec {body.get('spec')}")
     return (f"P(correct) of model {body.get('model')} for prompts drawn from "
             f"{drawn} (hash {body.get('spec_hash')}) on KG {kg}"
             f"{f' (fingerprint {fingerprint})' if fingerprint else ''}, setting "
@@ -89,7 +91,7 @@ def portable_budget(budget: Any) -> Any:
 def _conditions(body: Mapping[str, Any]) -> list[str]:
     facts = body["conditioning"]
     found = []
-    if facts.get("budget") or facts["skipped"]:
+    if facts.get("budget") or facts["skipped"] or facts.get("suite_redraws"):
         budget = portable_budget(facts.get("budget"))
         population = body.get("population")
         whose = ("fixed for the run (every model of the run answers the same prompts)"
@@ -98,8 +100,17 @@ def _conditions(body: Mapping[str, Any]) -> list[str]:
                  else "fixed for this model")
         fit = (f"the prompt fitting a budget of {budget} {whose}"
                if budget else "the prompt being built")
-        found.append(f"{fit} ({facts['skipped']} of {facts['drawn']} drawn prompts skipped"
-                     f"{_skips(facts)})")
+        redrawn = facts.get("suite_redraws")
+        if redrawn is not None:  # a suite: each spec conditioned on fitting, at its weight
+            found.append(f"each spec's prompt {fit.removeprefix('the prompt ')} (a prompt "
+                         "that does not fit is drawn again from the same spec, so each spec "
+                         f"keeps its weight; the first draw of {redrawn['indices']} of "
+                         f"{facts['drawn']} indices was skipped"
+                         f"{_skips({'skip_causes': redrawn['causes']})}, "
+                         f"{redrawn['draws']} skipped draws in all)")
+        else:
+            found.append(f"{fit} ({facts['skipped']} of {facts['drawn']} drawn prompts "
+                         f"skipped{_skips(facts)})")
     required = facts.get("distractors_required")
     if required:
         rate = required["acceptance_rate"]
@@ -153,9 +164,10 @@ def _lower_and_parseable(body: Mapping[str, Any]) -> str:
     parseable-only pair, and how the three bounds hold together."""
     free = body["unconditional"]
     if free.get("sided") == "lower":
-        first = (f"At least {free['lower']:.4f} of all drawn prompts, counting skipped, failed, "
-                 "refused and unparseable as wrong, are answered correctly (a one-sided lower "
-                 f"bound, k = {free['k']}, n = {free['n']})")
+        first = (f"Over the whole distribution, skipped prompts, failed calls, refusals and "
+                 "unparseable answers counted wrong (no conditioning), the chance that a drawn "
+                 f"prompt is answered correctly is at least {free['lower']:.4f} (a one-sided "
+                 f"lower bound, k = {free['k']}, n = {free['n']})")
     else:
         first = ("Counting skipped prompts and failed calls as wrong (no conditioning on the "
                  f"budget or on calls succeeding), P(correct) lies in {_interval(free)}")

@@ -41,15 +41,19 @@ class Look:
 
 def plan_look(records: Mapping[int, SampleRecord], *, total: int, confidence: float,
               design: str, sequential: bool, extendable: bool,
-              designs: Sequence[DesignEntry] = (), written_at: Sequence[int] = ()) -> Look:
-    """The look a certificate over `records` (indices below `total` counted) may state."""
+              designs: Sequence[DesignEntry] = (), written_at: Sequence[int] = (),
+              elsewhere: Sequence[tuple[str, float]] = ()) -> Look:
+    """The look a certificate over `records` (indices below `total` counted) may state.
+    `elsewhere`: other runs' looks at the same prompts (words, level), from the data dir's
+    record of looks (kgcert.run.look_record); each spends its delta."""
     delta = 1 - confidence
     drawn_under = {r.design for r in records.values()}
     earlier = [d for d in designs if d.hash != design and d.hash in drawn_under]
     beyond = any(index >= total for index in records)
     rewritten = len(set(written_at)) > 1
     unrecorded = (None in drawn_under and bool(records)) and (beyond or rewritten)
-    if extendable and not sequential and not earlier and drawn_under <= {design, None}:
+    if (extendable and not sequential and not earlier and not elsewhere
+            and drawn_under <= {design, None}):
         first = next((d.n for d in designs if d.hash == design), total)
         half = delta / 2
         if total == first and not beyond:
@@ -70,6 +74,9 @@ def plan_look(records: Mapping[int, SampleRecord], *, total: int, confidence: fl
         looks.append(f"an earlier look at n = {', '.join(str(n) for n in written_at) or '?'} "
                      f"(level {confidence:.6g})")
         spent += delta
+    for words, level in elsewhere:  # the same prompts, looked at in another run's folder
+        looks.append(f"another run's look at these prompts: {words}")
+        spent += 1 - level
     if sequential and not looks:
         return Look(True, confidence, confidence, (), "anytime-valid: sequential stopping rule")
     if not looks and not beyond and not rewritten:
@@ -78,10 +85,12 @@ def plan_look(records: Mapping[int, SampleRecord], *, total: int, confidence: fl
         looks.append(f"an earlier look (level {confidence:.6g})")
         spent += delta
     joint = max(0.0, 1 - delta - spent)
+    why = ("n or the design changed after samples existed (detected from the samples)"
+           if len(looks) > len(elsewhere) else "another run looked at the same prompts "
+           "(the data dir's record of looks)")
     return Look(True, confidence, joint, tuple(looks), (
-        f"anytime-valid: n or the design changed after samples existed (detected from the "
-        f"samples); with the {len(looks)} earlier look{'s' if len(looks) != 1 else ''} the "
-        f"looks hold together at {joint:.6g}"))
+        f"anytime-valid: {why}; with the {len(looks)} earlier look"
+        f"{'s' if len(looks) != 1 else ''} the looks hold together at {joint:.6g}"))
 
 
 

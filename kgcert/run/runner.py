@@ -33,10 +33,23 @@ from kgcert.models.base import (
 )
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import certificate, sequence_bounds
-from kgcert.run.comparison import JobRace, calls_saved, comparison_path, stop_rule
+from kgcert.run.comparison import (
+    JobRace,
+    calls_saved,
+    comparison_path,
+    stop_rule,
+    write_comparison,
+)
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
+from kgcert.run.look_record import (
+    LookRecord,
+    RecordedLook,
+    look_kind,
+    prompts_key,
+    refuse_or_extend,
+)
 from kgcert.run.looks import keep_earlier_look, plan_look
 from kgcert.rundir.atomic import write_json, write_text
 from kgcert.rundir.certificate_record import CertificateRecord
@@ -137,7 +150,8 @@ def generation(job: Job, slot: ModelSlot) -> GenerationConfig:
 
 class Runner:
     def __init__(self, config: RunConfig, run_dir: Path, jobs: list[Job], models: list[ModelSlot],
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, looks: LookRecord | None = None,
+                 new_design: bool = False) -> None:
         self.config = config
         self.run_dir = run_dir
         self.jobs = jobs
@@ -149,6 +163,8 @@ class Runner:
         self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
                            if config.simultaneous else config.confidence)
         self.design = design_hash(config)  # carried by every sample and certificate
+        self.looks = looks  # the data dir's record of looks (None: not kept, e.g. tests)
+        self.new_design = new_design  # --new-design: another run's looks make an extension
 
     def slots(self, job: Job) -> list[ModelSlot]:
         """The models that answer `job`'s prompts (those whose prompt budget it was built for)."""
@@ -159,6 +175,55 @@ class Runner:
 
     def certificate_path(self, job: Job, slot: ModelSlot) -> Path:
         return self.layout.certificate_file(job.spec, job.setting, slot.spec_string)
+
+    def _prompts_key(self, job: Job, slot: ModelSlot) -> str:
+        # the model as it answers: its identity and its generation settings for this job
+        model = {**slot.model.identity(), "generation": generation(job, slot).as_dict()}
+        return prompts_key(job.context, job.spec_hash, job.setting, self.config.seed,
+                           slot.spec_string, model)
+
+    def _look_kind(self, job: Job) -> str:
+        config = self.config
+        rule = {"sequential": config.sequential.model_dump() if config.sequential else None,
+                "until": config.until, "margin": config.margin,
+                "extendable": config.extendable,
+                "race": sorted(config.models) if config.until else None}
+        return look_kind(job.n or config.n, self.confidence, rule)
+
+    def _this_run(self) -> tuple[str, str | None]:
+        designs = read_designs(self.run_dir)
+        return str(self.run_dir.resolve()), designs[0].started_at if designs else None
+
+    def refuse_unseen_extensions(self) -> None:
+        """Before the first answer: refuses (one line) a run whose prompts another run
+        looked at under another n, level or stop rule, unless --new-design was given."""
+        if self.looks is None:
+            return
+        run, started = self._this_run()
+        for job in self.jobs:
+            found = [(self._label(job, slot), self.looks.elsewhere(
+                self._prompts_key(job, slot), run, started)) for slot in self.slots(job)]
+            refuse_or_extend(found, self._look_kind(job), self.new_design)
+
+    def _elsewhere(self, job: Job, slot: ModelSlot) -> list[tuple[str, float]]:
+        """Other runs' looks at this certificate's prompts, of another kind than this one."""
+        if self.looks is None:
+            return []
+        run, started = self._this_run()
+        kinds = {self._look_kind(job): ""}  # one look of a kind: the same statement again
+        found = []
+        for look in self.looks.elsewhere(self._prompts_key(job, slot), run, started):
+            if look.kind not in kinds:
+                kinds[look.kind] = look.run
+                found.append((look.words(), look.confidence))
+        return found
+
+    def _record_look(self, job: Job, slot: ModelSlot, total: int, confidence: float) -> None:
+        if self.looks is None:
+            return
+        run, started = self._this_run()
+        self.looks.add(self._prompts_key(job, slot), RecordedLook(
+            run, started, self._look_kind(job), total, confidence))
 
     def run(self) -> list[Path]:
         saved = self.layout.run_file
@@ -235,9 +300,9 @@ class Runner:
                                  race.fed - 1 if last is None else last, True,
                                  stopped=last is not None)
         if race is not None:
-            write_json(comparison_path(self.run_dir, job.spec, job.setting),
-                       {"spec": job.spec, "setting": job.setting, "design": self.design,
-                        **race.summary(done)})
+            write_comparison(comparison_path(self.run_dir, job.spec, job.setting),
+                             {"spec": job.spec, "setting": job.setting, "design": self.design,
+                              **race.summary(done)})
         return [self._certify(job, slot, done[slot.spec_string], total, race)
                 for slot in slots]
 
@@ -361,7 +426,8 @@ class Runner:
         written_at = history + [total] if not history or history[-1] != total else history
         look = plan_look(records, total=total, confidence=self.confidence, design=self.design,
                          sequential=sequential, extendable=self.config.extendable,
-                         designs=read_designs(self.run_dir), written_at=written_at)
+                         designs=read_designs(self.run_dir), written_at=written_at,
+                         elsewhere=self._elsewhere(job, slot))
         context = {
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
@@ -393,6 +459,7 @@ class Runner:
             validity=look.validity)).to_dict()
         keep_earlier_look(path, body)
         write_json(path, body, allow_nan=False)
+        self._record_look(job, slot, total, look.confidence)
         self.history[path.name] = written_at
         write_history(self.layout, self.history)
         return path

@@ -30,7 +30,7 @@ from kgcert.util.yamlfile import read_yaml
 
 # What a new design may change: the samples stay valid answers to the same prompts.
 STATISTICAL = ("n", "confidence", "sequential", "simultaneous", "extendable", "models",
-               "until", "margin")
+               "until", "margin", "race")
 BUDGET_FIELDS = ("budget", "context_chars", "context_tokens", "max_new_tokens")
 
 
@@ -97,7 +97,8 @@ def record_start(run_dir: Path, config: RunConfig, saved: RunConfig | None,
     from kgcert.rundir.atomic import write_text
 
     recorded = config
-    if saved is not None and not config.simultaneous:  # models added later join the record
+    # models added later join the record, unless they are a family (Bonferroni, a race)
+    if saved is not None and not config.simultaneous and config.until is None:
         models = tuple(dict.fromkeys((*saved.models, *config.models)))
         recorded = config.model_copy(update={"models": models})
     if saved is not None and not read_designs(run_dir):  # a run older than design records

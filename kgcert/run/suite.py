@@ -6,6 +6,16 @@ prompts are IID over indices, so the suite's prompts are IID draws from the mixt
 outcomes are Bernoulli with mean sum_j w_j p_j: one certificate covers the suite exactly.
 Prompt i of a suite is the prompt i of the spec it drew, so a suite run pairs by index with
 runs of its specs.
+
+A spec's prompt that cannot be built (over the budget, too few options, no distractor that
+fits) is drawn again within the same spec, from indices no other suite index uses, until one
+fits. Counting only the prompts that fit would weigh each spec by w_j times its fit rate, a
+mixture the certificate does not name; redrawn, index i is spec j with probability w_j and
+then a prompt of spec j conditioned on fitting, as spec j's own certificate is, so the
+certified mixture is the stated one: sum_j w_j p_j with p_j conditioned on fitting. The
+first draw is kept beside (`suite_draw` in the provenance), so the unconditional bound can
+still count a first draw that did not fit as wrong. A suite with a spec none of whose
+probed prompts fits is refused before the first answer.
 """
 
 from __future__ import annotations
@@ -256,12 +266,78 @@ def drawn_component(seed: int, suite: SuiteConfig, index: int) -> int:
     return min(int(np.searchsorted(cumulative, u, side="right")), len(suite.weights) - 1)
 
 
+#: Redraw r of suite index i asks the spec for its prompt (r << REDRAW_SHIFT) | i: above every
+#: index a run draws (--n is at most 10^8 < 2^32), so no two suite indices share a prompt.
+REDRAW_SHIFT = 32
+#: Draws of one spec in a row that may not fit before the run stops with a one-line error
+#: (a spec that fits this rarely was let through by the start's probe by chance).
+MAX_REDRAWS = 1000
+#: The prompts of each spec probed at the start; a spec none of them fits is refused.
+FIT_PROBE = 50
+
+
+def redraw_index(index: int, redraw: int) -> int:
+    """The spec's prompt index that redraw `redraw` (1, 2, ...) of suite index `index` asks."""
+    return (redraw << REDRAW_SHIFT) | index
+
+
 def mixture(seed: int, suite: SuiteConfig, components: Sequence[Callable[[int], Any]]
             ) -> Callable[[int], Any]:
-    """Prompt i of the suite: spec j's own prompt i, for the spec j that index i draws."""
+    """Prompt i of the suite: spec j's own prompt i, for the spec j that index i draws, or,
+    when that one is skipped, spec j's next redraw that fits (see the module's docstring)."""
     def prompt(index: int) -> Any:
-        return components[drawn_component(seed, suite, index)](index)
+        spec = drawn_component(seed, suite, index)
+        first = components[spec](index)
+        if getattr(first, "skipped", None) is None:
+            return first
+        for redraw in range(1, MAX_REDRAWS + 1):
+            found = components[spec](redraw_index(index, redraw))
+            if found.skipped is None:
+                return _redrawn(found, first, redraw)
+        from kgcert.errors import InputError
+
+        raise InputError(f"suite {suite.name}: {MAX_REDRAWS} prompts of {suite.specs[spec]} "
+                         f"in a row did not fit (first: {first.skipped}), so the suite cannot "
+                         "keep that spec at its weight; raise --budget or leave the spec out")
     return prompt
+
+
+def _redrawn(prompt: Any, first: Any, redraws: int) -> Any:
+    """`prompt` with the suite's first draw of its index recorded in its provenance."""
+    import dataclasses
+
+    extra = {**prompt.provenance.extra, "suite_draw": {
+        "redraws": redraws, "first_index": first.provenance.index,
+        "first_skipped": first.skipped}}
+    return dataclasses.replace(prompt, provenance=dataclasses.replace(prompt.provenance,
+                                                                      extra=extra))
+
+
+def first_draw_skipped(record: Mapping[str, Any]) -> bool:
+    """Whether a suite sample's first draw did not fit (its prompt is a redraw)."""
+    extra = record.get("prompt", {}).get("provenance", {}).get("extra") or {}
+    return bool(extra.get("suite_draw"))
+
+
+def refuse_specs_that_fit_nothing(suite: SuiteConfig, names: Sequence[str],
+                                  components: Sequence[Callable[[int], Any]], setting: str,
+                                  budget: object) -> None:
+    """Refuses (InputError, one line) a suite in which a spec's first FIT_PROBE prompts are
+    all skipped: it holds no prompt at the run's budget that the probe could find, so no
+    redraw would give it its weight."""
+    for name, build in zip(names, components, strict=True):
+        reasons = []
+        for index in range(FIT_PROBE):
+            found = build(redraw_index(index, MAX_REDRAWS + 1))  # a stream no run index uses
+            if found.skipped is None:
+                break
+            reasons.append(found.skipped)
+        else:
+            raise InputError(
+                f"suite {suite.name}: spec {name} holds no prompt at the run's budget "
+                f"({budget}) in setting {setting}: all {FIT_PROBE} probed prompts were "
+                f"skipped (first: {reasons[0]}); the suite certifies every spec at its weight, "
+                "so raise --budget or leave the spec out")
 
 
 def suite_hash(suite: SuiteConfig, hashes: Sequence[str]) -> str:
@@ -272,25 +348,28 @@ def suite_hash(suite: SuiteConfig, hashes: Sequence[str]) -> str:
 
 def component_counts(records: Sequence[Mapping[str, Any]], suite: Mapping[str, Any]
                      ) -> list[dict[str, Any]]:
-    """Per spec of the suite: prompts drawn, answered and correct. Descriptive only: the
-    certificate is about the mixture, and no bound is given per spec."""
+    """Per spec of the suite: prompts drawn, answered and correct, and the indices whose
+    first draw was skipped and redrawn in that spec. Descriptive only: the certificate is
+    about the mixture, and no bound is given per spec."""
     from kgcert.rundir.outcomes import ANSWERED
 
     rows = {c["spec"]: {"spec": c["spec"], "weight": c["weight"], "drawn": 0, "answered": 0,
-                        "correct": 0} for c in suite["components"]}
+                        "correct": 0, "first_draw_skipped": 0} for c in suite["components"]}
     for record in records:
         row = rows.get(str(record.get("prompt", {}).get("provenance", {}).get("spec")))
         if row is None:
             continue
         row["drawn"] += 1
+        row["first_draw_skipped"] += first_draw_skipped(record)
         row["answered"] += record["outcome"] in ANSWERED
         row["correct"] += record["outcome"] == "correct"
     return list(rows.values())
 
 
-def describe(suite: Mapping[str, Any]) -> str:
+def describe(suite: Mapping[str, Any], redrawn: bool = True) -> str:
     """`suite NAME, the mixture of spec a (weight 0.5) and spec b (weight 0.5)`, and how
-    weights by matches were counted."""
+    weights by matches were counted. `redrawn`: the suite's skipped draws were drawn again
+    within their spec (every certificate since suites did so; older ones say nothing)."""
     parts = [f"{c['spec']} (weight {c['weight']:.4g})" for c in suite["components"]]
     how = ""
     if suite.get("weighting") == "matches":
@@ -300,4 +379,4 @@ def describe(suite: Mapping[str, Any]) -> str:
                f"before the first answer and fixed: {', '.join(counted)}")
     return (f"suite {suite['name']}, the mixture of spec{'s' if len(parts) > 1 else ''} "
             f"{', '.join(parts)} (each prompt draws a spec by its weight, then a prompt from "
-            f"that spec{how})")
+            f"that spec{', drawn again within it until one fits' if redrawn else ''}{how})")

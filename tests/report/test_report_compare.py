@@ -1,8 +1,8 @@
 """`kgcert compare` and the report commands on real run directories.
 
-The bernoulli models share one seed, so their outcomes are nested: bernoulli:0.9 is correct
-on every prompt bernoulli:0.6 gets right (the same uniform draw is compared with p), and the
-paired test must find 0.9 better with c = 0.
+The bernoulli models share one seed and are coupled (one stream), so their outcomes are
+nested: bernoulli:0.9 is correct on every prompt bernoulli:0.6 gets right (the same uniform
+draw is compared with p), and the paired test must find 0.9 better with c = 0.
 """
 
 from __future__ import annotations
@@ -119,6 +119,11 @@ def test_compare_command_writes_compare_json(runs, tmp_path, monkeypatch, capsys
     (only,) = body["comparisons"]
     assert only["hierarchy"]["ordering"][0] == "bernoulli:0.9"
     assert "hierarchy" in printed and "bernoulli:0.9" in printed and str(out) in printed
+    # Issue 45 item 7: the pair's own test is labelled unadjusted and said to claim nothing;
+    # only the Holm column is the family's claim
+    assert "unadjusted" in printed and "Holm better" in printed and "no claim" in printed
+    pair = only["pairwise"][0]
+    assert "unadjusted_decision" in pair and "decision" not in pair
 
 
 def test_compare_of_other_runs_never_overwrites_a_comparison(runs, tmp_path, monkeypatch,

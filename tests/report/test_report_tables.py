@@ -124,7 +124,9 @@ def slots(*specs: str, flaky: tuple[str, ...] = ()) -> list[ModelSlot]:
     config = GenerationConfig()
     made = []
     for spec in specs:
-        model: Model = get_model(spec, config, seed=0)
+        # coupled: one shared stream, so the models' outcomes nest (the compare tests
+        # check a paired test on a pair with no discordant prompt one way)
+        model: Model = get_model(spec, config, seed=0, coupled=True)
         if spec in flaky:
             model = FlakyModel(model)
         made.append(ModelSlot(spec, model, config))

@@ -99,8 +99,11 @@ def test_the_unconditional_pair_is_a_one_sided_lower_bound(tmp_path: Path):
     body = _certify(tmp_path, get_model("oracle", GenerationConfig()), 20, job)
     free = body["unconditional"]
     assert free["sided"] == "lower" and (free["k"], free["n"]) == (4, 20)
-    assert "At least " in body["guarantee"] and "counting skipped, failed, refused and " \
-        "unparseable as wrong, are answered correctly" in body["guarantee"]
+    # a statement about the distribution, not about the share of the drawn sample
+    assert "Over the whole distribution, skipped prompts, failed calls, refusals and " \
+        "unparseable answers counted wrong (no conditioning), the chance that a drawn " \
+        f"prompt is answered correctly is at least {free['lower']:.4f}" in body["guarantee"]
+    assert "of all drawn prompts" not in body["guarantee"]
     assert f"lies in [{free['lower']:.4f}" not in body["guarantee"]
 
 

@@ -1,0 +1,94 @@
+"""Simulated errors of a race that grows: a finished `--until` run, then a model added with
+`--new-design` (issue 45 item 3).
+
+Each simulated run goes through the code a real one uses: `settle` and `record_start` (the
+design and its refusal), the `Runner` with its race (sample files, comparisons/, the earlier
+file kept) and the certificates; only the prompts are toys and the models `bernoulli:` test
+models of known accuracy, so every claim can be scored. A claim "A is more accurate than B"
+is wrong when A's accuracy is not above B's. Used by the tests (small) and
+benchmarks/bench_stats.py (full size).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from kgcert.models.base import GenerationConfig
+from kgcert.models.registry import get_model
+from kgcert.prompts.record import Prompt, Provenance
+from kgcert.run.comparison import EARLIER, comparison_path
+from kgcert.run.config import RunConfig
+from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.run.start import record_start, settle
+
+OPTIONS = ("w", "x", "y", "z")
+
+
+@dataclass(frozen=True)
+class GrowthSim:
+    joint_error: float  # runs with any wrong claim, earlier or later design
+    earlier_error: float  # runs with a wrong claim in the first design's file
+    stated: float  # the joint level the later file states (the lowest over the runs)
+    earlier_kept: float  # runs whose first design's claims are all still on disk, unchanged
+    runs: int
+
+
+def _prompt(index: int, run: int) -> Prompt:
+    provenance = Provenance(spec="toy", spec_hash="toy", kind="relation", seed=run,
+                            index=index, setting="vanilla")
+    return Prompt(text=f"prompt {run}/{index}", provenance=provenance, options=OPTIONS,
+                  option_ids=OPTIONS, correct_option=1 + index % 4)
+
+
+def _run(run_dir: Path, run: int, models: Sequence[str], n: int,
+         until: Literal["ranked", "best"], new_design: bool) -> None:
+    config = RunConfig(kg="toy", specs=("toy",), models=tuple(models), n=n, batch_size=25,
+                       seed=run, until=until)
+    config, saved = settle(config, run_dir, seed_given=True, new_design=new_design)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    record_start(run_dir, config, saved, config.confidence)
+    generation = GenerationConfig()
+    slots = [ModelSlot(name, get_model(name, generation, seed=run), generation)
+             for name in models]
+    job = Job("toy", "toy", "vanilla", lambda index: _prompt(index, run))
+    Runner(config, run_dir, [job], slots).run()
+
+
+def wrong_claims(body: dict[str, Any], accuracy: dict[str, float]) -> int:
+    """The claims of a comparisons file that the models' true accuracies contradict."""
+    wrong = 0
+    for pair in body["pairs"]:
+        first, second = accuracy[pair["first"]], accuracy[pair["second"]]
+        wrong += ((pair["decision"] == "first better" and first <= second)
+                  or (pair["decision"] == "second better" and second <= first))
+    return wrong
+
+
+def simulate_growth(runs: int, *, first: dict[str, float], added: dict[str, float], n: int,
+                    until: Literal["ranked", "best"] = "ranked", seed: int = 0) -> GrowthSim:
+    """`runs` runs: the models of `first` race to the end, then those of `added` join with
+    --new-design; how often any claim of either design is wrong."""
+    accuracy = {**first, **added}
+    joint = earlier_wrong = kept = 0
+    stated = 1.0
+    with tempfile.TemporaryDirectory() as work:
+        for run in range(runs):
+            run_dir = Path(work) / f"run{run}"
+            _run(run_dir, seed + run, list(first), n, until, new_design=False)
+            path = comparison_path(run_dir, "toy", "vanilla")
+            before = json.loads(path.read_text(encoding="utf-8"))
+            _run(run_dir, seed + run, [*first, *added], n, until, new_design=True)
+            after = json.loads(path.read_text(encoding="utf-8"))
+            [earlier_file] = (path.parent / EARLIER).glob("*.json")
+            earlier = json.loads(earlier_file.read_text(encoding="utf-8"))
+            kept += earlier["pairs"] == before["pairs"]
+            stated = min(stated, float(after["joint_confidence"]))
+            old_wrong = wrong_claims(earlier, accuracy)
+            earlier_wrong += old_wrong > 0
+            joint += (old_wrong + wrong_claims(after, accuracy)) > 0
+    return GrowthSim(joint / runs, earlier_wrong / runs, stated, kept / runs, runs)
