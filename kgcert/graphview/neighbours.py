@@ -142,6 +142,10 @@ class Grouped(RowNeighbours):
             found = self._facts[entity] = self.rows.all()[start:end]
         return found
 
+    def get(self, entity: str, default: Any = None) -> Any:
+        found = self._facts.get(entity)  # a prompt asks for each option's facts per node
+        return found if found is not None else RowNeighbours.get(self, entity, default)
+
     def __contains__(self, entity: object) -> bool:
         return entity in self._keys
 

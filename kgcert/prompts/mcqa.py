@@ -386,7 +386,9 @@ class PromptBuilder:
                                        self.spec_kind.continuations(distractor, sample))
             elif option.role == "related":
                 for found in neighbours():
-                    tiers.offer(found.get(option.id, ()))
+                    facts = found.get(option.id)
+                    if facts:  # most DAG nodes have none of an option: nothing to offer
+                        tiers.offer(facts)
             elif option.role == "random":
                 own = self._allowed_facts(option.id, dag)
                 picks = sorted(int(i) for i in rng.permutation(len(own))[:2])
