@@ -15,6 +15,12 @@ kept); the prompts' sha256 shows both sides built the same text. Reported per pa
 side's median rate, and the median, lowest and highest of the rounds' ratios (this /
 baseline; above 1 is faster), with the machine's load average.
 
+`--callgrind`: instead of CPU seconds, the instructions each side executes per prompt under
+valgrind's callgrind (the same process run with N prompts a pair and with 1, the difference
+over the 4 x (N - 1) prompts; PYTHONHASHSEED fixed): a count a loaded machine does not
+change, where CPU seconds of the same work vary by tens of percent from round to round. It
+counts instructions, not their cost (cache misses and numpy's vector loops weigh differently).
+
 Both sides share the Python environment (the venv): only kgcert differs (PYTHONPATH).
 """
 
@@ -24,6 +30,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,7 +48,7 @@ SPECS = "primekg.dual_indication,primekg.drug_contraindication"
 SETTINGS = ("vanilla", "distractor")
 
 
-def measure(n: int, specs: str, repeat: int) -> dict[str, Any]:
+def measure(n: int, specs: str, repeat: int, digest: bool = True) -> dict[str, Any]:
     """This process's kgcert: the run's jobs, then N prompts of each, timed one pair at a time;
     `repeat` times, each over jobs built afresh (a new prompt graph over a snapshot read
     again), each pair's fastest kept: a loaded machine's preemptions only slow a pass."""
@@ -71,14 +78,14 @@ def measure(n: int, specs: str, repeat: int) -> dict[str, Any]:
             for index in range(n):
                 built.append(job.prompts(index))
             cpu = time.process_time() - start
-            digest = hashlib.sha256()
-            for prompt in built:
-                digest.update(prompt.text.encode("utf-8"))
+            texts = hashlib.sha256()
+            for prompt in built if digest else ():  # callgrind: no hashing counted
+                texts.update(prompt.text.encode("utf-8"))
             key = f"{job.spec}/{job.setting}"
             best = found["pairs"].get(key)
             if best is None or cpu < best["cpu_s"]:
                 found["pairs"][key] = {
-                    "per_cpu_s": n / cpu, "cpu_s": cpu, "sha256": digest.hexdigest()[:16],
+                    "per_cpu_s": n / cpu, "cpu_s": cpu, "sha256": texts.hexdigest()[:16],
                     "chars": sum(len(prompt.text) for prompt in built)}
     return found
 
@@ -117,6 +124,37 @@ def _measure_with(checkout: Path, folder: Path, args: argparse.Namespace) -> dic
     return found
 
 
+def _instructions(checkout: Path, folder: Path, n: int, specs: str) -> int:
+    """Instructions callgrind counts in a measuring process of `n` prompts a pair."""
+    with tempfile.TemporaryDirectory(prefix="kgcert-callgrind-") as work:
+        out = Path(work) / "callgrind.out"
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
+             __file__, "--measure", "--no-digest", "--n", str(n), "--repeat", "1", "--specs",
+             specs],
+            env={**_env(checkout, folder), "PYTHONHASHSEED": "0"}, capture_output=True,
+            text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"{checkout}: callgrind: {done.stderr.strip()[-1500:]}")
+        totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
+        return int(totals[0].split()[1])
+
+
+def callgrind(checkouts: dict[str, Path], folders: dict[str, Path],
+              args: argparse.Namespace) -> dict[str, float]:
+    """Instructions per prompt of each side: N prompts a pair less 1, over the difference."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--callgrind needs valgrind on the PATH")
+    pairs = len(args.specs.split(",")) * len(SETTINGS)
+    found = {}
+    for side, checkout in checkouts.items():
+        many = _instructions(checkout, folders[side], args.n, args.specs)
+        one = _instructions(checkout, folders[side], 1, args.specs)
+        found[side] = (many - one) / (pairs * (args.n - 1))
+        print(f"{side}: {found[side] / 1e6:.3f}M instructions per prompt", flush=True)
+    return found
+
+
 def compare(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     """Per pair: each side's median rate and the rounds' ratios (this / baseline)."""
     summary: dict[str, Any] = {}
@@ -147,12 +185,15 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None,
                         help="where each side's data dir lives (default: a temporary folder)")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="instructions per prompt under valgrind, not CPU seconds")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--no-digest", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if min(args.n, args.rounds, args.repeat) < 1:
         raise SystemExit("--n, --rounds and --repeat must be at least 1")
     if args.measure:
-        print(json.dumps(measure(args.n, args.specs, args.repeat)))
+        print(json.dumps(measure(args.n, args.specs, args.repeat, not args.no_digest)))
         return
     if args.baseline is None or not (args.baseline / "kgcert").is_dir():
         raise SystemExit("--baseline: a checkout of kgcert (a folder with kgcert/ in it)")
@@ -165,6 +206,16 @@ def main() -> None:
         _prepare(checkout, folders[side], args.data)
     rounds: list[dict[str, dict[str, Any]]] = []
     try:
+        if args.callgrind:
+            if args.n < 2:
+                raise SystemExit("--callgrind needs --n of at least 2")
+            counts = callgrind(checkouts, folders, args)
+            print(f"== instructions per prompt, this / baseline: "
+                  f"{counts['this'] / counts['baseline']:.3f} (below 1: fewer)")
+            if args.out is not None:
+                args.out.write_text(json.dumps({"instructions_per_prompt": counts}) + "\n",
+                                    encoding="utf-8")
+            return
         for round_ in range(args.rounds):
             order = list(checkouts) if round_ % 2 == 0 else list(reversed(checkouts))
             found = {side: _measure_with(checkouts[side], folders[side], args) for side in order}
