@@ -19,7 +19,7 @@ from typing import cast, overload
 import numpy as np
 
 from kgcert.graphview.fact import Fact
-from kgcert.graphview.neighbours import Neighbours, RowNeighbours
+from kgcert.graphview.neighbours import Grouped, Neighbours, RowNeighbours
 from kgcert.graphview.snapshot import GraphSnapshot
 
 _new_tuple = tuple.__new__  # what a named tuple's own __new__ calls, minus its Python frame
@@ -218,7 +218,10 @@ class FactRows(Sequence[Fact]):
         if self._facts is not None:
             facts = self._facts
             return [facts[i] for i in at.tolist()]
-        return self._made_of(*self.columns(at), None if self.edges is None else self.edges[at])
+        # The rows' edge positions only where edges carry sentences: a gather saved per call.
+        edges = (None if self.edges is None or self.shared.snapshot.sentences is None
+                 else self.edges[at])
+        return self._made_of(*self.columns(at), edges)
 
     def all(self) -> tuple[Fact, ...]:
         if self._facts is None:
@@ -250,6 +253,11 @@ class FactRows(Sequence[Fact]):
 
 
 HUB_FACTS = 2_000  # an entity with this many facts keeps its neighbour groupings longer
+# Below this many facts an entity's neighbours are grouped afresh from its allowed facts
+# (`Grouped`), not kept per label and thinned per excluded set: numpy's fixed costs of the
+# thinning outweighed a regrouping on the Alzheimer extract (0.8 of the rate; issue 48), and
+# the builder keeps each answer anyway. Hubs' groupings, kept longer, are thinned.
+FEW_FACTS = HUB_FACTS
 HUB_ROWS_KEPT = 20_000_000  # rows of them kept at most (8 bytes a row, 20 a neighbour)
 ALLOWED_KEPT = 8  # allowed-fact answers kept per entity (one per excluded set)
 
@@ -354,6 +362,11 @@ class RowAdjacency:
         The grouping over all facts is kept per label; the allowed facts' grouping is a view
         of it less the excluded facts (the excluded types are the DAG's, which differ prompt
         by prompt, and a hub has thousands of facts to regroup)."""
+        if len(self.facts) < FEW_FACTS:
+            allowed = self.allowed(excluded)
+            rows = allowed if isinstance(allowed, FactRows) else self.facts
+            picked, other = self._by_neighbour(rows, label)
+            return Grouped(picked, other)
         every = self._by_label.get(label)
         if every is None:
             every = self._by_label[label] = self.index.hub_neighbours(self, label)
@@ -367,9 +380,13 @@ class RowAdjacency:
 
     def grouped(self, label: str) -> Neighbours:
         """The other ends with `label` of all the entity's facts, sorted by id."""
-        rows = self.facts
+        return Neighbours(*self._by_neighbour(self.facts, label))
+
+    def _by_neighbour(self, rows: FactRows, label: str) -> tuple[FactRows, np.ndarray]:
+        """`rows` whose other end has `label` (not the entity itself), sorted by that end's
+        position (so by id), each end's facts in fact order; and those ends."""
         other = np.where(rows.source == self.at, rows.target, rows.source)
         wanted = (self.index.labels.index(label) if label in self.index.labels else -1)
         keep = np.flatnonzero((other != self.at) & (self.index.label_code[other] == wanted))
         order = keep[np.argsort(other[keep], kind="stable")]  # by id, facts kept in order
-        return Neighbours(rows.where(order), other[order])
+        return rows.where(order), other[order]

@@ -29,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -315,12 +316,12 @@ def _write(path: Path, snapshot: GraphSnapshot) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with replacing(path, "wb") as out:  # never a half-written file in its place
         np.savez(out, ids=snapshot.ids,
-                 names=np.array(_joined(snapshot.names)),
+                 names_utf8=_utf8(_joined(snapshot.names)),
                  named=np.array([n is not None for n in snapshot.names], dtype=bool),
-                 aliases=np.array(_joined("\x01".join(a) for a in snapshot.aliases)),
-                 labels=np.array(_joined("\x01".join(s) for s in snapshot.labels)),
-                 label_set=snapshot.label_set, types=np.array(_joined(snapshot.types)),
-                 displays=np.array(_joined(snapshot.displays)), source=snapshot.source,
+                 aliases_utf8=_utf8(_joined("\x01".join(a) for a in snapshot.aliases)),
+                 labels_utf8=_utf8(_joined("\x01".join(s) for s in snapshot.labels)),
+                 label_set=snapshot.label_set, types_utf8=_utf8(_joined(snapshot.types)),
+                 displays_utf8=_utf8(_joined(snapshot.displays)), source=snapshot.source,
                  target=snapshot.target, type=snapshot.type, display=snapshot.display,
                  fact_edges=snapshot.fact_edges, fact_start=snapshot.fact_start,
                  with_sentences=np.array(snapshot.sentences is not None))
@@ -330,8 +331,20 @@ def _joined(texts: object) -> str:
     return "\x00".join("" if t is None else str(t) for t in texts)  # type: ignore[attr-defined]
 
 
-def _split(blob: np.ndarray, count: int) -> list[str]:
-    return str(blob).split("\x00") if count else []
+def _utf8(text: str) -> np.ndarray:
+    """`text` as UTF-8 bytes: a numpy string is UCS-4, four bytes a character, and the joined
+    names and aliases of a full-size Wikidata5m are hundreds of millions of characters."""
+    return np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def _split(data: Any, key: str, count: int) -> list[str]:
+    """The texts stored joined under `key`: as UTF-8 bytes (`key`_utf8), decoded from the
+    array's own buffer, or in a file written before them as one UCS-4 string."""
+    if not count:
+        return []
+    if f"{key}_utf8" in data.files:
+        return str(memoryview(data[f"{key}_utf8"]), "utf-8", "surrogatepass").split("\x00")
+    return str(data[key]).split("\x00")
 
 
 def _read(path: Path) -> GraphSnapshot:
@@ -339,13 +352,13 @@ def _read(path: Path) -> GraphSnapshot:
         ids, label_set, type_, display = (data["ids"], data["label_set"], data["type"],
                                           data["display"])
         names = tuple(n if has else None for n, has in
-                      zip(_split(data["names"], len(ids)), data["named"], strict=True))
+                      zip(_split(data, "names", len(ids)), data["named"], strict=True))
         aliases = tuple(tuple(a.split("\x01")) if a else ()
-                        for a in _split(data["aliases"], len(ids)))
+                        for a in _split(data, "aliases", len(ids)))
         labels = tuple(tuple(s.split("\x01")) if s else () for s in
-                       _split(data["labels"], int(label_set.max()) + 1 if len(ids) else 0))
-        types = _split(data["types"], int(type_.max()) + 1 if len(type_) else 0)
-        displays = _split(data["displays"], int(display.max()) + 1 if len(display) else 0)
+                       _split(data, "labels", int(label_set.max()) + 1 if len(ids) else 0))
+        types = _split(data, "types", int(type_.max()) + 1 if len(type_) else 0)
+        displays = _split(data, "displays", int(display.max()) + 1 if len(display) else 0)
         own = ("with_sentences" in data.files and bool(data["with_sentences"]))
         return _indexed(ids, names, aliases, labels, label_set, tuple(types), tuple(displays),
                         data["source"], data["target"], type_, display, data["fact_edges"],

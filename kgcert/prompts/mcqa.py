@@ -45,7 +45,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache, lru_cache
-from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,7 +53,7 @@ import numpy as np
 from kgcert.errors import InputError
 from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
-from kgcert.graphview.neighbours import RowNeighbours, merged_ids
+from kgcert.graphview.neighbours import Grouped, RowNeighbours, merged_ids
 from kgcert.prompts import context as ctx
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import Distractor, Weighting
@@ -299,12 +298,10 @@ class PromptBuilder:
             already: sorting their concatenation merges those runs (a hub has thousands)."""
             found = neighbours()
             rows = [n for n in found if isinstance(n, RowNeighbours)]
-            if rows and len(rows) == len(found):  # over a snapshot: merged as arrays
+            if (rows and len(rows) == len(found)  # over a snapshot: merged as arrays,
+                    and not all(isinstance(n, Grouped) for n in rows)):  # unless all few
                 return merged_ids(rows, dag_ids)
-            merged = dict.fromkeys(sorted(chain.from_iterable(n.keys() for n in found)))
-            for node in dag_ids:
-                merged.pop(node, None)
-            return list(merged)
+            return sorted(set().union(*(n.keys() for n in found)).difference(dag_ids))
 
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
                             related=graph.option_pool(related),
@@ -389,7 +386,9 @@ class PromptBuilder:
                                        self.spec_kind.continuations(distractor, sample))
             elif option.role == "related":
                 for found in neighbours():
-                    tiers.offer(found.get(option.id, ()))
+                    facts = found.get(option.id)
+                    if facts:  # most DAG nodes have none of an option: nothing to offer
+                        tiers.offer(facts)
             elif option.role == "random":
                 own = self._allowed_facts(option.id, dag)
                 picks = sorted(int(i) for i in rng.permutation(len(own))[:2])

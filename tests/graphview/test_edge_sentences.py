@@ -112,14 +112,19 @@ def test_a_snapshot_names_entities_as_the_server_does(texts_kg, tmp_path) -> Non
     assert len(named) == len(ids) - 1
 
 
-def test_snapshot_neighbours_are_the_reads_neighbours_for_any_excluded_types(texts_kg,
-                                                                               tmp_path) -> None:
-    """Row neighbours keep each label's grouping and adjust it per excluded set: the answer
+@pytest.mark.parametrize("few_facts", [0, 10**9])
+def test_snapshot_neighbours_are_the_reads_neighbours_for_any_excluded_types(
+        texts_kg, tmp_path, few_facts, monkeypatch) -> None:
+    """Row neighbours keep each label's grouping and adjust it per excluded set (few_facts 0:
+    every entity's), or group an entity's allowed facts afresh (every entity's): the answer
     must be the per-entity reads' whatever was asked before, and `merged_ids` must be the
     sorted union of their ids."""
     from itertools import combinations
 
-    from kgcert.graphview.neighbours import Neighbours, merged_ids
+    from kgcert.graphview import rows as row_module
+    from kgcert.graphview.neighbours import Grouped, Neighbours, merged_ids
+
+    monkeypatch.setattr(row_module, "FEW_FACTS", few_facts)
 
     snapshot = pull(texts_kg, tmp_path)
     assert snapshot is not None
@@ -141,7 +146,7 @@ def test_snapshot_neighbours_are_the_reads_neighbours_for_any_excluded_types(tex
         label = reads.label(hubs[0])
         groups = [rows.adjacency(hub).neighbours(label, frozenset(), rows.label)
                   for hub in hubs]
-        assert all(isinstance(group, Neighbours) for group in groups)
+        assert all(isinstance(group, Grouped if few_facts else Neighbours) for group in groups)
         left_out = [hubs[1], *list(groups[0])[:2], "no-such-entity"]
         want_ids = sorted(set().union(*(group.keys() for group in groups)) - set(left_out))
         assert list(merged_ids(groups, left_out)) == want_ids and want_ids

@@ -80,3 +80,57 @@ def test_edges_of_type_are_the_typed_run_of_each_entitys_edges():
         for code in range(len(types)):
             expected = [e for e in mine.tolist() if type_[e] == code]
             assert snapshot.edges_of_type(at, code).tolist() == expected, (at, code)
+
+
+def _small_snapshot():
+    from kgcert.graphview.snapshot import fact_order
+
+    ids = np.array(["Q1", "Q2", "Q3"], dtype=str)
+    source = np.array([0, 1, 2], dtype=np.int32)
+    target = np.array([1, 2, 0], dtype=np.int32)
+    type_ = np.array([0, 1, 0], dtype=np.int32)
+    display = np.array([-1, 0, -1], dtype=np.int32)
+    types, displays = ("P17", "P31"), ("instance of – ünïcode",)
+    edges, starts = fact_order(source, target, type_, display, types, displays, len(ids))
+    return _indexed(ids, ("Zürich", None, "東京 \ud800"), (("Zuerich", "ZH"), (), ("Tōkyō",)),
+                    (("place",), ("thing", "Ding ß")), np.array([0, 1, 0], dtype=np.int32),
+                    types, displays, source, target, type_, display, edges, starts)
+
+
+def test_a_stored_snapshot_reads_back_the_same_texts(tmp_path):
+    """Names (None and a lone surrogate too), aliases, labels, types and displays are stored
+    as UTF-8 bytes, not as a UCS-4 string four bytes a character, and read back the same."""
+    from kgcert.graphview.snapshot import _read, _write
+
+    snapshot = _small_snapshot()
+    path = tmp_path / "snapshot.npz"
+    _write(path, snapshot)
+    with np.load(path) as data:
+        assert data["names_utf8"].dtype == np.uint8 and "names" not in data.files
+    back = _read(path)
+    for field in ("names", "aliases", "labels", "types", "displays"):
+        assert getattr(back, field) == getattr(snapshot, field), field
+    assert back.ids.tolist() == snapshot.ids.tolist()
+    assert np.array_equal(back.fact_edges, snapshot.fact_edges)
+
+
+def test_a_snapshot_stored_before_utf8_texts_still_reads(tmp_path):
+    """A cache file written with the texts as one UCS-4 string each (before) reads the same."""
+    from kgcert.graphview.snapshot import _joined, _read
+
+    snapshot = _small_snapshot()
+    path = tmp_path / "old.npz"
+    # Such a file never held a lone surrogate (a numpy string does not encode one).
+    names = tuple(n.replace("\ud800", "") if n else n for n in snapshot.names)
+    np.savez(path, ids=snapshot.ids, names=np.array(_joined(names)),
+             named=np.array([n is not None for n in names], dtype=bool),
+             aliases=np.array(_joined("\x01".join(a) for a in snapshot.aliases)),
+             labels=np.array(_joined("\x01".join(s) for s in snapshot.labels)),
+             label_set=snapshot.label_set, types=np.array(_joined(snapshot.types)),
+             displays=np.array(_joined(snapshot.displays)), source=snapshot.source,
+             target=snapshot.target, type=snapshot.type, display=snapshot.display,
+             fact_edges=snapshot.fact_edges, fact_start=snapshot.fact_start,
+             with_sentences=np.array(False))
+    back = _read(path)
+    assert back.names == names and back.aliases == snapshot.aliases
+    assert back.labels == snapshot.labels and back.displays == snapshot.displays

@@ -743,7 +743,8 @@ def test_hub_caches_at_their_smallest_change_no_prompt(synthetic, tmp_path, monk
                 for spec, sampler, setting in cases for index in range(8)]
 
     want = prompts(open_graph(synthetic, snapshot))
-    for setting, value in (("HUB_FACTS", 1), ("HUB_ROWS_KEPT", 40), ("ALLOWED_KEPT", 1)):
+    for setting, value in (("HUB_FACTS", 1), ("HUB_ROWS_KEPT", 40), ("ALLOWED_KEPT", 1),
+                           ("FEW_FACTS", 0)):  # no entity grouped afresh: every one thinned
         monkeypatch.setattr(rows, setting, value)
     monkeypatch.setattr(mcqa, "KEPT_UP_TO", 0)
     small = open_graph(synthetic, snapshot, max_cached_edges=300)
@@ -754,11 +755,17 @@ def test_hub_caches_at_their_smallest_change_no_prompt(synthetic, tmp_path, monk
         len(kept.other) for kept in hubs.values())
 
 
-def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
+@pytest.mark.parametrize("few_facts", [0, 10**9])
+def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path, few_facts,
+                                                      monkeypatch):
     """Neighbours over snapshot rows map the same ids, in the same order, to the same facts
-    as the per-entity reads' dicts."""
-    from kgcert.graphview.neighbours import RowNeighbours
+    as the per-entity reads' dicts: every entity's grouping kept and thinned (few_facts 0)
+    and every entity's grouped afresh."""
+    from kgcert.graphview import rows as row_module
+    from kgcert.graphview.neighbours import Grouped, RowNeighbours
     from kgcert.graphview.snapshot import pull
+
+    monkeypatch.setattr(row_module, "FEW_FACTS", few_facts)
 
     snapshot = pull(synthetic, tmp_path)
     assert snapshot is not None
@@ -771,7 +778,9 @@ def test_snapshot_neighbours_are_the_reads_neighbours(synthetic, tmp_path):
                 mine = rows.adjacency(entity).neighbours(label, excluded, rows.label)
                 theirs = reads.adjacency(entity).neighbours(label, excluded, reads.label)
                 assert isinstance(mine, RowNeighbours)
+                assert isinstance(mine, Grouped) == (few_facts > 0)
                 assert list(mine) == list(theirs) and len(mine) == len(theirs)
+                assert sorted(mine.keys()) == list(mine.keys())
                 assert {k: tuple(mine[k]) for k in mine} == theirs
                 assert entity not in mine and mine.get(entity, "none") == "none"
                 assert mine.get("not an entity") is None
