@@ -19,3 +19,18 @@ def load_kg(server, fmt: str, paths: list[Path], wanted: str, replace: bool = Tr
     name = kg_name(server, wanted)
     result = load(server, get_loader(fmt, LoadOptions(**options)), paths, name, replace=replace)
     return server.open(name), result
+
+
+def cli_context(server, embedded_data_dir, request, monkeypatch):
+    """The click context a `kgcert` command run in this process needs to reach `server`: on
+    Neo4j the suite's URI (its credentials put in the environment, where kgcert reads them),
+    else the test session's embedded data dir."""
+    from kgcert.cli.common import Context
+    from kgcert.store.neo4j_server import Neo4jServer
+
+    if isinstance(server, Neo4jServer):
+        env = request.getfixturevalue("neo4j_env")
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return Context(db=env["KGCERT_NEO4J_URI"], data_dir=str(embedded_data_dir))
+    return Context(db="embedded", data_dir=str(embedded_data_dir))

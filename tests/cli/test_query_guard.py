@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kg_helpers import load_kg
+from kg_helpers import cli_context, load_kg
 
 from kgcert.errors import KgcertError
 from kgcert.store.neo4j_server import Neo4jServer
@@ -66,16 +66,9 @@ def query(guarded, embedded_data_dir, request, monkeypatch):
     """`kgcert query ARGS --kg q_guard` in this process: (exit code, stdout + stderr)."""
     from click.testing import CliRunner
 
-    from kgcert.cli.common import Context
     from kgcert.cli.query import query_command
 
-    if isinstance(guarded, Neo4jServer):
-        env = request.getfixturevalue("neo4j_env")
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        obj = Context(db=env["KGCERT_NEO4J_URI"], data_dir=str(embedded_data_dir))
-    else:
-        obj = Context(db="embedded", data_dir=str(embedded_data_dir))
+    obj = cli_context(guarded, embedded_data_dir, request, monkeypatch)
 
     def call(*args: str) -> tuple[int, str]:
         """As the CLI's main would: a KgcertError is its exit code and its one line."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kg_helpers import load_kg
+from kg_helpers import cli_context, load_kg
 
 from kgcert.errors import KgcertError
 from kgcert.store.neo4j_server import Neo4jServer
@@ -28,15 +28,8 @@ def cli(graph_server, embedded_data_dir, request, monkeypatch):
     """A `kgcert` command in this process on the server: (exit code, output)."""
     from click.testing import CliRunner
 
-    from kgcert.cli.common import Context
 
-    if isinstance(graph_server, Neo4jServer):
-        env = request.getfixturevalue("neo4j_env")
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        obj = Context(db=env["KGCERT_NEO4J_URI"], data_dir=str(embedded_data_dir))
-    else:
-        obj = Context(db="embedded", data_dir=str(embedded_data_dir))
+    obj = cli_context(graph_server, embedded_data_dir, request, monkeypatch)
 
     def call(command, *args: str) -> tuple[int, str]:
         done = CliRunner().invoke(command, list(args), obj=obj)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from kg_helpers import load_kg
+from kg_helpers import cli_context, load_kg
 
 from kgcert.errors import InputError, KgcertError
 from kgcert.loading.manifest import read_manifest
@@ -523,16 +523,9 @@ def query_cli(graph_server, embedded_data_dir, monkeypatch, request):
     """`kgcert query ARGS` in this process, on the server the KG is on: (exit code, output)."""
     from click.testing import CliRunner
 
-    from kgcert.cli.common import Context
     from kgcert.cli.query import query_command
 
-    if isinstance(graph_server, Neo4jServer):
-        env = request.getfixturevalue("neo4j_env")
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
-        obj = Context(db=env["KGCERT_NEO4J_URI"], data_dir=str(embedded_data_dir))
-    else:
-        obj = Context(db="embedded", data_dir=str(embedded_data_dir))
+    obj = cli_context(graph_server, embedded_data_dir, request, monkeypatch)
 
     def call(*args: str) -> tuple[int, str]:
         done = CliRunner().invoke(query_command, list(args), obj=obj)
