@@ -199,8 +199,8 @@ def test_a_load_that_runs_the_java_heap_out_says_so_and_leaves_no_kg(
     # Unset, the heap is sized for the parsed KG within this machine's bound, and the load
     # says so first, with the counts it sized for (those it then loads).
     first = [line for line in loaded.stderr.splitlines() if line.startswith("embedded server")]
-    sized = re.fullmatch(r"embedded server: Java heap \S+ \(for ([\d,]+) nodes and ([\d,]+) "
-                         r"edges, .*", first[0]) if len(first) == 1 else None
+    sized = re.fullmatch(r"embedded server: Java heap \S+, sized for ([\d,]+) nodes and "
+                         r"([\d,]+) edges \(never above .*", first[0]) if len(first) == 1 else None
     assert sized is not None, first
     nodes, edges = (int(count.replace(",", "")) for count in sized.groups())
     assert f"writing edges: 100%, {edges:,} edges" in loaded.stderr
