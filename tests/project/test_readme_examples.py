@@ -35,6 +35,8 @@ NOT_HERE = (
     (r"\btriples\b", "loads a user's triples file"),
     (r"runs/formats", "task specs in two formats need the WikiDataSets countries KG "
                       "(tests/report/test_report_variants.py runs them there)"),
+    (r"^kgcert drop\b", "drops the demo KG that the later examples read "
+                         "(tests/store/test_drop_and_changed_kg.py runs it)"),
     (r"^kgcert view\b", "serves until Ctrl-C (tests/report/test_report_view.py starts it, "
                          "reads its page and stops it)"),
 )
