@@ -35,8 +35,8 @@ NOT_HERE = (
     (r"\btriples\b", "loads a user's triples file"),
     (r"runs/formats", "task specs in two formats need the WikiDataSets countries KG "
                       "(tests/report/test_report_variants.py runs them there)"),
-    (r"^kgcert drop\b", "removes the demo KG the later examples use "
-                         "(tests/store/test_drop_and_changed_kg.py drops a KG of its own)"),
+    (r"^kgcert drop\b", "drops the demo KG that the later examples read "
+                         "(tests/store/test_drop_and_changed_kg.py runs it)"),
     (r"^kgcert view\b", "serves until Ctrl-C (tests/report/test_report_view.py starts it, "
                          "reads its page and stops it)"),
 )
@@ -175,3 +175,57 @@ def _run_every_example(demo_csv: Path, env: dict[str, str], work: Path) -> None:
                     "--json"])
     [counted] = [json.loads(line) for line in count.stdout.splitlines()]
     assert counted["matches"] == 90 and counted["method"] == "enumerated", count.stderr
+
+
+# Certificate fields that README.md's "How to read a certificate" names (dotted: nested), each
+# of which a written certificate of an `--until` run must hold.
+NAMED_FIELDS = (
+    "k", "n", "outcomes.refused", "unparseable_excluded", "lower", "upper", "confidence",
+    "guarantee", "unconditional", "unconditional.upper", "multiplicity",
+    "multiplicity.jointly_at_least", "design", "method", "validity", "looks",
+    "looks.joint_confidence", "looks.earlier", "simultaneous", "chance", "warnings", "flags",
+    "positions", "positions.chosen", "positions.correct", "positions.test", "seed_source",
+    "cost", "cost.calls", "cost.failed_calls", "cost.cache_hits", "cost.prompt_tokens",
+    "cost.completion_tokens", "cost.calls_without_token_counts", "cost.wall_s", "cost.gpu_s",
+    "cost.money_usd", "cost.fixed_n_calls", "cost.calls_saved", "comparisons",
+)
+
+
+def test_the_fields_how_to_read_a_certificate_names_are_in_a_written_certificate(
+        tmp_path: Path) -> None:
+    from kgcert.models.base import GenerationConfig
+    from kgcert.models.registry import get_model
+    from kgcert.prompts.record import Prompt, Provenance
+    from kgcert.run.config import RunConfig
+    from kgcert.run.runner import Job, ModelSlot, Runner
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("### How to read a certificate", 1)[1].split("\n### ", 1)[0]
+
+    def build(index: int) -> Prompt:
+        provenance = Provenance(spec="toy", spec_hash="toy", kind="relation", seed=3,
+                                index=index, setting="vanilla")
+        return Prompt(text=f"prompt {index}", provenance=provenance,
+                      options=("w", "x", "y", "z"), option_ids=("w", "x", "y", "z"),
+                      correct_option=1 + index % 4)
+
+    generation = GenerationConfig()
+    names = ("bernoulli:0.9", "bernoulli:0.2")
+    slots = [ModelSlot(name, get_model(name, generation, seed=3), generation) for name in names]
+    config = RunConfig(kg="toy", specs=("toy",), models=names, n=40, batch_size=10,
+                       until="ranked", seed=3)
+    paths = Runner(config, tmp_path / "run", [Job("toy", "toy", "vanilla", build)], slots).run()
+    body = json.loads(paths[0].read_text())
+    for dotted in NAMED_FIELDS:
+        assert f"`{dotted}`" in section or f"`{dotted.rsplit('.', 1)[-1]}`" in section, dotted
+        value: object = body
+        for part in dotted.split("."):
+            assert isinstance(value, dict) and part in value, f"certificate lacks {dotted}"
+            value = value[part]
+    # what the section says of them
+    assert body["unconditional"]["upper"] == 1.0
+    assert body["multiplicity"]["jointly_at_least"] == pytest.approx(1 - 3 * 0.05)
+    assert body["chance"]["level"] == pytest.approx(0.25)
+    assert body["method"].startswith("beta-binomial") and "anytime-valid" in body["validity"]
+    cost = body["cost"]
+    assert cost["calls_saved"] == cost["fixed_n_calls"] - cost["calls"] - cost["cache_hits"]

@@ -7,6 +7,7 @@ files; figures and the HTML page against what they must contain.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ from kgcert.report import (
     write_report,
 )
 from kgcert.report import plots as report_plots
+from kgcert.report.html import HOW_TO_READ
 from kgcert.report.run_frames import iter_records
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice
@@ -289,6 +291,11 @@ def test_written_report(runs, tmp_path):
     assert (multiple_choice["chance"] > 0).all() and multiple_choice["seed"].notna().all()
     certificates = pd.read_csv(out / "certificates.csv")
     samples = pd.read_csv(out / "samples.csv")
+    # the reading guide's field names are the report's columns and the certificates' fields
+    guide = " ".join(HOW_TO_READ)
+    named = set(re.findall(r"\b[a-z]+_[a-z_]+\b", guide))
+    assert {"wall_s", "gpu_s", "money_usd", "calls_saved"} <= named <= set(certificates.columns)
+    assert "`guarantee`" in guide and all(body["guarantee"] for body in certificate_bodies(*runs))
     assert len(certificates) == len(report.runs.certificates)
     assert len(samples) == len(report.runs.samples)
     for name in ("summary", "spec_certificates", "task_formats", "path_length"):

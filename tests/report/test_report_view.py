@@ -5,6 +5,7 @@ open in headless Chromium; the command itself as a user starts it."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -24,16 +25,21 @@ from kgcert.report.live import ViewServer, run_folders
 SPEC = "primekg.dual_indication"
 
 
+# Each test's run its own seed: the session's data dir records every look at a seed's prompts,
+# and refuses a rerun of them at another n in a new folder (one test grows its run to 9).
+SEEDS = itertools.count(4)
+
+
 def _run(alzheimer_kg: Any, out: Path, n: int, *extra: str) -> None:
     done = kgcert(alzheimer_kg.data_dir, "run", "--kg", alzheimer_kg.name, "--spec", SPEC,
-                  "--model", "bernoulli:0.5", "--mode", "choice", "--n", str(n), "--seed", "4",
+                  "--model", "bernoulli:0.5", "--mode", "choice", "--n", str(n),
                   "--out", str(out), *extra)
     assert done.exit_code == 0, done.output
 
 
 @pytest.fixture
 def runs(alzheimer_kg: Any, tmp_path: Path) -> Path:
-    _run(alzheimer_kg, tmp_path / "runs" / "team" / "live", 6)
+    _run(alzheimer_kg, tmp_path / "runs" / "team" / "live", 6, "--seed", str(next(SEEDS)))
     return tmp_path / "runs"
 
 
