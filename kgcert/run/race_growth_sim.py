@@ -20,13 +20,11 @@ from typing import Any, Literal
 
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
-from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.comparison import EARLIER, comparison_path
 from kgcert.run.config import RunConfig
+from kgcert.run.rerun_sim import toy_prompt
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.run.start import record_start, settle
-
-OPTIONS = ("w", "x", "y", "z")
 
 
 @dataclass(frozen=True)
@@ -36,13 +34,6 @@ class GrowthSim:
     stated: float  # the joint level the later file states (the lowest over the runs)
     earlier_kept: float  # runs whose first design's claims are all still on disk, unchanged
     runs: int
-
-
-def _prompt(index: int, run: int) -> Prompt:
-    provenance = Provenance(spec="toy", spec_hash="toy", kind="relation", seed=run,
-                            index=index, setting="vanilla")
-    return Prompt(text=f"prompt {run}/{index}", provenance=provenance, options=OPTIONS,
-                  option_ids=OPTIONS, correct_option=1 + index % 4)
 
 
 def _run(run_dir: Path, run: int, models: Sequence[str], n: int,
@@ -55,7 +46,7 @@ def _run(run_dir: Path, run: int, models: Sequence[str], n: int,
     generation = GenerationConfig()
     slots = [ModelSlot(name, get_model(name, generation, seed=run), generation)
              for name in models]
-    job = Job("toy", "toy", "vanilla", lambda index: _prompt(index, run))
+    job = Job("toy", "toy", "vanilla", lambda index: toy_prompt(index, run))
     Runner(config, run_dir, [job], slots).run()
 
 

@@ -37,7 +37,8 @@ class RerunSim:
     runs: int
 
 
-def _prompt(index: int, seed: int) -> Prompt:
+def toy_prompt(index: int, seed: int) -> Prompt:
+    """Prompt `index` of the toy spec drawn with `seed`: four options, the answer cycling."""
     provenance = Provenance(spec="toy", spec_hash="toy", kind="relation", seed=seed,
                             index=index, setting="vanilla")
     return Prompt(text=f"prompt {seed}/{index}", provenance=provenance, options=OPTIONS,
@@ -55,7 +56,7 @@ def run_into(run_dir: Path, data_dir: Path | None, seed: int, n: int, *, p: floa
     # the model's accuracy is p whatever its name; its stream is the run's seed and name
     slots = [ModelSlot(MODEL, get_model(f"bernoulli:{p}", generation, seed=seed),
                        generation)]
-    job = Job("toy", "toy", "vanilla", lambda index: _prompt(index, seed),
+    job = Job("toy", "toy", "vanilla", lambda index: toy_prompt(index, seed),
               {"kg": "toy", "budget": "12000 characters"})
     runner = Runner(config, run_dir, [job], slots,
                     looks=LookRecord(data_dir) if data_dir is not None else None,
