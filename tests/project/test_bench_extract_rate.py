@@ -3,24 +3,16 @@ median and range of the rounds' ratios, and whether both sides built the same pr
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from benchmark_modules import load_benchmark
 
 
 def _bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "bench_extract_rate", ROOT / "benchmarks/bench_extract_rate.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_extract_rate")
 
 
 def _round(this: float, baseline: float, sha: str = "same") -> dict[str, dict]:

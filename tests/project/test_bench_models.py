@@ -5,35 +5,18 @@ come from a GPU machine; here the same path runs on the CPU at the tiny size."""
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from benchmark_modules import SmolVocabulary, load_benchmark
 
 from kgcert.prompts.record import Prompt, Provenance
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _bench_models() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_models", ROOT / "benchmarks/bench_models.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class _Vocabulary:
-    """What a config needs of a tokenizer: its length and special ids (SmolLM2's size)."""
-
-    pad_token_id, bos_token_id, eos_token_id = 2, 1, 2
-
-    def __len__(self) -> int:
-        return 49_152
+    return load_benchmark("bench_models")
 
 
 @pytest.mark.parametrize(
@@ -47,7 +30,7 @@ def test_shapes_have_the_sizes_they_are_named_for(shape: str, low: float, high: 
     from kgcert.models.testing import llama_config
 
     with torch.device("meta"):  # shapes only: no memory, no initialisation
-        model = LlamaForCausalLM(llama_config(shape, _Vocabulary()))
+        model = LlamaForCausalLM(llama_config(shape, SmolVocabulary()))
     billions = sum(p.numel() for p in model.parameters()) / 1e9
     assert low <= billions <= high
 

@@ -4,34 +4,16 @@ come from a GPU machine; here every variant is stood in for by the tiny shape on
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from benchmark_modules import SmolVocabulary, load_benchmark
 
 
 def _bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # it imports bench_savings beside it
-    spec = importlib.util.spec_from_file_location(
-        "bench_table1_gpu", ROOT / "benchmarks/bench_table1_gpu.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-class _Vocabulary:
-    """What a config needs of a tokenizer: its length and special ids (SmolLM2's size)."""
-
-    pad_token_id, bos_token_id, eos_token_id = 2, 1, 2
-
-    def __len__(self) -> int:
-        return 49_152
+    return load_benchmark("bench_table1_gpu")
 
 
 @pytest.mark.parametrize(("shape", "low", "high"), [
@@ -47,7 +29,7 @@ def test_stand_ins_have_the_sizes_of_the_models_they_stand_for(shape: str, low: 
 
     bench = _bench()
     with torch.device("meta"):  # shapes only: no memory, no initialisation
-        model = LlamaForCausalLM(llama_config("tiny", _Vocabulary(), **bench.SHAPES[shape]))
+        model = LlamaForCausalLM(llama_config("tiny", SmolVocabulary(), **bench.SHAPES[shape]))
     assert low <= sum(p.numel() for p in model.parameters()) / 1e9 <= high
 
 
