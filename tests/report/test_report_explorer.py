@@ -14,7 +14,6 @@ import base64
 import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import headless_chromium
 from cli_process import kgcert_process
 
 from kgcert.models.base import ModelResponse
@@ -140,31 +140,9 @@ def test_script_json_cannot_end_its_script_element():
 # -- the page in a browser --------------------------------------------------------------------
 
 
-def _executable(*names: str) -> str | None:
-    return next((found for name in names if (found := shutil.which(name))), None)
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    webdriver = pytest.importorskip(
-        "selenium.webdriver", reason="Selenium is not installed (pip install 'kgcert[test]')")
-    from selenium.webdriver.chrome.service import Service
-
-    chromium = _executable("chromium", "chromium-browser", "google-chrome")
-    driver_path = _executable("chromedriver")
-    if chromium is None or driver_path is None:
-        pytest.skip("no headless browser: install Chromium and its driver "
-                    "(apt-get install chromium chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage", "--window-size=1400,1600"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from headless_chromium("--window-size=1400,1600")
 
 
 def _open(browser: Any, page: Path) -> None:

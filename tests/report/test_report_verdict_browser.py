@@ -11,12 +11,12 @@ whose page must be usable within 2 s and open a sample within 1 s (timed in the 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import headless_chromium
 from run_cli import kgcert
 
 from kgcert.report.build import write_report
@@ -48,26 +48,7 @@ def big(alzheimer_kg: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    webdriver = pytest.importorskip(
-        "selenium.webdriver", reason="Selenium is not installed (pip install 'kgcert[test]')")
-    from selenium.webdriver.chrome.service import Service
-
-    chromium = next((p for n in ("chromium", "chromium-browser", "google-chrome")
-                     if (p := shutil.which(n))), None)
-    driver_path = shutil.which("chromedriver")
-    if chromium is None or driver_path is None:
-        pytest.skip("no headless browser: install Chromium and its driver "
-                    "(apt-get install chromium chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from headless_chromium()
 
 
 def _open(browser: Any, page: Path, width: int) -> float:
