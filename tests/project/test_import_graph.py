@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kgcert.loaders", "kgcert.loading", "kgcert.specs", "kgcert.graphview", "kgcert.prompts",
      "kgcert.tasks", "kgcert.textualize", "kgcert.models", "kgcert.answer_format"),
     # a run: prompts asked of models, certificates written
-    ("kgcert.run", "kgcert.rundir"),
+    ("kgcert.run", "kgcert.rundir", "kgcert.certify"),
     # what is made of runs and KGs: reports, write-back, exports, synthetic KGs
     ("kgcert.report", "kgcert.writeback", "kgcert.export", "kgcert.synth"),
     # the command line
