@@ -318,7 +318,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sites", action="store_true", help="Also list where each count is.")
     args = parser.parse_args(argv)
     trees = list(args.compare) if args.compare else [args.tree]
-    columns = {str(tree): measure(tree) for tree in trees}
+    heads = [str(tree) for tree in trees]
+    if len(set(heads)) < len(heads):  # the same checkout twice
+        heads = [f"{'AB'[i]}: {head}" for i, head in enumerate(heads)]
+    columns = {head: measure(tree) for head, tree in zip(heads, trees, strict=True)}
     print(table(columns))
     if args.sites:
         for name, column in columns.items():
