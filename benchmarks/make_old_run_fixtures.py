@@ -13,6 +13,8 @@ as `alz_shared` (the name the tests' session fixture gives it):
 * expected/<case>/: the certificates (and comparisons) the baseline writes when the case's
   last step runs on a copy of <case>/ with an empty response cache: a completed run's own
   files, an extension's grown certificates, a killed run's finished ones;
+* expected/<case>/compare.json (fixed, ranked) and expected/report/*.csv: what the
+  baseline's `kgcert compare` and `kgcert report --no-figures` make of the fixtures;
 * commands.json: per case, the `kgcert run` arguments of that last step (without --out).
 
 The baseline runs from a temporary export, so the absolute path of its checkout (in
@@ -24,12 +26,17 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 from run_record_cases import HERE, KG, cases, env, export_commit, kgcert, killed_part_way, load_kg
 
 FIXTURES = HERE / "tests" / "fixtures" / "old_runs"
+COMPARED = ("fixed", "ranked")  # the cases with two models on the same prompts
+REPORTED = ("fixed", "extendable", "suite", "ranked")  # the resumed one has no certificate
+REPORT_TABLES = ("certificates.csv", "spec_certificates.csv", "suites.csv")
 CHECKOUT = "<checkout>"
 
 
@@ -82,8 +89,29 @@ def main() -> None:
         finally:
             for loading in servers:
                 kgcert(checkout, loading, "server", "stop")
+        _readers_output(checkout, env(checkout, data, work / "cache-read"), args.into)
     (args.into / "commands.json").write_text(json.dumps(commands, indent=2) + "\n",
                                              encoding="utf-8")
+
+
+def _readers_output(checkout: Path, child: dict[str, str], into: Path) -> None:
+    """What the baseline's compare and report make of the fixtures, run in their folder (so
+    the files name the runs by relative paths)."""
+    child = {**child, "PYTHONPATH": str(checkout.resolve())}
+    for case in COMPARED:
+        _in(into, child, "compare", case, "--out", f"expected/{case}/compare.json")
+    with tempfile.TemporaryDirectory(prefix="kgcert-old-report-") as report:
+        _in(into, child, "report", *REPORTED, "--no-figures", "--out", report)
+        (into / "expected" / "report").mkdir(parents=True, exist_ok=True)
+        for name in REPORT_TABLES:
+            shutil.copyfile(Path(report) / name, into / "expected" / "report" / name)
+
+
+def _in(folder: Path, child: dict[str, str], *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "kgcert", *args], cwd=folder, env=child,
+                          capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"kgcert {' '.join(args)} failed:\n{done.stderr[-3000:]}")
 
 
 if __name__ == "__main__":
