@@ -1,7 +1,8 @@
 """Are the run files of this tree those of a baseline commit? The same `kgcert run` commands on
 both (benchmarks/run_record_cases.py: fixed n, --extendable then extended, a suite with
---weights matches, --until ranked, a resumed run), then every certificate, comparison,
-run.yaml, design.json and certificate_history.json compared field by field.
+--weights matches, --until ranked, a resumed run), then every certificate (earlier looks
+too), comparison, run.yaml, design.json, certificate_history.json, specs/index.json and
+sample record compared field by field.
 
     python benchmarks/certificate_equivalence.py --baseline 5e25278
 
@@ -11,7 +12,8 @@ data dir and starts its own warm server, stopped after its cases. The resumed ca
 directory is made once (with the baseline) and each side resumes its own copy.
 
 Ignored, as they differ from one run to the next or name the code rather than the numbers:
-IGNORED_KEYS at any depth (record_version, created_at, started_at, written_at, libraries)
+IGNORED_KEYS at any depth (record_version, created_at, started_at, written_at, libraries, and
+latency_s, a sample's response time)
 and IGNORED_PATHS (cost.wall_s, cost.gpu_s). Paths into either side's checkout (a certificate's
 spec_file) are compared as <checkout>/... . A file that one side has and the other lacks
 is a difference. One verdict line per case; exit status 1 if any case differs.
@@ -42,15 +44,18 @@ from run_record_cases import (
 )
 
 IGNORED_KEYS = frozenset({"record_version", "created_at", "started_at", "written_at",
-                          "libraries"})
+                          "libraries", "latency_s"})
 IGNORED_PATHS = frozenset({("cost", "wall_s"), ("cost", "gpu_s")})
-COMPARED = ("certificates/*.json", "comparisons/*.json", "run.yaml", "design.json",
-            "certificate_history.json")
+COMPARED = ("certificates/*.json", "certificates/earlier/*.json", "comparisons/*.json",
+            "comparisons/earlier/*.json", "run.yaml", "design.json", "certificate_history.json",
+            "specs/index.json", "samples/**/*.jsonl")
 
 
 def _read(path: Path, checkout: Path) -> Any:
     # spec_file and the spec index name the spec files where each side's checkout keeps them
     text = path.read_text(encoding="utf-8").replace(str(checkout.resolve()), "<checkout>")
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
     return yaml.safe_load(text) if path.suffix == ".yaml" else json.loads(text)
 
 
