@@ -54,6 +54,8 @@ def main() -> None:
     parser.add_argument("--baseline", required=True, help="A commit of this repository.")
     parser.add_argument("--into", type=Path, default=FIXTURES)
     args = parser.parse_args()
+    if args.into.exists():  # fixtures are replaced on purpose, never merged into
+        raise SystemExit(f"{args.into} exists: remove it first to write new fixtures")
     with tempfile.TemporaryDirectory(prefix="kgcert-old-runs-") as temporary:
         work = Path(temporary)
         checkout = export_commit(args.baseline, work / "tree")
