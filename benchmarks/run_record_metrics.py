@@ -71,6 +71,10 @@ CERTIFICATE_FIELDS = frozenset({
 }) - GENERIC
 
 
+def _modules_of(sites: list[str]) -> int:
+    return len({site.partition(":")[0] for site in sites})
+
+
 @dataclass
 class Column:
     modules: int = 0
@@ -89,9 +93,11 @@ class Column:
     def rows(self) -> list[tuple[str, str]]:
         return [("modules (kgcert/)", f"{self.modules}"), ("lines (kgcert/)", f"{self.lines:,}"),
                 ("import circles (type-only included)", f"{len(self.circles)}"),
-                ("string-key reads of certificate fields", f"{len(self.key_reads)}"),
+                ("string-key reads of certificate fields",
+                 f"{len(self.key_reads)} in {_modules_of(self.key_reads)} modules"),
                 ("  of which top-level fields", f"{self.top_level_reads()}"),
-                ("raw JSON reads of certificates", f"{len(self.json_reads)}"),
+                ("raw JSON reads of certificates",
+                 f"{len(self.json_reads)} in {_modules_of(self.json_reads)} modules"),
                 ("largest function", f"{self.largest[0]} ({self.largest[1]} lines)"),
                 ("run/ size", f"{self.run_modules} modules, {self.run_lines:,} lines"),
                 ("run.yaml write sites", f"{len(self.run_yaml_writes)}")]
@@ -300,13 +306,18 @@ def table(columns: dict[str, Column]) -> str:
     return "\n".join(lines)
 
 
+def _site_order(site: str) -> tuple[str, int]:
+    where, _, line = site.split(" ")[0].rpartition(":")
+    return where, int(line)
+
+
 def sites(name: str, column: Column) -> str:
     parts = [f"{name}:", "  circles: " + "; ".join(" - ".join(c) for c in column.circles)]
     for label, found in (("string-key reads", column.key_reads),
                          ("raw JSON reads", column.json_reads),
                          ("run.yaml writes", column.run_yaml_writes)):
         parts.append(f"  {label}:")
-        parts += [f"    {site}" for site in found]
+        parts += [f"    {site}" for site in sorted(found, key=_site_order)]
     return "\n".join(parts)
 
 
