@@ -12,8 +12,8 @@ data dir and starts its own warm server, stopped after its cases. The resumed ca
 directory is made once (with the baseline) and each side resumes its own copy.
 
 Ignored, as they differ from one run to the next or name the code rather than the numbers:
-IGNORED_KEYS at any depth (record_version, created_at, started_at, written_at, libraries, and
-latency_s, a sample's response time)
+IGNORED_KEYS at any depth (record_version; created_at and started_at, clock times; libraries,
+the versions of the code; latency_s, a sample's response time)
 and IGNORED_PATHS (cost.wall_s, cost.gpu_s). Paths into either side's checkout (a certificate's
 spec_file) are compared as <checkout>/... . A file that one side has and the other lacks
 is a difference. One verdict line per case; exit status 1 if any case differs.
@@ -43,8 +43,8 @@ from run_record_cases import (
     run_case,
 )
 
-IGNORED_KEYS = frozenset({"record_version", "created_at", "started_at", "written_at",
-                          "libraries", "latency_s"})
+IGNORED_KEYS = frozenset({"record_version", "created_at", "started_at", "libraries",
+                          "latency_s"})
 IGNORED_PATHS = frozenset({("cost", "wall_s"), ("cost", "gpu_s")})
 COMPARED = ("certificates/*.json", "certificates/earlier/*.json", "comparisons/*.json",
             "comparisons/earlier/*.json", "run.yaml", "design.json", "certificate_history.json",
