@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from kgcert.errors import InputError
 from kgcert.prompts.budget import Budget
@@ -21,14 +21,28 @@ from kgcert.prompts.distractors import WEIGHTINGS, Weighting
 from kgcert.prompts.fewshot import MAX_EXAMPLES
 from kgcert.util import defaults
 
-if TYPE_CHECKING:
-    from kgcert.run.config import RunConfig
-
 # baseline: the paper's static comparison set, vanilla context with every entity and
 # relation under its name, the first template, and no shuffling.
 Setting = Literal["vanilla", "distractor", "baseline"]
 SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 FILLER_PER_ENTITY = 40
+
+
+class RunKnobs(Protocol):
+    """The prompt knobs a run's config sets (`kgcert.run.config.RunConfig` is one): named
+    here, so the prompt layer never imports the run layer, not even for a type."""
+
+    @property
+    def options(self) -> int: ...
+
+    @property
+    def few_shot(self) -> int: ...
+
+    @property
+    def context_chars(self) -> int: ...
+
+    @property
+    def distractor_weighting(self) -> Weighting: ...
 
 
 @dataclass(frozen=True)
@@ -67,7 +81,7 @@ class PromptSettings:
             raise InputError("filler_per_entity must be non-negative")
 
     @classmethod
-    def of_run(cls, config: RunConfig) -> PromptSettings:
+    def of_run(cls, config: RunKnobs) -> PromptSettings:
         """The knobs a run config sets (its settings, formats and budgets vary per job)."""
         return cls(options=config.options, few_shot=config.few_shot,
                    budget=Budget.characters(config.context_chars),
