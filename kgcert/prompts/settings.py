@@ -19,6 +19,7 @@ from kgcert.errors import InputError
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import WEIGHTINGS, Weighting
 from kgcert.prompts.fewshot import MAX_EXAMPLES
+from kgcert.specs.kind import Kind
 from kgcert.util import defaults
 
 # baseline: the paper's static comparison set, vanilla context with every entity and
@@ -100,12 +101,13 @@ class PromptSettings:
     def prompt_budget(self) -> Budget:
         return self.budget if self.budget is not None else Budget.characters()
 
-    def describe(self, kind: str, distractors_required: bool) -> dict[str, Any]:
-        """What a run records of a multiple-choice job's knobs (`kind`: relation or entity)."""
+    def describe(self, kind: Kind, distractors_required: bool) -> dict[str, Any]:
+        """What a run records of a multiple-choice job's knobs (`kind`: relation or entity;
+        entity paths record their distractors' position weighting)."""
         described: dict[str, Any] = {"options": self.options, "few_shot": self.few_shot,
                                      "budget": self.prompt_budget.text(),
                                      "distractors_required": distractors_required}
-        if kind == "entity" and self.setting == "distractor":
+        if kind.path and self.setting == "distractor":
             described["distractor_weighting"] = self.weighting
         return described
 
