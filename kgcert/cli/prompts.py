@@ -76,7 +76,8 @@ def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tupl
     """Render prompts start .. start+n-1 of a spec and print them."""
     from kgcert.graphview import prompt_graph
     from kgcert.prompts import Budget, PromptBuilder, PromptSettings
-    from kgcert.specs import EntitySpec, RelationSpec, find_spec
+    from kgcert.specs import find_spec
+    from kgcert.specs.kind import composed_spec
     from kgcert.tasks.prompt import TaskPromptBuilder
 
     if count < 1 or seed < 0 or start < 0:
@@ -85,7 +86,8 @@ def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tupl
     entry = find_spec(spec_name, specs_dirs)
     store = ctx.server().open(kg_name)
     builder: PromptBuilder | TaskPromptBuilder
-    if isinstance(entry.spec, RelationSpec | EntitySpec):
+    composed = composed_spec(entry.spec)
+    if composed is not None:
         settings = PromptSettings(
             setting=setting, options=options_count, few_shot=few_shot, shuffle=not no_shuffle,
             budget=Budget.characters(max_chars) if max_chars is not None else None,
@@ -93,7 +95,7 @@ def prompts_command(ctx: Context, kg_name: str, spec_name: str, specs_dirs: tupl
         # The run's path: the KG's snapshot (kept on disk beside the edge tables), not a read
         # per entity, so these prompts cost and read what the run's prompt i does.
         cache_dir = data_dir(ctx.data_dir) / "cache" / "specs"
-        builder = PromptBuilder(store, entry.spec, settings=settings, seed=seed,
+        builder = PromptBuilder(store, composed, settings=settings, seed=seed,
                                 cache_dir=cache_dir, graph=prompt_graph(store, cache_dir))
     else:
         settings = PromptSettings(textualization=textualization, pseudonymize=pseudonymize)

@@ -136,15 +136,17 @@ def _suites(specs_dirs: tuple[Path, ...], kept: set[str] | None) -> list[dict[st
 def show_command(ctx: Context, spec: str, specs_dirs: tuple[Path, ...],
                  kg_name: str | None) -> None:
     """A spec's file, its hash and (with --kg) the Cypher it compiles to."""
-    from kgcert.specs import KGSchema, RelationSpec, compile_relation_spec, find_spec, spec_hash
+    from kgcert.specs import KGSchema, compile_relation_spec, find_spec, spec_hash
+    from kgcert.specs.kind import relation_spec
 
     entry = find_spec(spec, specs_dirs)
     console.print(Text(f"{entry.spec.name} ({entry.spec.kind}, hash {spec_hash(entry.spec)}) "
                        f"from {entry.path}", style="bold"))
     console.print(Text(entry.path.read_text(encoding="utf-8")))
-    if kg_name and isinstance(entry.spec, RelationSpec):
+    relation = relation_spec(entry.spec)
+    if kg_name and relation is not None:
         store = ctx.server().open(kg_name)
-        compiled = compile_relation_spec(entry.spec, KGSchema.read(store))
+        compiled = compile_relation_spec(relation, KGSchema.read(store))
         # As they run on this server (the KG's scope label filled in), so each can be pasted
         # into `kgcert query` or Neo4j Browser.
         for title, cypher in (("matches", compiled.matches_cypher()),
@@ -216,7 +218,10 @@ def _with_distractor_probe(ctx: Context, store: GraphStore, kg_name: str, result
     and entity specs that passed)."""
     import dataclasses
 
-    if not result.ok or result.kind not in ("relation", "entity") or result.file is None:
+    from kgcert.specs.kind import recorded_kind
+
+    kind = recorded_kind(result.kind)
+    if not result.ok or kind is None or not kind.composed or result.file is None:
         return result
     found = _distractor_probe(ctx, store, kg_name, result.file, specs_dirs, budget, probe)
     return dataclasses.replace(result, distractor_setting=found.as_dict())

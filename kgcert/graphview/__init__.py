@@ -15,8 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgcert.graphview.fact import Adjacency, Fact
+from kgcert.graphview.relations import Relation
 from kgcert.graphview.snapshot import GraphSnapshot, pull
-from kgcert.graphview.view import ENTITY, EntityEdges, EntityInfo, PromptGraph, Relation
+from kgcert.graphview.view import ENTITY, EntityEdges, EntityInfo, PromptGraph
 from kgcert.store.graph import GraphStore
 
 

@@ -13,15 +13,12 @@ from __future__ import annotations
 import string
 import weakref
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kgcert.graphview.relations import RelationLookup
 from kgcert.graphview.rows import FactRows, RowIndex
 from kgcert.graphview.sentences import GENERIC_TEMPLATE
-
-if TYPE_CHECKING:
-    from kgcert.graphview.view import PromptGraph
 
 Shape = tuple[int, int, int]  # base length, {source} fields, {target} fields
 UNKNOWN: Shape = (-1, 0, 0)
@@ -54,7 +51,7 @@ class SentenceLengths:
     """Per row of a FactRows: the length of the sentence `PromptGraph.sentences` writes for
     it, or -1 when that is not known without writing it. Kept per FactRows."""
 
-    def __init__(self, graph: PromptGraph, index: RowIndex, line_overhead: int) -> None:
+    def __init__(self, graph: RelationLookup, index: RowIndex, line_overhead: int) -> None:
         self.graph, self.index = graph, index
         self.line_overhead = line_overhead  # a context line's characters beside its sentence
         snapshot = index.snapshot

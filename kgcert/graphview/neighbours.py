@@ -14,15 +14,13 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Iterator, KeysView, Mapping, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 import numpy as np
 
 from kgcert.graphview.fact import Fact
+from kgcert.graphview.row_set import SnapshotRows
 from kgcert.graphview.snapshot import GraphSnapshot
-
-if TYPE_CHECKING:
-    from kgcert.graphview.rows import FactRows
 
 
 class RowNeighbours(Mapping[str, Sequence[Fact]]):
@@ -63,7 +61,7 @@ class RowNeighbours(Mapping[str, Sequence[Fact]]):
 class Neighbours(RowNeighbours):
     """Over rows grouped by neighbour: `other` (sorted) is each row's neighbour position."""
 
-    def __init__(self, rows: FactRows, other: np.ndarray) -> None:
+    def __init__(self, rows: SnapshotRows, other: np.ndarray) -> None:
         self.rows, self.other = rows, other
         self.snapshot = rows.shared.snapshot
         # `other` is sorted: each neighbour's rows start where its position first appears.
@@ -118,7 +116,7 @@ class Grouped(RowNeighbours):
     excluded facts (`Neighbours.without`) costs more in numpy's fixed costs than this costs
     in all; such groupings are small, so keeping what they made costs little."""
 
-    def __init__(self, rows: FactRows, other: np.ndarray) -> None:
+    def __init__(self, rows: SnapshotRows, other: np.ndarray) -> None:
         self.rows, self.snapshot = rows, rows.shared.snapshot
         starts = run_starts(other)
         self._positions = other[starts]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from kgcert.errors import InputError
 from kgcert.graphview.fact import Fact
+from kgcert.graphview.relations import Relation
 from kgcert.graphview.sentences import GENERIC_TEMPLATE, SentenceForm, sentence_form
 from kgcert.store.cypher import is_kgcert_label, named
 from kgcert.store.graph import GraphStore
@@ -49,17 +50,6 @@ class EntityInfo:
     name: str
     label: str  # the entity's type label (not "Entity")
     aliases: tuple[str, ...] | None = None  # None: not read yet
-
-
-@dataclass(frozen=True)
-class Relation:
-    type: str
-    source_type: str
-    target_type: str
-    display: str
-    name: str
-    aliases: tuple[str, ...]
-    template: str
 
 
 class EntityEdges(Protocol):

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
 
+from kgcert.specs.kind import kind_named
+
 Triple = tuple[str, str, str]
 
 PHRASES: dict[str, str] = {
@@ -230,7 +232,8 @@ MAX_EXAMPLES = 5
 
 
 def examples(kind: str, count: int) -> tuple[Example, ...]:
-    """The first `count` examples of the set for `kind` ("relation" or "entity")."""
+    """The first `count` examples of the set for `kind` ("relation" or "entity": entity paths
+    get the path examples)."""
     if not 0 <= count <= MAX_EXAMPLES:
         raise ValueError(f"few-shot examples: 0 to {MAX_EXAMPLES}, got {count}")
-    return (PATH if kind == "entity" else RELATION)[:count]
+    return (PATH if kind_named(kind).path else RELATION)[:count]

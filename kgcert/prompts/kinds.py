@@ -15,7 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +31,8 @@ from kgcert.prompts.distractors import (
 )
 from kgcert.prompts.query import Query, path_query, relation_query
 from kgcert.specs import DagSample, EntitySpec, PathSample, RelationSampler, RelationSpec
+from kgcert.specs import kind as kinds
+from kgcert.specs.kind import Kind, KindName, relation_spec
 
 
 @dataclass(frozen=True)
@@ -60,12 +62,17 @@ def _own_facts(graph: PromptGraph, spec_name: str,
 
 
 class SpecKind(ABC):
-    """What one kind of spec decides about its prompts."""
+    """What one kind of spec decides about its prompts (which kind a spec is, and what each
+    kind means, is the contract's: kgcert/specs/kind.py)."""
 
-    name: Literal["relation", "entity"]
+    kind: Kind
 
     def __init__(self, spec: RelationSpec | EntitySpec, graph: PromptGraph) -> None:
         self.spec, self.graph = spec, graph
+
+    @property
+    def name(self) -> KindName:
+        return self.kind.name
 
     @abstractmethod
     def has_distractor(self, sample: Any) -> bool:
@@ -111,7 +118,7 @@ class SpecKind(ABC):
 class DagSamples(SpecKind):
     """Relation specs: DAG samples of a compiled pattern."""
 
-    name = "relation"
+    kind = kinds.RELATION
 
     def __init__(self, spec: RelationSpec, graph: PromptGraph, sampler: RelationSampler) -> None:
         super().__init__(spec, graph)
@@ -192,7 +199,7 @@ class DagSamples(SpecKind):
 class EntityPaths(SpecKind):
     """Entity specs: relation paths from a pivot to their one answer."""
 
-    name = "entity"
+    kind = kinds.ENTITY
 
     def has_distractor(self, sample: PathSample) -> bool:
         self.graph.load(sample.nodes)
@@ -237,9 +244,11 @@ class EntityPaths(SpecKind):
 
 def kind_of(spec: RelationSpec | EntitySpec, graph: PromptGraph,
             sampler: Any) -> SpecKind:
-    """The kind of `spec` (its sampler is a RelationSampler for a relation spec)."""
-    if isinstance(spec, RelationSpec):
+    """What the composer does for `spec`'s kind (its sampler is a RelationSampler for a
+    relation spec)."""
+    relation = relation_spec(spec)
+    if relation is not None:
         if not isinstance(sampler, RelationSampler):
             raise InputError(f"spec {spec.name}: a relation spec needs a relation sampler")
-        return DagSamples(spec, graph, sampler)
+        return DagSamples(relation, graph, sampler)
     return EntityPaths(spec, graph)

@@ -46,7 +46,7 @@ import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -75,6 +75,7 @@ from kgcert.specs import (
     prepare_sampler,
     spec_hash,
 )
+from kgcert.specs.kind import KindName, composed_spec
 from kgcert.store.graph import GraphStore
 from kgcert.util import defaults
 from kgcert.util.rng import sample_rng
@@ -123,7 +124,7 @@ class PromptBuilder:
                  settings: PromptSettings | None = None, seed: int = 0,
                  graph: PromptGraph | None = None, cache_dir: Path | None = None,
                  **knobs: Any) -> None:
-        if not isinstance(spec, RelationSpec | EntitySpec):
+        if composed_spec(spec) is None:
             raise InputError(f"spec {getattr(spec, 'name', spec)!r} is not a relation or entity "
                              "spec; task specs use TaskPromptBuilder")
         settings = PromptSettings.of(settings, **knobs)  # knobs: PromptSettings fields
@@ -144,7 +145,7 @@ class PromptBuilder:
         self.max_distractors = settings.max_distractors
         self.filler_per_entity = settings.filler_per_entity
         self.spec_kind = kind_of(spec, self.graph, self.sampler)
-        self.kind: Literal["relation", "entity"] = self.spec_kind.name
+        self.kind: KindName = self.spec_kind.name
         self.require_distractor = (settings.require_distractor
                                    if settings.require_distractor is not None
                                    else self.spec_kind.distractors_required)
@@ -316,7 +317,7 @@ class PromptBuilder:
 
         tiers = self._tiers(sample, dag, options, distractors, neighbours, rng)
         layout = Layout(self.examples, query.text, tuple(o.name for o in options), query.notes,
-                        path_query=self.kind == "entity")
+                        path_query=self.spec_kind.kind.path)
         room = self.budget.limit - self.budget.count(layout.render([]))
         trimmed = ctx.trim(tiers, room, self._cost, graph.sentence, self._floor)
         correct_option = next(i for i, o in enumerate(options, 1) if o.role == "answer")

@@ -13,22 +13,37 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from kgcert.errors import InputError
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import WEIGHTINGS, Weighting
 from kgcert.prompts.fewshot import MAX_EXAMPLES
+from kgcert.specs.kind import Kind
 from kgcert.util import defaults
-
-if TYPE_CHECKING:
-    from kgcert.run.config import RunConfig
 
 # baseline: the paper's static comparison set, vanilla context with every entity and
 # relation under its name, the first template, and no shuffling.
 Setting = Literal["vanilla", "distractor", "baseline"]
 SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 FILLER_PER_ENTITY = 40
+
+
+class RunKnobs(Protocol):
+    """The prompt knobs a run's config sets (`kgcert.run.config.RunConfig` is one): named
+    here, so the prompt layer never imports the run layer, not even for a type."""
+
+    @property
+    def options(self) -> int: ...
+
+    @property
+    def few_shot(self) -> int: ...
+
+    @property
+    def context_chars(self) -> int: ...
+
+    @property
+    def distractor_weighting(self) -> Weighting: ...
 
 
 @dataclass(frozen=True)
@@ -67,7 +82,7 @@ class PromptSettings:
             raise InputError("filler_per_entity must be non-negative")
 
     @classmethod
-    def of_run(cls, config: RunConfig) -> PromptSettings:
+    def of_run(cls, config: RunKnobs) -> PromptSettings:
         """The knobs a run config sets (its settings, formats and budgets vary per job)."""
         return cls(options=config.options, few_shot=config.few_shot,
                    budget=Budget.characters(config.context_chars),
@@ -86,12 +101,13 @@ class PromptSettings:
     def prompt_budget(self) -> Budget:
         return self.budget if self.budget is not None else Budget.characters()
 
-    def describe(self, kind: str, distractors_required: bool) -> dict[str, Any]:
-        """What a run records of a multiple-choice job's knobs (`kind`: relation or entity)."""
+    def describe(self, kind: Kind, distractors_required: bool) -> dict[str, Any]:
+        """What a run records of a multiple-choice job's knobs (`kind`: relation or entity;
+        entity paths record their distractors' position weighting)."""
         described: dict[str, Any] = {"options": self.options, "few_shot": self.few_shot,
                                      "budget": self.prompt_budget.text(),
                                      "distractors_required": distractors_required}
-        if kind == "entity" and self.setting == "distractor":
+        if kind.path and self.setting == "distractor":
             described["distractor_weighting"] = self.weighting
         return described
 

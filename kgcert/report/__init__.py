@@ -10,8 +10,9 @@ HTML page, and paired model comparisons.
   samples aligned by index.
 """
 
-from kgcert.report.build import Report, build_report, write_report
+from kgcert.report.build import build_report, write_report
 from kgcert.report.compare import Alignment, Comparison, align, compare, compare_json
+from kgcert.report.contents import Report
 from kgcert.report.run_frames import RunInfo, RunSet, check_run_dir, load_runs
 from kgcert.report.tables import (
     heatmap_matrix,

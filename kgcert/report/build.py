@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
 
 from kgcert.errors import InputError, KgcertError
 from kgcert.report import plots
 from kgcert.report.compare import Comparison, compare_all
-from kgcert.report.run_frames import RunSet, load_runs
-from kgcert.report.spec_details import SpecDetails, spec_details
+from kgcert.report.contents import Report
+from kgcert.report.run_frames import load_runs
+from kgcert.report.spec_details import spec_details
 from kgcert.report.suites import suite_table
 from kgcert.report.tables import (
     chance_levels,
@@ -34,35 +32,6 @@ from kgcert.report.tables import (
 from kgcert.report.variants import VariantComparison
 from kgcert.rundir.layout import RunLayout, slug
 from kgcert.util.output import output_to
-
-
-@dataclass
-class Report:
-    runs: RunSet
-    confidence: float
-    alpha: float
-    summary: pd.DataFrame
-    specs: pd.DataFrame
-    tasks: pd.DataFrame
-    path_lengths: pd.DataFrame
-    roles: pd.DataFrame
-    details: dict[str, SpecDetails] = field(default_factory=dict)  # description, examples
-    comparisons: list[Comparison] = field(default_factory=list)
-    variants: list[VariantComparison] = field(default_factory=list)  # formats, names, strategies
-    plots: list[plots.Plot] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    out: Path = Path()  # the folder written to
-    family: str = "spec"  # the Holm family of the paired comparisons (compare.FAMILIES)
-    # suite certificates beside the mean of their specs' bounds (report/suites.py)
-    suites: pd.DataFrame = field(default_factory=pd.DataFrame)
-
-    def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table by file name (without extension)."""
-        return {"summary": self.summary, "suites": self.suites, "spec_certificates": self.specs,
-                "task_formats": self.tasks, "path_length": self.path_lengths,
-                "chosen_roles": self.roles, "certificates": self.runs.certificates,
-                "samples": self.runs.samples}
 
 
 def build_report(paths: Sequence[Path], *, confidence: float = 0.95,

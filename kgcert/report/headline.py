@@ -18,8 +18,8 @@ from kgcert.run.comparison import comparison_path
 from kgcert.util.numbers import interval_text, level_text
 
 if TYPE_CHECKING:
-    from kgcert.report.build import Report
     from kgcert.report.compare import Comparison
+    from kgcert.report.contents import Report
     from kgcert.report.run_frames import RunSet
 
 

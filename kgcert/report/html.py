@@ -19,7 +19,7 @@ from kgcert.report.tables import fmt
 from kgcert.rundir.layout import slug
 
 if TYPE_CHECKING:
-    from kgcert.report.build import Report
+    from kgcert.report.contents import Report
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em 0;

@@ -24,6 +24,7 @@ from kgcert.rundir.certificate_record import COUNTED, CertificateRecord, read_ce
 from kgcert.rundir.layout import RunLayout, check_run_dir
 from kgcert.rundir.sample_log import complete_records
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
+from kgcert.specs.kind import recorded_kind
 from kgcert.util.yamlfile import read_yaml
 
 BASELINE = "baseline"  # the setting of the paper's static baseline prompts
@@ -135,7 +136,8 @@ def cost_columns(cost: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def entity_path_length(provenance: Mapping[str, Any]) -> int | None:
     """Hops of an entity-centric path: its edges (or its nodes less one)."""
-    if provenance.get("kind") != "entity":
+    kind = recorded_kind(provenance.get("kind"))
+    if kind is None or not kind.path:
         return None
     edges = provenance.get("edges") or []
     if edges:

@@ -16,6 +16,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kgcert.specs.kind import recorded_kind
+
 MAX_NODES = 30
 MAX_MORE = 60  # context edges left out of the drawing, kept for expand-on-click
 GRAPH_FIELDS = ("provenance", "option_ids", "options")  # what a drawing reads of a prompt
@@ -88,7 +90,8 @@ def sample_graph(prompt: Mapping[str, Any]) -> dict[str, Any]:
     extra = provenance.get("extra") or {}
     question = _question_edges(provenance)
     context = _context_edges(extra)
-    if provenance.get("kind") == "task":  # a task's edges are the subgraph it shows, no DAG
+    kind = recorded_kind(provenance.get("kind"))
+    if kind is not None and kind.task:  # a task's edges are the subgraph it shows, no DAG
         question, context = [], question
     option_ids = [str(i) for i in prompt.get("option_ids") or []]
     roles = [str(r) for r in extra.get("option_roles") or []]

@@ -26,6 +26,7 @@ import pandas as pd
 
 from kgcert.report.alignment import Alignment, align_rows, labelled, tests_dict
 from kgcert.run.variants import SettingParts, parse_setting
+from kgcert.specs.kind import recorded_kind
 from kgcert.stats import Hierarchy, hierarchy
 
 AXES = ("format", "names", "strategy")
@@ -89,7 +90,8 @@ def variant_families(samples: pd.DataFrame) -> list[tuple[str, str, str, dict[st
     for (spec, model), group in rows.groupby(["spec", "label"], sort=True):
         settings = sorted(str(s) for s in group["setting"].unique())
         parts = {name: parse_setting(name) for name in settings}
-        task = bool((group["spec_kind"] == "task").any())
+        task = any(kind is not None and kind.task
+                   for kind in map(recorded_kind, group["spec_kind"].unique()))
         for axis in AXES:
             if axis == "format" and not task:
                 continue

@@ -23,6 +23,7 @@ from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, score_choice
 from kgcert.run.variants import setting_name
 from kgcert.specs import TaskSpec, find_spec, prepare_sampler, spec_hash
+from kgcert.specs.kind import composed_spec, spec_kind, task_spec
 from kgcert.store.graph import GraphStore
 from kgcert.tasks import TaskGenerator
 from kgcert.tasks.prompt import TaskPromptBuilder
@@ -89,7 +90,7 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
     # One entity-edge cache for every builder of the run, over the KG's snapshot when the run
     # has relation or entity specs (thousands of prompts: reading the KG once beats per-prompt
     # reads; the snapshot is cached on disk beside the edge tables).
-    prompt_specs = any(not isinstance(find_spec(name, spec_dirs).spec, TaskSpec)
+    prompt_specs = any(spec_kind(find_spec(name, spec_dirs).spec).composed
                        for name in config.specs)
     graph = prompt_graph(store, cache_dir) if prompt_specs else open_graph(store)
     strategies = [config.strategy(name) for name in config.strategies]
@@ -98,13 +99,17 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
     for name in config.specs:
         entry = find_spec(name, spec_dirs)
         spec = entry.spec
-        context = {**base, "spec_kind": spec.kind, "spec_file": str(entry.path)}
-        if config.suite is not None and isinstance(spec, TaskSpec):
-            raise InputError(f"suite {config.suite.name}: {spec.name} is a task spec; a suite "
-                             "mixes relation and entity specs")
-        if isinstance(spec, TaskSpec):
-            jobs += _task_jobs(store, config, spec, entry.path, context, strategies, knobs)
+        kind = spec_kind(spec)
+        context = {**base, "spec_kind": kind.name, "spec_file": str(entry.path)}
+        task = task_spec(spec)
+        if task is not None:
+            if config.suite is not None:
+                raise InputError(f"suite {config.suite.name}: {spec.name} is a task spec; a "
+                                 "suite mixes relation and entity specs")
+            jobs += _task_jobs(store, config, task, entry.path, context, strategies, knobs)
             continue
+        composed = composed_spec(spec)
+        assert composed is not None  # the contract's kinds: task, else relation or entity
         try:
             sampler = prepare_sampler(spec, store, cache_dir)
         except InputError as error:  # a suite names a spec with no matches: refused at start
@@ -121,9 +126,10 @@ def build_jobs(store: GraphStore, config: RunConfig, spec_dirs: list[Path],
                     prompt_settings = knobs.with_(setting=setting, budget=budget)
                     # The strategy's own text takes its room from the prompt's budget.
                     builder = PromptBuilder(
-                        store, spec, sampler, seed=config.seed, graph=graph, cache_dir=cache_dir,
+                        store, composed, sampler, seed=config.seed, graph=graph,
+                        cache_dir=cache_dir,
                         settings=prompt_settings.with_(budget=strategy.budget(budget)))
-                    described = prompt_settings.describe(spec.kind, builder.require_distractor)
+                    described = prompt_settings.describe(kind, builder.require_distractor)
                     described["population"] = ("per-model" if config.budget == "per-model"
                                                else "run")
                     jobs.append(Job(spec.name, spec_hash(spec),

@@ -23,11 +23,12 @@ PROBE = 30
 def preflight_warnings(store: GraphStore, config: RunConfig, spec_dirs: Iterable[Path],
                        cache_dir: Path | None) -> list[str]:
     from kgcert.specs import RelationSampler, find_spec, prepare_sampler
+    from kgcert.specs.kind import spec_kind
 
     found = []
     for name in config.specs:
         spec = find_spec(name, spec_dirs).spec
-        if spec.kind != "relation":
+        if not spec_kind(spec).dag:  # only a DAG pattern's matches are counted
             continue
         sampler = prepare_sampler(spec, store, cache_dir)  # cached: build_jobs made it
         assert isinstance(sampler, RelationSampler)

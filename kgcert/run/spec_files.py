@@ -33,11 +33,13 @@ def _copy_name(folder: Path, source: Path, data: bytes, taken: set[str]) -> str:
 
 def matches_cypher(store: GraphStore, spec: Any) -> str | None:
     """A relation spec's matches as runnable Cypher on this store (no scope placeholder)."""
-    from kgcert.specs import KGSchema, RelationSpec, compile_relation_spec
+    from kgcert.specs import KGSchema, compile_relation_spec
+    from kgcert.specs.kind import relation_spec
 
-    if not isinstance(spec, RelationSpec):
+    relation = relation_spec(spec)
+    if relation is None:
         return None
-    compiled = compile_relation_spec(spec, KGSchema.read(store))
+    compiled = compile_relation_spec(relation, KGSchema.read(store))
     return store.scoped(compiled.matches_cypher())
 
 

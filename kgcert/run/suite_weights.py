@@ -29,17 +29,19 @@ def count_match_weights(config: RunConfig, store: GraphStore, spec_dirs: Iterabl
     suite = config.suite
     if suite is None or not suite.pending:
         return config
-    from kgcert.specs import RelationSpec, find_spec
+    from kgcert.specs import find_spec
+    from kgcert.specs.kind import relation_spec
 
     folders = list(spec_dirs)
     specs: list[RelationSpec] = []
     for name in suite.specs:  # every spec checked before the graph is read
         spec = find_spec(name, folders).spec
-        if not isinstance(spec, RelationSpec):
+        relation = relation_spec(spec)
+        if relation is None:
             raise InputError(f"suite {suite.name}: --weights matches counts the matches of "
                              f"relation specs, and {spec.name} is a {spec.kind} spec; give "
                              "the weights (--weights a=0.3,b=0.7) or equal")
-        specs.append(spec)
+        specs.append(relation)
     counts = [_matches(suite.name, spec, store, cache_dir) for spec in specs]
     return config.model_copy(update={"suite": suite.weighted_by(counts)})
 

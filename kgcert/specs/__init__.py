@@ -50,13 +50,15 @@ def prepare_sampler(spec: AnySpec, store: GraphStore,
     from kgcert.specs.compile import compile_relation_spec
     from kgcert.specs.edge_tables import TableCache
     from kgcert.specs.entity_sampler import EntitySampler
-    from kgcert.specs.model import EntitySpec, RelationSpec
+    from kgcert.specs.kind import entity_spec, relation_spec
     from kgcert.specs.relation_sampler import RelationSampler
     from kgcert.specs.schema import KGSchema
 
     schema = KGSchema.read(store)
-    if isinstance(spec, RelationSpec):
-        return RelationSampler(compile_relation_spec(spec, schema), TableCache(store, cache_dir))
-    if isinstance(spec, EntitySpec):
-        return EntitySampler(spec, store, schema)
+    relation, entity = relation_spec(spec), entity_spec(spec)
+    if relation is not None:
+        return RelationSampler(compile_relation_spec(relation, schema),
+                               TableCache(store, cache_dir))
+    if entity is not None:
+        return EntitySampler(entity, store, schema)
     raise InputError(f"spec {spec.name} is a {spec.kind} spec; `kgcert.tasks` samples those")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgcert.errors import KgcertError
 from kgcert.specs.catalog import SpecEntry, declared_name, find_spec, spec_files
+from kgcert.specs.kind import recorded_kind, spec_kind
 from kgcert.specs.model import load_spec_file
 
 if TYPE_CHECKING:
@@ -46,7 +47,9 @@ class SpecCheck:
             return f"about {self.estimated_matches:,.0f} matches (estimated)"
         if self.pivots is not None:
             return f"{self.pivots:,} pivots"
-        return "checked against the KG when its prompts are built" if self.kind == "task" else ""
+        kind = recorded_kind(self.kind)
+        return ("checked against the KG when its prompts are built"
+                if kind is not None and kind.task else "")
 
     def _distractors(self) -> str:
         found = self.distractor_setting
@@ -124,7 +127,7 @@ def check_specs(names: Sequence[str], spec_dirs: Iterable[Path], store: GraphSto
             results.append(SpecCheck(asked, None, None, ok=False, error=str(entry)))
             continue
         spec, file = entry.spec, str(entry.path)
-        if store is None or spec.kind == "task":
+        if store is None or spec_kind(spec).task:
             results.append(SpecCheck(spec.name, file, spec.kind, ok=True))
             continue
         try:

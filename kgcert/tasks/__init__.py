@@ -14,11 +14,13 @@ Specs ship in specs/tasks/<task>.yaml (KG-LLM-Bench Table 4 parameters).
 
 from __future__ import annotations
 
-from kgcert.tasks.base import MAX_ATTEMPTS, Task, TaskGenerator, generate_instance
+from kgcert.tasks.base import MAX_ATTEMPTS, TaskGenerator, generate_instance
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.neighbourhood import CachedView, CypherView, KGView, edge_id, make_view
 from kgcert.tasks.registry import TASKS, get_task, names
-from kgcert.tasks.spec import SamplingParams, TaskSpec, load_task_spec, shipped_specs
+from kgcert.tasks.spec import SamplingParams, TaskSpec
+from kgcert.tasks.spec_file import load_task_spec, parse_task_spec, shipped_specs
+from kgcert.tasks.task import Task
 
 
 def score_exact(instance: TaskInstance, response: str | None) -> bool:
@@ -49,6 +51,7 @@ __all__ = [
     "load_task_spec",
     "make_view",
     "names",
+    "parse_task_spec",
     "score_exact",
     "score_flexible",
     "shipped_specs",

@@ -15,9 +15,10 @@ from collections import Counter
 
 from kgcert.errors import InputError
 from kgcert.tasks import scoring
-from kgcert.tasks.base import Job, Task, stratified, unique_label_nodes
+from kgcert.tasks.base import stratified, unique_label_nodes
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.spec import TaskSpec
+from kgcert.tasks.task import Job, Task
 
 COUNT_FORMAT = "Reply with one line of the form Answer: <number>."
 _SIDE = {"outgoing": "is the subject (the first entity)",

@@ -14,9 +14,10 @@ from collections import defaultdict
 
 from kgcert.tasks import scoring
 from kgcert.tasks.agg_by_relation import COUNT_FORMAT, check_min_count
-from kgcert.tasks.base import Job, Task, stratified, unique_label_nodes
+from kgcert.tasks.base import stratified, unique_label_nodes
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.spec import TaskSpec
+from kgcert.tasks.task import Job, Task
 
 
 class AggNeighborProperties(Task):

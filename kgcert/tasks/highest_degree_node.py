@@ -15,10 +15,10 @@ from collections import Counter
 
 from kgcert.errors import InputError
 from kgcert.tasks import scoring
-from kgcert.tasks.base import Job, Task
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.sampler import Resample
 from kgcert.tasks.spec import TaskSpec
+from kgcert.tasks.task import Job, Task
 
 DIRECTIONS = ("incoming", "outgoing", "total")
 _MEANING = {

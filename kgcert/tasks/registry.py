@@ -2,8 +2,9 @@
 
 Names are snake_case (`triple_retrieval`); the paper's names (`TripleRetrieval`) are
 accepted as aliases. Adding a task is one module with a `Task` subclass and one line in
-`TASKS`. Nothing here imports a task module, so the task modules, `base` and `spec` can all
-import this one without a circle.
+`TASKS`. Nothing here imports a task module, and `Task` comes from task.py (which imports neither
+this module nor the spec reader), so the task modules, `base` and `spec_file` can all import
+this one without a circle, type-only imports counted.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from kgcert.plugins.registry import Registry
 
 if TYPE_CHECKING:
-    from kgcert.tasks.base import Task
+    from kgcert.tasks.task import Task
 
 
 def _instance(name: str, cls: Any) -> Task:

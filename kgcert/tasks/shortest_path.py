@@ -17,9 +17,10 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 
 from kgcert.tasks import scoring
-from kgcert.tasks.base import Job, Task, unique_label_nodes
+from kgcert.tasks.base import unique_label_nodes
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.sampler import Resample, sample_shortest_path
+from kgcert.tasks.task import Job, Task
 from kgcert.textualize.subgraph import Subgraph
 
 MAX_LISTED = 10_000

@@ -17,9 +17,10 @@ cannot turn a true fact into a "No".
 from __future__ import annotations
 
 from kgcert.tasks import scoring
-from kgcert.tasks.base import STREAM, Job, Task
+from kgcert.tasks.base import STREAM
 from kgcert.tasks.instance import TaskInstance
 from kgcert.tasks.sampler import Resample
+from kgcert.tasks.task import Job, Task
 from kgcert.util.rng import sample_rng
 
 PARTS = ("head", "relation", "tail")

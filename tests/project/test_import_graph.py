@@ -1,8 +1,10 @@
 """kgcert's import graph, read from the source: no import circle anywhere in kgcert/, and no
 import from a lower layer to a higher one.
 
-Every `import` counts, at module level or inside a function (a circle held apart by a local
-import is still a circle), except those under `if TYPE_CHECKING:`, which never run. An import
+Every `import` counts: at module level, inside a function (a circle held apart by a local
+import is still a circle) and under `if TYPE_CHECKING:` (a circle of type-only imports is still
+two modules that each need the other to be read; types both sides name go to a module both
+import). An import
 of `a.b` is an edge to module `a.b` (a package's `__init__`); `from a import b` is an edge to
 `a.b` when that is a module, else to `a`.
 """
@@ -45,20 +47,11 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _type_checking_only(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _imports(tree: ast.AST, modules: dict[str, Path], package: str) -> set[str]:
     found: set[str] = set()
     pending = [tree]
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.If) and _type_checking_only(node):
-            pending.extend(node.orelse)
-            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name in modules)
         elif isinstance(node, ast.ImportFrom):

@@ -11,7 +11,7 @@ import pytest
 from kg_helpers import load_kg
 
 from kgcert.errors import InputError
-from kgcert.tasks import CachedView, CypherView, TaskGenerator, TaskSpec
+from kgcert.tasks import CachedView, CypherView, TaskGenerator, parse_task_spec
 from kgcert.tasks.neighbourhood import KGView
 from kgcert.tasks.sampler import build_subgraph, sample_shortest_path
 from kgcert.tasks.shortest_path import render_labels
@@ -166,7 +166,7 @@ def test_generator_on_a_users_kg(tiny) -> None:
     raw = {"kind": "task", "task": "shortest_path", "description": "grid paths",
            "instances": 4, "sampling": {"seed_entities": 2, "radius": 1,
                                         "core_label": "Thing", "max_edges": 6}}
-    spec = TaskSpec.from_dict(raw)
+    spec = parse_task_spec(raw)
     generator = TaskGenerator(tiny, spec, seed=5)
     undirected = _oracle().to_undirected()
     for instance in generator.instances():
@@ -180,7 +180,7 @@ def test_every_shortest_path_is_an_answer(tiny) -> None:
     raw = {"kind": "task", "task": "shortest_path", "description": "all paths count",
            "sampling": {"seed_entities": 2, "radius": 1, "core_label": "Thing",
                         "max_edges": 100}}
-    generator = TaskGenerator(tiny, TaskSpec.from_dict(raw), seed=6)
+    generator = TaskGenerator(tiny, parse_task_spec(raw), seed=6)
     several = 0
     for instance in generator.instances(count=30):
         d = instance.details
@@ -203,4 +203,4 @@ def test_too_few_core_entities(tiny, changes: dict, message: str) -> None:
     raw = {"kind": "task", "task": "triple_retrieval", "description": "too many seeds",
            "sampling": {"core_label": "Thing", **changes}}
     with pytest.raises(InputError, match=message):
-        TaskGenerator(tiny, TaskSpec.from_dict(raw), seed=0).instance(0)
+        TaskGenerator(tiny, parse_task_spec(raw), seed=0).instance(0)
