@@ -26,6 +26,7 @@ from urllib.parse import quote, unquote
 
 from kgcert.errors import InputError, KgcertError
 from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.run_dir import run_dir_of
 
 POLL_MS = 1500
 LOOPBACK = "127.0.0.1"
@@ -57,7 +58,7 @@ def run_folders(root: Path) -> list[Path]:
 def _files(run: Path) -> Iterator[Path]:
     layout = RunLayout(run)
     yield run / RUN_FILE
-    yield from layout.sample_files()
+    yield from run_dir_of(run).sample_files()
     yield from layout.certificate_files()
 
 
@@ -144,7 +145,7 @@ class Viewer:
             except KgcertError as error:
                 parts.append(f'<p class="note">{html.escape(str(error))}</p>')
                 continue
-            samples = sum(_lines(path) for path in RunLayout(run).sample_files())
+            samples = sum(_lines(path) for path in run_dir_of(run).sample_files())
             parts.append(f'<p class="note" data-samples="{samples}">{samples:,} samples '
                          "written</p>")
             if not rows:
