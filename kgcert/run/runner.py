@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
 import yaml
 
 from kgcert.answer_format.checker import check_answer
@@ -53,7 +52,8 @@ from kgcert.rundir.outcomes import REFUSED, SKIPPED
 from kgcert.rundir.run_dir import RunDir
 from kgcert.rundir.sample_log import SampleLog
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
-from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
+from kgcert.stats import bonferroni_confidence
+from kgcert.stats.stopping import SequentialRule, first_stop
 
 if TYPE_CHECKING:
     from kgcert.graphview import PromptGraph
@@ -322,21 +322,9 @@ class Runner:
                 break
             prefix.append(records[index])
         counted = [(r.index, r.correct) for r in prefix if r.answered]
-        if not counted:
-            return None, (0.0, 1.0)
-        hits = np.cumsum([ok for _, ok in counted])
-        trials = np.arange(1, len(counted) + 1)
-        lower, upper = running_intersection(
-            *mixture_cs_limits(hits, trials, delta=1 - self.confidence))
-        stop = np.zeros(len(counted), dtype=bool)
-        if sequential.half_width is not None:
-            stop |= (upper - lower) / 2 <= sequential.half_width
-        if sequential.threshold is not None:
-            stop |= (lower > sequential.threshold) | (upper < sequential.threshold)
-        if not stop.any():
-            return None, (float(lower[-1]), float(upper[-1]))
-        at = int(np.argmax(stop))
-        return counted[at][0], (float(lower[at]), float(upper[at]))
+        stop = first_stop([ok for _, ok in counted], SequentialRule(
+            self.confidence, sequential.half_width, sequential.threshold))
+        return (None if stop.at is None else counted[stop.at][0]), (stop.lower, stop.upper)
 
     def _ask(self, job: Job, slot: ModelSlot, prompts: dict[int, Prompt],
              indices: list[int], as_dicts: dict[int, dict[str, Any]]) -> list[SampleRecord]:
