@@ -145,7 +145,8 @@ class Viewer:
             except KgcertError as error:
                 parts.append(f'<p class="note">{html.escape(str(error))}</p>')
                 continue
-            samples = sum(_lines(path) for path in run_dir_of(run).sample_files())
+            folder = run_dir_of(run)
+            samples = sum(map(folder.sample_lines, folder.sample_files()))
             parts.append(f'<p class="note" data-samples="{samples}">{samples:,} samples '
                          "written</p>")
             if not rows:
@@ -186,14 +187,6 @@ class Viewer:
         except InputError as error:  # nothing written yet: say so, and wait for it
             return _page(f"kgcert view: {run.name}",
                          f"<h1>{html.escape(run.name)}</h1><p>{html.escape(str(error))}</p>")
-
-
-def _lines(path: Path) -> int:
-    try:
-        with path.open("rb") as handle:
-            return sum(1 for line in handle if line.strip())
-    except OSError:
-        return 0
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -22,7 +22,6 @@ import pandas as pd
 
 from kgcert.errors import InputError
 from kgcert.report.run_frames import RunSet, iter_records
-from kgcert.rundir.layout import SAMPLE_SUFFIX
 from kgcert.rundir.run_dir import run_dir_of
 from kgcert.rundir.sample_record import SampleRecord
 
@@ -91,8 +90,7 @@ def first_examples(runs: RunSet) -> dict[str, dict[str, Example]]:
     every model (same seed), so the first file with a prompt is read."""
     found: dict[str, dict[str, Example]] = {}
     for info in runs.runs:
-        for setting_dir in run_dir_of(info.path).setting_dirs():
-            files = sorted(setting_dir.glob(f"*{SAMPLE_SUFFIX}"))
+        for files in run_dir_of(info.path).sample_files_by_setting():
             first = _first_prompt(files, info.label, info.path)
             if first is not None:
                 spec, setting, example = first

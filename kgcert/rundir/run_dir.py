@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from kgcert.errors import InputError
-from kgcert.rundir.layout import RunLayout, check_run_dir
+from kgcert.rundir.layout import SAMPLE_SUFFIX, RunLayout, check_run_dir
 from kgcert.rundir.sample_log import SampleLog, complete_records, failed_records
 from kgcert.rundir.sample_record import SampleRecord
 
@@ -62,9 +62,19 @@ class RunDir:
         """Every sample file, sorted (failed-call files are not among them)."""
         return self.layout.sample_files()
 
-    def setting_dirs(self) -> list[Path]:
-        """samples/<spec>/<setting>/ folders, sorted: one sample file per model in each."""
-        return self.layout.setting_dirs()
+    def sample_files_by_setting(self) -> list[list[Path]]:
+        """The sample files of each samples/<spec>/<setting>/ folder (one per model), folders
+        and files sorted."""
+        return [sorted(folder.glob(f"*{SAMPLE_SUFFIX}")) for folder in self.layout.setting_dirs()]
+
+    def sample_lines(self, path: Path) -> int:
+        """How many non-blank lines one of the run's sample files holds (0 when unreadable):
+        a count that needs no parse, for a page that refreshes as the run writes."""
+        try:
+            with path.open("rb") as handle:
+                return sum(1 for line in handle if line.strip())
+        except OSError:
+            return 0
 
     def sample_records(self, path: Path) -> Iterator[tuple[int, SampleRecord]]:
         """(line number, record) of one of this run's sample files, the file left as it is
