@@ -88,6 +88,12 @@ class RunDir:
     def comparison_file(self, spec: str, setting: str) -> Path:
         return self.layout.comparison_file(spec, setting)
 
+    @property
+    def compare_file(self) -> Path:
+        """report/compare.json: where `kgcert compare` of this run alone writes by default
+        (`--out` and comparisons of several runs write outside any one run)."""
+        return self.layout.compare_file
+
     def read_comparison(self, spec: str, setting: str) -> Any:
         """The (spec, setting)'s comparison as its JSON holds it; None when absent or
         unreadable."""

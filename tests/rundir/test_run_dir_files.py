@@ -26,6 +26,7 @@ def test_comparisons_live_where_earlier_runs_kept_them(tmp_path: Path):
     run = RunDir.create(tmp_path / "run")
     write_comparison(run, "s", "vanilla", _comparison("d1"))
     assert (run.root / "comparisons" / "s__vanilla.json").is_file()
+    assert run.compare_file == run.root / "report" / "compare.json"
     assert run.read_comparison("s", "vanilla")["design"] == "d1"
     write_comparison(run, "s", "vanilla", _comparison("d2"))
     [kept] = (run.root / "comparisons" / "earlier").glob("*.json")
