@@ -24,7 +24,7 @@
 
 (c) Extensions (--extension-sims, default 20,000 each): read-then-extend with a declared
     extension and with a new design, and interrupt-then-shrink, each simulated through the
-    looks the runner plans (kgcert.run.extension_sim): miss rate against the stated level.
+    looks the runner plans (kgcert.simulate.extension): miss rate against the stated level.
 
 (d) Refusals that depend on the prompt, counted wrong and left out (as many simulations).
 
@@ -36,12 +36,12 @@
 (f)-(i) Issue 45, each through the runner and the certificates it writes (--looks-sims,
     default 1000 runs each; the tests run the same code at CI size), as one table of
     scenario, stated level, measured miss and runs:
-    (f) a suite of three specs fitting the budget at 100%, 50% and 5% (kgcert.run.suite_sim),
+    (f) a suite of three specs fitting the budget at 100%, 50% and 5% (kgcert.simulate.suite),
         with skipped draws redrawn within their spec, and as suites were before (reweighted);
     (g) a finished --until race of two equal models, then a third added with --new-design
-        (kgcert.run.race_growth_sim): any wrong claim of either design;
+        (kgcert.simulate.race_growth): any wrong claim of either design;
     (h) publish-or-extend across folders: n = 100 read, then the same seed at n = 400 in a new
-        folder (kgcert.run.rerun_sim), with the data dir's record of looks, and without it;
+        folder (kgcert.simulate.rerun), with the data dir's record of looks, and without it;
     (i) --until ranked, three close models (0.70, 0.72, 0.75), n <= 250: the certificates the
         runner writes (the running-intersection sequence at each model's stop), per
         certificate, and the share of runs with any certificate missing.
@@ -201,7 +201,7 @@ def extension_table(sims: int, seed: int) -> None:
     and a run for n_big interrupted, then restarted for the n (up to where it stopped) at
     which a fixed-n interval would miss. The miss rate against the level each certificate
     states, with kgcert's looks (kgcert.run.looks) and with the old rule."""
-    from kgcert.run.extension_sim import interrupt_then_shrink, read_then_extend
+    from kgcert.simulate.extension import interrupt_then_shrink, read_then_extend
 
     rng = np.random.default_rng(seed)
     print()
@@ -348,9 +348,9 @@ def looks_table(runs: int, seed: int) -> None:
 
     if Path("/dev/shm").is_dir():
         tempfile.tempdir = "/dev/shm"
-    from kgcert.run.race_growth_sim import simulate_growth
-    from kgcert.run.rerun_sim import simulate_rerun
-    from kgcert.run.suite_sim import simulate_suite
+    from kgcert.simulate.race_growth import simulate_growth
+    from kgcert.simulate.rerun import simulate_rerun
+    from kgcert.simulate.suite import simulate_suite
 
     started = time.process_time()
     rows: list[tuple[str, float, float, int]] = []

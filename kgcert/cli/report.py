@@ -308,12 +308,13 @@ def compare_target(runs: Sequence[Any], out: Path | None) -> Path:
     """Where a comparison goes: where the user says, else into the run's report folder for
     one run, else beside the runs under a name of them all (so comparing other runs never
     overwrites it)."""
-    from kgcert.rundir.layout import COMPARE_FILE, RunLayout, slug
+    from kgcert.rundir.layout import COMPARE_FILE, slug
+    from kgcert.rundir.run_dir import run_dir_of
 
     if out is not None:
         return out if out.suffix == ".json" else out / COMPARE_FILE
     if len(runs) == 1:
-        return RunLayout(runs[0].path).compare_file
+        return run_dir_of(runs[0].path).compare_file
     name = "+".join(slug(run.path.resolve().name) for run in runs)
     if len(name) > 150:  # many runs: a stable short name
         import hashlib

@@ -34,7 +34,6 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 prices_file: Path | None, suite: str | None, weights: str | None,
                 **flags: Any) -> None:
     """Certify models on specs: bounds on P(correct) for prompts drawn from each spec."""
-    from kgcert.run.entity_names import write_entity_names
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.look_record import LookRecord
     from kgcert.run.preflight import (
@@ -43,9 +42,10 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     )
     from kgcert.run.runner import Progress as RunProgress
     from kgcert.run.runner import Runner
-    from kgcert.run.spec_files import save_run_specs, use_copies_of
     from kgcert.run.start import fix_budget, record_start, settle
     from kgcert.run.suite_weights import count_match_weights
+    from kgcert.rundir.entity_names import write_entity_names
+    from kgcert.rundir.run_dir import run_dir_of
 
     pace_for_prompts()
     if half_width is not None or threshold is not None:
@@ -86,7 +86,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         spec_dirs = list(specs_dirs) or [Path(f) for f in config.specs_dirs if Path(f).is_dir()]
         for folder in (config_file.parent if config_file else None, run_dir):
             if folder is not None:
-                use_copies_of(folder)  # a run folder's own copies, when the originals are gone
+                # a run folder's own copies, when the originals are gone
+                run_dir_of(folder).use_spec_copies()
         config = count_match_weights(config, store, spec_dirs, cache / "specs")
         jobs = build_jobs(store, config, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(config, models, answer))
@@ -95,7 +96,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         # prompts another folder looked at: refused before anything is written or asked
         Runner(config, run_dir, jobs, models, looks=looks,
                new_design=new_design).refuse_unseen_extensions()
-        save_run_specs(run_dir, store, config.specs, spec_dirs)
+        run_dir_of(run_dir).save_specs(store, config.specs, spec_dirs)
         for warning in preflight_warnings(store, config, spec_dirs, cache / "specs"):
             errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
@@ -112,16 +113,16 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
                 paths = runner.run()
         # The report captions subgraphs by name: the names from the run's prompt graph.
         graph = next((job.graph for job in jobs if job.graph is not None), None)
-        write_entity_names(store, run_dir, graph)
+        write_entity_names(store, run_dir_of(run_dir), graph)
     if as_json:
         for path in paths:
             body = json.loads(path.read_text(encoding="utf-8"))
             click.echo(json.dumps({**body, "file": str(path)}, ensure_ascii=False))
     else:
         print_certificates(paths, wide=wide)
-        from kgcert.run.comparison import decision_lines
+        from kgcert.certify.comparison import decision_lines
 
-        for line in decision_lines(run_dir):
+        for line in decision_lines(run_dir_of(run_dir)):
             console.print(Text(line))
         console.print(Text(f"certificates and samples in {run_dir}"))
     _refuse_unanswered(run_dir, paths)
@@ -148,7 +149,7 @@ def with_prices(config: RunConfig, flags: tuple[str, ...], file: Path | None
 def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
     """A certificate with no answered prompt because every call failed certifies nothing:
     the run ends with exit code 5 (its files are kept; a rerun asks those samples again)."""
-    from kgcert.rundir.sample_log import complete_records
+    from kgcert.rundir.run_dir import run_dir_of
 
     empty = []
     for path in paths:
@@ -161,7 +162,7 @@ def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
     reason = ""
     samples = run_dir / str(first.get("sample_file", ""))
     if samples.is_file():
-        error = next((r.response.error for _, r in complete_records(samples)
+        error = next((r.response.error for _, r in run_dir_of(run_dir).sample_records(samples)
                       if r.response is not None and r.call_failed), None)
         reason = f": {error}" if error else ""
     raise NothingAnsweredError(

@@ -4,16 +4,14 @@ locked for one process, and removed again when a run fails before writing anythi
 from __future__ import annotations
 
 import contextlib
-import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kgcert.errors import InputError
 from kgcert.run.config import RunConfig, load_run_config
 from kgcert.rundir.layout import RunLayout
-from kgcert.util.output import output_to
+from kgcert.rundir.run_dir import run_dir_of
 from kgcert.util.paths import check_folder
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
@@ -31,15 +29,7 @@ def run_dir_locked(run_dir: Path) -> Iterator[Path]:
     """The run directory, locked for this process. A run that fails before writing anything
     leaves no empty folder behind."""
     created = _topmost_missing(run_dir)
-    with output_to(run_dir):
-        run_dir.mkdir(parents=True, exist_ok=True)
-        lock = RunLayout(run_dir).lock_file.open("w")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.close()
-        raise InputError(f"another kgcert run is writing to {run_dir}") from None
-    _locks.append(lock)
+    _locks.append(run_dir_of(run_dir).lock())
     try:
         yield run_dir
     except BaseException:
@@ -84,11 +74,11 @@ def _topmost_missing(path: Path) -> Path | None:
 
 def _remove_unused(run_dir: Path, created: Path) -> None:
     """Remove the folders this run created (up to `created`) if they hold only its lock."""
-    lock = RunLayout(run_dir).lock_file
-    if {p.name for p in run_dir.iterdir()} != {lock.name}:
+    run = run_dir_of(run_dir)
+    if not run.holds_only_lock():
         return
     with contextlib.suppress(OSError):
-        lock.unlink()
+        run.remove_lock()
         folder = run_dir
         while True:
             folder.rmdir()

@@ -26,8 +26,9 @@ from kgcert.util.terminal_text import escaped_controls
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per run instead.")
 def runs_command(root: Path, as_json: bool) -> None:
     """List run directories (default ./runs) with their certificates."""
-    from kgcert.run.browse import find_runs, summarize
-    from kgcert.run.comparison import decision_lines
+    from kgcert.certify.comparison import decision_lines
+    from kgcert.rundir.browse import find_runs, summarize
+    from kgcert.rundir.run_dir import run_dir_of
 
     runs = find_runs(root)
     if not runs and not as_json:
@@ -56,7 +57,7 @@ def runs_command(root: Path, as_json: bool) -> None:
                           _bound(cert["lower"]), _bound(cert["upper"]), str(cert["seed"]),
                           Text(cost_line(cert.get("cost"))))
         print_table(console, keep_names(table, "spec", "setting", "model"))
-        for line in decision_lines(run):
+        for line in decision_lines(run_dir_of(run)):
             console.print(Text(f"  {line}"))
 
 
@@ -77,7 +78,7 @@ def _bound(value: Any) -> str:
 def show_command(run: Path, index: int | None, spec: str | None, setting: str | None,
                  model: str | None, outcome: str | None, as_json: bool) -> None:
     """Print one sample of a run: prompt, response, answer, outcome and provenance."""
-    from kgcert.run.browse import find_sample, outcome_indices
+    from kgcert.rundir.browse import find_sample, outcome_indices
 
     if index is None and outcome is None:
         raise InputError("name the sample: give its INDEX, or --outcome (e.g. --outcome wrong) "

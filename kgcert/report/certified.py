@@ -4,7 +4,7 @@ settings its prompts and model calls used, and where the model's chosen options 
 the correct ones (with the degenerate-choice test of kgcert.run.positions).
 
 Everything comes from the run folders: the certificates' JSON (written by the run) and
-`specs/index.json` with the copied spec files (kgcert.run.spec_files); runs made before runs
+`specs/index.json` with the copied spec files (kgcert.rundir.spec_copies); runs made before runs
 kept their specs show what their certificates hold.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from kgcert.report.run_frames import RunSet
-from kgcert.run.spec_files import copy_edited, read_run_specs
+from kgcert.rundir.run_dir import RunDir, run_dir_of
 
 
 @dataclass(frozen=True)
@@ -44,15 +44,16 @@ class SpecSource:
     spec_hash: str | None
     cypher: str | None
     kg: str | None
+    run_dir: RunDir
 
     @property
     def text(self) -> str | None:
-        if self.copy is None or not self.copy.is_file():
-            return None
-        try:
-            return self.copy.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+        return None if self.copy is None else self.run_dir.spec_copy_text(self.copy)
+
+    @property
+    def edited(self) -> bool:
+        """Whether the copy no longer holds the bytes the run recorded for it."""
+        return self.copy is not None and self.run_dir.spec_copy_edited(self.copy, self.sha256)
 
 
 def certificates_of(runs: RunSet, spec: str) -> list[Certified]:
@@ -74,7 +75,8 @@ def spec_sources(runs: RunSet, spec: str) -> list[SpecSource]:
     """The copies of `spec` the runs kept, one per distinct file (by sha256)."""
     found: dict[str, SpecSource] = {}
     for run in runs.runs:
-        for item in read_run_specs(run.path).values():
+        run_dir = run_dir_of(run.path)
+        for item in run_dir.spec_index().values():
             if not isinstance(item, dict) or item.get("spec") != spec:
                 continue
             key = str(item.get("sha256"))
@@ -83,7 +85,7 @@ def spec_sources(runs: RunSet, spec: str) -> list[SpecSource]:
                     run.label, str(item.get("source", "")),
                     run.path / str(item["file"]) if item.get("file") else None,
                     item.get("sha256"), item.get("spec_hash"), item.get("cypher"),
-                    run.config.get("kg"))
+                    run.config.get("kg"), run_dir)
     return list(found.values())
 
 
@@ -104,8 +106,7 @@ def source_html(sources: Sequence[SpecSource]) -> list[str]:
                          f"<code>{html.escape(command)}</code> or in Neo4j Browser):</p>"
                          f'<pre class="cypher">{html.escape(source.cypher)}</pre>')
         text = source.text
-        if text is not None and source.copy is not None and copy_edited(source.copy,
-                                                                         source.sha256):
+        if text is not None and source.copy is not None and source.edited:
             parts.append(_p(f"Warning: {source.copy} was edited since run {source.run} copied "
                             "it (its sha256 differs from the one recorded), so it is not shown "
                             "as the spec file the run used."))

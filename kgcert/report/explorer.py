@@ -26,7 +26,7 @@ from typing import Any
 from kgcert.report.prompt_parts import question_line, question_start
 from kgcert.report.run_frames import RunSet, chosen_role, entity_path_length, run_records
 from kgcert.report.sample_graph import GRAPH_FIELDS, sample_graphs
-from kgcert.run.entity_names import read_entity_names
+from kgcert.rundir.run_dir import run_dir_of
 
 CHUNK = 100  # prompts per compressed detail chunk
 # Draws the subgraphs (vendored, MIT; see vendor/README.md): inlined, the page stays offline.
@@ -160,7 +160,7 @@ def explorer_data(runs: RunSet) -> ExplorerData:
     chunk_bodies: list[dict[str, dict[str, Any]]] = []
     rows: list[list[Any]] = []
     prompt_runs: list[str] = []  # the run each prompt was first read from
-    names_of = {run.label: read_entity_names(run.path) for run in runs.runs}
+    names_of = {run.label: run_dir_of(run.path).entity_names() for run in runs.runs}
     for label, record in _records(runs):
         prompt = record.get("prompt") or {}
         provenance = prompt.get("provenance") or {}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kgcert.run.comparison import comparison_path
+from kgcert.rundir.run_dir import run_dir_of
 from kgcert.util.numbers import interval_text, level_text
 
 if TYPE_CHECKING:
@@ -116,9 +116,9 @@ def _mcnemar_claims(comparisons: Sequence[Comparison], spec: str, setting: str,
 def _until_claims(run_dir: Path, spec: str, setting: str, model: str) -> list[str]:
     """A run with --until: the claims its anytime-valid comparisons made about `model`."""
     try:
-        body = json.loads(comparison_path(run_dir, spec, setting).read_text(encoding="utf-8"))
+        body = run_dir_of(run_dir).read_comparison(spec, setting)
         pairs = list(body["pairs"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError):
         return []
     return [f"{pair['claim']} (anytime-valid, --until {body.get('until')})"
             for pair in pairs if isinstance(pair, dict) and pair.get("claim")

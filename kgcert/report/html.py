@@ -246,10 +246,11 @@ def variants_section(report: Report) -> list[str]:
 
 def _stopped_comparisons(report: Report) -> list[str]:
     """Runs with --until: each spec and setting's claims, from its comparisons file."""
-    from kgcert.run.comparison import decision_lines
+    from kgcert.certify.comparison import decision_lines
+    from kgcert.rundir.run_dir import run_dir_of
 
     items = [f"<li>{html.escape(run.label)}: {html.escape(line)}</li>"
-             for run in report.runs.runs for line in decision_lines(run.path)]
+             for run in report.runs.runs for line in decision_lines(run_dir_of(run.path))]
     if not items:
         return []
     return [_p("Models compared as they answered (anytime-valid paired tests, Holm across the "

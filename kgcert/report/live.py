@@ -26,6 +26,7 @@ from urllib.parse import quote, unquote
 
 from kgcert.errors import InputError, KgcertError
 from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.run_dir import run_dir_of
 
 POLL_MS = 1500
 LOOPBACK = "127.0.0.1"
@@ -57,7 +58,7 @@ def run_folders(root: Path) -> list[Path]:
 def _files(run: Path) -> Iterator[Path]:
     layout = RunLayout(run)
     yield run / RUN_FILE
-    yield from layout.sample_files()
+    yield from run_dir_of(run).sample_files()
     yield from layout.certificate_files()
 
 
@@ -144,7 +145,8 @@ class Viewer:
             except KgcertError as error:
                 parts.append(f'<p class="note">{html.escape(str(error))}</p>')
                 continue
-            samples = sum(_lines(path) for path in RunLayout(run).sample_files())
+            folder = run_dir_of(run)
+            samples = sum(map(folder.sample_lines, folder.sample_files()))
             parts.append(f'<p class="note" data-samples="{samples}">{samples:,} samples '
                          "written</p>")
             if not rows:
@@ -185,14 +187,6 @@ class Viewer:
         except InputError as error:  # nothing written yet: say so, and wait for it
             return _page(f"kgcert view: {run.name}",
                          f"<h1>{html.escape(run.name)}</h1><p>{html.escape(str(error))}</p>")
-
-
-def _lines(path: Path) -> int:
-    try:
-        with path.open("rb") as handle:
-            return sum(1 for line in handle if line.strip())
-    except OSError:
-        return 0
 
 
 class _Handler(BaseHTTPRequestHandler):

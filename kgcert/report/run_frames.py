@@ -22,7 +22,7 @@ import pandas as pd
 from kgcert.errors import InputError
 from kgcert.rundir.certificate_record import COUNTED, CertificateRecord, read_certificate
 from kgcert.rundir.layout import RunLayout, check_run_dir
-from kgcert.rundir.sample_log import complete_records
+from kgcert.rundir.run_dir import RunDir, run_dir_of
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.specs.kind import recorded_kind
 from kgcert.util.yamlfile import read_yaml
@@ -87,9 +87,10 @@ def _read_config(path: Path) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def iter_records(path: Path) -> Iterator[SampleRecord]:
-    """The complete records of one sample file (a torn last line is skipped, not removed)."""
-    for _, record in complete_records(path):
+def iter_records(run: RunDir, path: Path) -> Iterator[SampleRecord]:
+    """The complete records of one of `run`'s sample files (a torn last line is skipped, not
+    removed)."""
+    for _, record in run.sample_records(path):
         yield record
 
 
@@ -243,8 +244,9 @@ def _last_indices(run: RunInfo) -> dict[tuple[str | None, str | None, str | None
 def run_records(run: RunInfo) -> Iterator[SampleRecord]:
     """The sample records of one run that its certificates count, file by file."""
     last = _last_indices(run)
-    for path in RunLayout(run.path).sample_files():
-        for record in iter_records(path):
+    run_dir = run_dir_of(run.path)
+    for path in run_dir.sample_files():
+        for record in iter_records(run_dir, path):
             key = record.key
             if key in last and record.index > last[key]:
                 continue

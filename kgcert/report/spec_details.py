@@ -22,7 +22,7 @@ import pandas as pd
 
 from kgcert.errors import InputError
 from kgcert.report.run_frames import RunSet, iter_records
-from kgcert.rundir.layout import SAMPLE_SUFFIX, RunLayout
+from kgcert.rundir.run_dir import run_dir_of
 from kgcert.rundir.sample_record import SampleRecord
 
 EXAMPLE_CHARS = 4000  # longer prompts (task contexts) are cut in the page, not in the files
@@ -67,7 +67,7 @@ def _first_prompt(files: Iterable[Path], label: str,
     """The lowest-index prompt with text among the sample files of one spec and setting."""
     for path in files:
         best: SampleRecord | None = None
-        for record in iter_records(path):
+        for record in iter_records(run_dir_of(root), path):
             text = (record.prompt or {}).get("text")
             if text and (best is None or record.index < best.index):
                 best = record
@@ -90,8 +90,7 @@ def first_examples(runs: RunSet) -> dict[str, dict[str, Example]]:
     every model (same seed), so the first file with a prompt is read."""
     found: dict[str, dict[str, Example]] = {}
     for info in runs.runs:
-        for setting_dir in RunLayout(info.path).setting_dirs():
-            files = sorted(setting_dir.glob(f"*{SAMPLE_SUFFIX}"))
+        for files in run_dir_of(info.path).sample_files_by_setting():
             first = _first_prompt(files, info.label, info.path)
             if first is not None:
                 spec, setting, example = first

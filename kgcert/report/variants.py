@@ -24,8 +24,8 @@ from typing import Any
 
 import pandas as pd
 
+from kgcert.prompts.setting_names import SettingParts, parse_setting
 from kgcert.report.alignment import Alignment, align_rows, labelled, tests_dict
-from kgcert.run.variants import SettingParts, parse_setting
 from kgcert.specs.kind import recorded_kind
 from kgcert.stats import Hierarchy, hierarchy
 

@@ -17,11 +17,11 @@ from kgcert.models.registry import get_model
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
+from kgcert.prompts.setting_names import setting_name
 from kgcert.prompts.settings import PromptSettings
 from kgcert.run.budget import TEMPLATE_RESERVE, run_budget
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, score_choice
-from kgcert.run.variants import setting_name
 from kgcert.specs import TaskSpec, find_spec, prepare_sampler, spec_hash
 from kgcert.specs.kind import composed_spec, spec_kind, task_spec
 from kgcert.store.graph import GraphStore

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from kgcert.errors import InputError
 from kgcert.prompts.record import Prompt
+from kgcert.prompts.setting_names import parse_setting
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job
-from kgcert.run.variants import parse_setting
 from kgcert.store.graph import GraphStore
 
 # The run's own first prompts probed in each distractor-setting job; the probe stops at the

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
 import yaml
 
 from kgcert.answer_format.checker import check_answer
+from kgcert.certify.comparison import JobRace, calls_saved, stop_rule, write_comparison
 from kgcert.errors import InputError
 from kgcert.models.base import (
     GenerationConfig,
@@ -33,13 +33,6 @@ from kgcert.models.base import (
 )
 from kgcert.prompts.record import Prompt
 from kgcert.run.certificate import certificate, sequence_bounds
-from kgcert.run.comparison import (
-    JobRace,
-    calls_saved,
-    comparison_path,
-    stop_rule,
-    write_comparison,
-)
 from kgcert.run.config import RunConfig
 from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
@@ -56,9 +49,11 @@ from kgcert.rundir.certificate_record import CertificateRecord
 from kgcert.rundir.history import read_history, write_history
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import REFUSED, SKIPPED
+from kgcert.rundir.run_dir import RunDir
 from kgcert.rundir.sample_log import SampleLog
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
-from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
+from kgcert.stats import bonferroni_confidence
+from kgcert.stats.stopping import SequentialRule, first_stop
 
 if TYPE_CHECKING:
     from kgcert.graphview import PromptGraph
@@ -171,7 +166,7 @@ class Runner:
         return [s for s in self.models if job.models is None or s.spec_string in job.models]
 
     def log(self, job: Job, slot: ModelSlot) -> SampleLog:
-        return SampleLog(self.layout.sample_file(job.spec, job.setting, slot.spec_string))
+        return RunDir(self.layout).sample_log(job.spec, job.setting, slot.spec_string)
 
     def certificate_path(self, job: Job, slot: ModelSlot) -> Path:
         return self.layout.certificate_file(job.spec, job.setting, slot.spec_string)
@@ -300,7 +295,7 @@ class Runner:
                                  race.fed - 1 if last is None else last, True,
                                  stopped=last is not None)
         if race is not None:
-            write_comparison(comparison_path(self.run_dir, job.spec, job.setting),
+            write_comparison(RunDir(self.layout), job.spec, job.setting,
                              {"spec": job.spec, "setting": job.setting, "design": self.design,
                               **race.summary(done)})
         return [self._certify(job, slot, done[slot.spec_string], total, race)
@@ -309,7 +304,9 @@ class Runner:
     def _race(self, job: Job, slots: list[ModelSlot], total: int) -> JobRace | None:
         if self.config.until is None or job.setting == "baseline" or len(slots) < 2:
             return None
-        return JobRace(stop_rule(self.config, total, self.confidence),
+        threshold = self.config.sequential.threshold if self.config.sequential else None
+        return JobRace(stop_rule(self.config.until, self.config.margin, threshold, total,
+                                 self.confidence),
                        [slot.spec_string for slot in slots])
 
     def _cut(self, records: dict[int, SampleRecord], total: int
@@ -325,21 +322,9 @@ class Runner:
                 break
             prefix.append(records[index])
         counted = [(r.index, r.correct) for r in prefix if r.answered]
-        if not counted:
-            return None, (0.0, 1.0)
-        hits = np.cumsum([ok for _, ok in counted])
-        trials = np.arange(1, len(counted) + 1)
-        lower, upper = running_intersection(
-            *mixture_cs_limits(hits, trials, delta=1 - self.confidence))
-        stop = np.zeros(len(counted), dtype=bool)
-        if sequential.half_width is not None:
-            stop |= (upper - lower) / 2 <= sequential.half_width
-        if sequential.threshold is not None:
-            stop |= (lower > sequential.threshold) | (upper < sequential.threshold)
-        if not stop.any():
-            return None, (float(lower[-1]), float(upper[-1]))
-        at = int(np.argmax(stop))
-        return counted[at][0], (float(lower[at]), float(upper[at]))
+        stop = first_stop([ok for _, ok in counted], SequentialRule(
+            self.confidence, sequential.half_width, sequential.threshold))
+        return (None if stop.at is None else counted[stop.at][0]), (stop.lower, stop.upper)
 
     def _ask(self, job: Job, slot: ModelSlot, prompts: dict[int, Prompt],
              indices: list[int], as_dicts: dict[int, dict[str, Any]]) -> list[SampleRecord]:
@@ -452,7 +437,7 @@ class Runner:
         }
         if race is not None:  # what the fixed-n design of the same n would have asked
             context["cost"] = calls_saved(context["cost"], records, total)
-            context["comparisons"] = str(comparison_path(self.run_dir, job.spec, job.setting)
+            context["comparisons"] = str(self.layout.comparison_file(job.spec, job.setting)
                                          .relative_to(self.run_dir))
         body = CertificateRecord.from_dict(certificate(
             ordered, confidence=look.confidence, context=context, anytime=look.anytime,

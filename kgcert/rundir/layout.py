@@ -9,6 +9,8 @@
     certificates/earlier/*.json       certificates a later look superseded
     samples/<spec>/<setting>/<model>.jsonl          one sample record a line
     samples/<spec>/<setting>/<model>.jsonl.failed   failed calls a rerun asked again
+    comparisons/<spec>__<setting>.json              a race's decisions (`run --until`)
+    comparisons/earlier/*.json        decisions of designs a `--new-design` superseded
     report/, report/compare.json      `kgcert report` and `kgcert compare` write here by default
     .lock                             held while `kgcert run` writes
 
@@ -32,7 +34,8 @@ ENTITY_NAMES_FILE = "entity_names.json"
 SPECS_DIR = "specs"
 SPEC_INDEX = "index.json"
 CERTIFICATES_DIR = "certificates"
-EARLIER_DIR = "earlier"  # inside certificates/
+EARLIER_DIR = "earlier"  # inside certificates/ and comparisons/
+COMPARISONS_DIR = "comparisons"
 SAMPLES_DIR = "samples"
 SAMPLE_SUFFIX = ".jsonl"
 FAILED_SUFFIX = ".failed"  # appended to a sample file's name (so it is no `*.jsonl`)
@@ -93,6 +96,14 @@ class RunLayout:
         return self.certificates_dir / EARLIER_DIR
 
     @property
+    def comparisons_dir(self) -> Path:
+        return self.root / COMPARISONS_DIR
+
+    @property
+    def earlier_comparisons_dir(self) -> Path:
+        return self.comparisons_dir / EARLIER_DIR
+
+    @property
     def samples_dir(self) -> Path:
         return self.root / SAMPLES_DIR
 
@@ -114,6 +125,14 @@ class RunLayout:
 
     def certificate_file(self, spec: str, setting: str, model: str) -> Path:
         return self.certificates_dir / f"{slug(spec)}__{slug(setting)}__{slug(model)}.json"
+
+    def comparison_file(self, spec: str, setting: str) -> Path:
+        return self.comparisons_dir / f"{slug(spec)}__{slug(setting)}.json"
+
+    def comparison_files(self) -> list[Path]:
+        """The current comparisons (not the earlier designs' kept below them), sorted."""
+        folder = self.comparisons_dir
+        return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
     def certificate_files(self) -> list[Path]:
         """The current certificates (not the earlier looks kept below them), sorted."""

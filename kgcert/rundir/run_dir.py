@@ -10,10 +10,20 @@ names the paths. Run directories written by earlier kgcert versions read as they
 
 from __future__ import annotations
 
+import fcntl
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
-from kgcert.rundir.layout import RunLayout, check_run_dir
+from kgcert.errors import InputError
+from kgcert.rundir.layout import SAMPLE_SUFFIX, RunLayout, check_run_dir
+from kgcert.rundir.sample_log import SampleLog, complete_records, failed_records
+from kgcert.rundir.sample_record import SampleRecord
+
+if TYPE_CHECKING:
+    from kgcert.store.graph import GraphStore
 
 
 @dataclass(frozen=True)
@@ -43,3 +53,160 @@ class RunDir:
     # --- run.yaml (the RunSpec) and design.json (issue 44, part B) ---
 
     # --- samples, comparisons, spec copies, entity names, lock (issue 44, part C) ---
+
+    def sample_log(self, spec: str, setting: str, model: str) -> SampleLog:
+        """The (spec, setting, model) sample file, read, appended to and retried through."""
+        return SampleLog(self.layout.sample_file(spec, setting, model))
+
+    def sample_files(self) -> list[Path]:
+        """Every sample file, sorted (failed-call files are not among them)."""
+        return self.layout.sample_files()
+
+    def sample_files_by_setting(self) -> list[list[Path]]:
+        """The sample files of each samples/<spec>/<setting>/ folder (one per model), folders
+        and files sorted."""
+        return [sorted(folder.glob(f"*{SAMPLE_SUFFIX}")) for folder in self.layout.setting_dirs()]
+
+    def sample_lines(self, path: Path) -> int:
+        """How many non-blank lines one of the run's sample files holds (0 when unreadable):
+        a count that needs no parse, for a page that refreshes as the run writes."""
+        try:
+            with path.open("rb") as handle:
+                return sum(1 for line in handle if line.strip())
+        except OSError:
+            return 0
+
+    def sample_records(self, path: Path) -> Iterator[tuple[int, SampleRecord]]:
+        """(line number, record) of one of this run's sample files, the file left as it is
+        (a torn last line skipped)."""
+        return complete_records(path)
+
+    def failed_calls(self, log: SampleLog) -> Iterator[SampleRecord]:
+        """The failed calls a rerun set aside beside `log`'s file (none if it never did)."""
+        return failed_records(log)
+
+    def comparison_file(self, spec: str, setting: str) -> Path:
+        return self.layout.comparison_file(spec, setting)
+
+    @property
+    def compare_file(self) -> Path:
+        """report/compare.json: where `kgcert compare` of this run alone writes by default
+        (`--out` and comparisons of several runs write outside any one run)."""
+        return self.layout.compare_file
+
+    def read_comparison(self, spec: str, setting: str) -> Any:
+        """The (spec, setting)'s comparison as its JSON holds it; None when absent or
+        unreadable."""
+        return _read_json(self.layout.comparison_file(spec, setting))
+
+    def comparisons(self) -> list[tuple[Path, Any]]:
+        """Each current comparison file with its JSON (None where it is unreadable)."""
+        return [(path, _read_json(path)) for path in self.layout.comparison_files()]
+
+    def earlier_comparisons(self) -> list[Any]:
+        """The comparisons of designs a `--new-design` superseded, sorted by file name."""
+        folder = self.layout.earlier_comparisons_dir
+        return [_read_json(path) for path in sorted(folder.glob("*.json"))] \
+            if folder.is_dir() else []
+
+    def write_comparison(self, spec: str, setting: str, body: Mapping[str, Any]) -> None:
+        from kgcert.rundir.atomic import write_json
+
+        write_json(self.layout.comparison_file(spec, setting), body)
+
+    def write_earlier_comparison(self, name: str, body: Mapping[str, Any]) -> Path:
+        """Keep a superseded design's comparison under comparisons/earlier/; its path."""
+        from kgcert.rundir.atomic import write_json
+
+        path = self.layout.earlier_comparisons_dir / name
+        write_json(path, body)
+        return path
+
+    def spec_index(self) -> Mapping[str, dict[str, Any]]:
+        """specs/index.json as the run wrote it (empty for runs made before runs kept their
+        specs)."""
+        found = _read_json(self.layout.spec_index)
+        return found if isinstance(found, dict) else {}
+
+    def save_specs(self, store: GraphStore, names: Iterable[str],
+                   spec_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
+        """Copy every spec file of the run into specs/ and write the index."""
+        from kgcert.rundir.spec_copies import save_run_specs
+
+        return save_run_specs(self.layout, store, names, spec_dirs)
+
+    def spec_copies(self) -> dict[str, tuple[Path, str | None]]:
+        """Spec name as the run named it -> (its copy, the sha256 recorded for it)."""
+        return {name: (self.root / str(item["file"]),
+                       str(item["sha256"]) if item.get("sha256") else None)
+                for name, item in self.spec_index().items()
+                if isinstance(item, dict) and "file" in item}
+
+    def use_spec_copies(self) -> None:
+        """Let the run's spec names and paths fall back to its copied files."""
+        from kgcert.specs.catalog import use_run_copies
+
+        copies = self.spec_copies()
+        use_run_copies({name: copy for name, (copy, _) in copies.items()},
+                       {copy: sha256 for copy, sha256 in copies.values() if sha256})
+
+    def spec_copy_text(self, copy: Path) -> str | None:
+        """A kept spec file's text (None when it is gone or unreadable)."""
+        from kgcert.rundir.spec_copies import copy_text
+
+        return copy_text(copy)
+
+    def spec_copy_edited(self, copy: Path, sha256: str | None) -> bool:
+        """Whether a kept spec file no longer holds the bytes the run recorded."""
+        from kgcert.rundir.spec_copies import copy_edited
+
+        return copy_edited(copy, sha256)
+
+    def entity_names(self) -> dict[str, str]:
+        """entity_names.json: entity id -> name (empty when the run wrote none)."""
+        found = _read_json(self.layout.entity_names_file)
+        return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+    def write_entity_names(self, names: Mapping[str, str]) -> None:
+        from kgcert.rundir.atomic import write_json
+
+        write_json(self.layout.entity_names_file, names)
+
+    def has_entity_names(self) -> bool:
+        return self.layout.entity_names_file.exists()
+
+    def lock(self) -> IO[str]:
+        """Hold the run's lock (for as long as the returned file stays open); InputError in
+        one line when another process holds it."""
+        from kgcert.util.output import output_to
+
+        with output_to(self.root):
+            self.root.mkdir(parents=True, exist_ok=True)
+            handle = self.layout.lock_file.open("w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise InputError(f"another kgcert run is writing to {self.root}") from None
+        return handle
+
+    def holds_only_lock(self) -> bool:
+        """Whether the folder holds nothing but the lock (a run that wrote nothing)."""
+        return {p.name for p in self.root.iterdir()} == {self.layout.lock_file.name}
+
+    def remove_lock(self) -> None:
+        self.layout.lock_file.unlink()
+
+
+def run_dir_of(path: Path) -> RunDir:
+    """The run directory at `path` as it stands, unchecked (for readers that take a missing
+    file as absent, and for folders a run is about to fill)."""
+    return RunDir(RunLayout(Path(path)))
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON a file holds; None when it is absent or not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

@@ -118,7 +118,7 @@ def _shipped_by_name(name: str) -> SpecEntry | None:
 
 
 # Spec files a run copied into its folder, by the name or path the run gave (see
-# kgcert.run.spec_files): used when that name or path no longer finds a spec, so a run
+# kgcert.rundir.spec_copies): used when that name or path no longer finds a spec, so a run
 # folder reproduces elsewhere.
 _run_copies: dict[str, Path] = {}
 _run_copy_digests: dict[Path, str] = {}  # the sha256 each copy had when its run saved it

@@ -43,12 +43,11 @@ from kgcert.stats.planning import (
 )
 from kgcert.stats.sequential import (
     MIXTURE_CS,
-    SequentialMonitor,
-    SequentialState,
     log_mixture_martingale,
     mixture_cs_limits,
     running_intersection,
 )
+from kgcert.stats.stopping import SequentialMonitor, SequentialState
 
 __all__ = [
     "MIXTURE_CS",

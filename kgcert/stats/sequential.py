@@ -1,4 +1,5 @@
-"""Anytime-valid confidence sequence for a Bernoulli mean, and a monitor with a stopping rule.
+"""Anytime-valid confidence sequence for a Bernoulli mean (the monitor and its stop rule that
+use it: `kgcert.stats.stopping`).
 
 Why: a Clopper-Pearson interval is valid at one sample size fixed in advance. Looking at it
 after every answer and stopping once it is narrow enough (or clears a threshold) inflates the
@@ -42,20 +43,15 @@ interval at the same t (roughly a log t term is added to log(1/delta)); the benc
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from kgcert.stats._checks import check_level
-from kgcert.stats.binomial import Bounds
 
 __all__ = [
     "MIXTURE_CS",
-    "SequentialMonitor",
-    "SequentialState",
     "log_mixture_martingale",
     "mixture_cs_limits",
     "running_intersection",
@@ -68,7 +64,7 @@ MIXTURE_CS = "beta-binomial mixture confidence sequence"
 _BISECTION_STEPS = 64
 
 
-def _check_prior(a: float, b: float) -> tuple[float, float]:
+def check_prior(a: float, b: float) -> tuple[float, float]:
     a_f, b_f = float(a), float(b)
     if not (a_f > 0.0 and b_f > 0.0 and math.isfinite(a_f) and math.isfinite(b_f)):
         raise ValueError(f"mixture parameters must be positive and finite, got a={a}, b={b}")
@@ -96,7 +92,7 @@ def log_mixture_martingale(
     p must be in (0, 1) unless the matching count makes the term vanish (p = 0 with no
     successes, p = 1 with no failures).
     """
-    a_f, b_f = _check_prior(a, b)
+    a_f, b_f = check_prior(a, b)
     s_arr, t_arr = _counts(successes, trials)
     p_arr = np.asarray(p, dtype=np.float64)
     failures = t_arr - s_arr
@@ -119,7 +115,7 @@ def mixture_cs_limits(
     interval contains C_t (conservative by less than 1e-19). trials = 0 gives [0, 1].
     """
     level = check_level(delta, "delta")
-    a_f, b_f = _check_prior(a, b)
+    a_f, b_f = check_prior(a, b)
     s_arr, t_arr = _counts(successes, trials)
     failures = t_arr - s_arr
     # g(p) = log M_t(p) - log(1/delta); C_t = {g < 0}. g is convex with g(MLE) < 0.
@@ -183,102 +179,3 @@ def running_intersection(
             lo_run[row, step] = new_lo
             hi_run[row, step] = new_hi
     return lo_run.reshape(shape), hi_run.reshape(shape)
-
-
-@dataclass(frozen=True)
-class SequentialState:
-    """The monitor's current interval and whether its stopping rule fires.
-
-    ``bounds`` is the running-intersection CS at ``bounds.n`` trials (``sided`` two-sided,
-    ``confidence`` 1 - delta, valid simultaneously over all t). ``reason`` is
-    ``"half-width"`` (target precision reached), ``"above"`` (lower end > threshold),
-    ``"below"`` (upper end < threshold) or None while sampling should go on.
-    """
-
-    bounds: Bounds
-    reason: str | None
-
-    @property
-    def stop(self) -> bool:
-        return self.reason is not None
-
-
-class SequentialMonitor:
-    """Consumes outcomes one at a time or in batches and reports the current CS.
-
-    Stopping rule, checked after each batch: stop when the half-width is <= ``target_half_width``,
-    or when the interval lies strictly above or strictly below ``threshold`` (a decision about
-    "accuracy > threshold"). Either may be None. Because the CS holds at every t at once,
-    stopping at the first time the rule fires keeps the 1 - delta guarantee, and so does
-    ignoring the rule and carrying on. Outcomes are successes (True) and failures (False);
-    map unparseable answers to False and leave API errors out, as in
-    :mod:`kgcert.stats.outcomes`.
-    """
-
-    def __init__(
-        self,
-        delta: float = 0.05,
-        *,
-        target_half_width: float | None = None,
-        threshold: float | None = None,
-        prior: tuple[float, float] = (1.0, 1.0),
-    ) -> None:
-        self.delta = check_level(delta, "delta")
-        if target_half_width is not None and not 0.0 < target_half_width <= 0.5:
-            raise ValueError(f"target_half_width must be in (0, 0.5], got {target_half_width}")
-        if threshold is not None and not 0.0 < threshold < 1.0:
-            raise ValueError(f"threshold must be strictly between 0 and 1, got {threshold}")
-        self.target_half_width = target_half_width
-        self.threshold = threshold
-        self.prior = _check_prior(*prior)
-        self.successes = 0
-        self.trials = 0
-        self._lower = 0.0
-        self._upper = 1.0
-
-    def update(self, outcome: bool) -> SequentialState:
-        """Add one outcome and return the new state."""
-        return self.extend([outcome])
-
-    def extend(self, outcomes: Iterable[bool]) -> SequentialState:
-        """Add a batch; the CS is evaluated after every outcome in it and intersected."""
-        batch = np.asarray(list(outcomes))
-        if batch.size == 0:
-            return self.state
-        if batch.ndim != 1 or (batch.dtype.kind != "b" and not np.all((batch == 0) | (batch == 1))):
-            raise ValueError("outcomes must be booleans (or 0/1)")
-        successes = self.successes + np.cumsum(batch.astype(np.int64))
-        trials = self.trials + np.arange(1, batch.size + 1)
-        lower, upper = mixture_cs_limits(successes, trials, self.delta, *self.prior)
-        run_lo, run_hi = running_intersection(lower, upper, start=(self._lower, self._upper))
-        self.successes = int(successes[-1])
-        self.trials = int(trials[-1])
-        self._lower = float(run_lo[-1])
-        self._upper = float(run_hi[-1])
-        return self.state
-
-    @property
-    def state(self) -> SequentialState:
-        """Current interval and stopping verdict."""
-        bounds = Bounds(
-            k=self.successes,
-            n=self.trials,
-            confidence=1.0 - self.delta,
-            lower=self._lower,
-            upper=self._upper,
-            method=MIXTURE_CS,
-            sided="two-sided",
-        )
-        return SequentialState(bounds=bounds, reason=self._reason(bounds))
-
-    def _reason(self, bounds: Bounds) -> str | None:
-        if self.trials == 0:
-            return None
-        if self.threshold is not None:
-            if bounds.lower > self.threshold:
-                return "above"
-            if bounds.upper < self.threshold:
-                return "below"
-        if self.target_half_width is not None and bounds.half_width <= self.target_half_width:
-            return "half-width"
-        return None

@@ -19,7 +19,7 @@ from kgcert.run.config import RunConfig
 from kgcert.rundir.certificate_record import read_certificate
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import OUTCOMES
-from kgcert.rundir.sample_log import complete_records
+from kgcert.rundir.run_dir import RunDir, run_dir_of
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.util.yamlfile import read_yaml
 
@@ -63,10 +63,11 @@ def read_config(run_dir: Path) -> RunConfig:
         raise InputError(f"{path}: not a valid run file ({type(error).__name__})") from None
 
 
-def read_samples(path: Path) -> list[SampleRecord]:
-    """The complete records of a sample file, by index (a torn last line is left out)."""
+def read_samples(run: RunDir, path: Path) -> list[SampleRecord]:
+    """The complete records of one of `run`'s sample files, by index (a torn last line is
+    left out)."""
     records: dict[int, SampleRecord] = {}
-    for _, record in complete_records(path):
+    for _, record in run.sample_records(path):
         if record.index in records:
             raise InputError(f"{path}: sample {record.index} appears twice")
         records[record.index] = record
@@ -218,8 +219,9 @@ def read_run(run_dir: Path, kg: str | None = None) -> RunData:
         certified = read_certificate(path)
         bodies[certified.key] = certified.body
     grouped: dict[tuple[str, str, str], list[SampleRecord]] = {}
-    for path in layout.sample_files():
-        for record in read_samples(path):
+    files = run_dir_of(run_dir)
+    for path in files.sample_files():
+        for record in read_samples(files, path):
             triple = (str(record.spec), str(record.setting), str(record.model))
             grouped.setdefault(triple, []).append(record)
     certificates = []

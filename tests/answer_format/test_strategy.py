@@ -22,9 +22,9 @@ from kgcert.models.base import ModelResponse
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.layout import Layout
 from kgcert.prompts.record import Prompt, Provenance
+from kgcert.prompts.setting_names import PSEUDONYMIZED, SettingParts, parse_setting, setting_name
 from kgcert.run.config import RunConfig, load_run_config
 from kgcert.run.runner import _request, score_choice
-from kgcert.run.variants import PSEUDONYMIZED, SettingParts, parse_setting, setting_name
 from kgcert.tasks.scoring import exact_entity, exact_yes_no
 
 OPTIONS = ("(drug) Donepezil", "(drug) Memantine", "(drug) Galantamine", "(drug) Rivastigmine")

@@ -33,6 +33,7 @@ from kgcert.report.html import HOW_TO_READ
 from kgcert.report.run_frames import iter_records
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice
+from kgcert.rundir.run_dir import run_dir_of
 from kgcert.stats import clopper_pearson
 
 N = 60
@@ -177,7 +178,7 @@ def certificate_bodies(*run_dirs: Path) -> list[dict[str, Any]]:
 
 def sample_records(*run_dirs: Path) -> list[dict[str, Any]]:
     return [record for run in run_dirs for path in sorted((run / "samples").rglob("*.jsonl"))
-            for record in (r.to_dict() for r in iter_records(path))]
+            for record in (r.to_dict() for r in iter_records(run_dir_of(run), path))]
 
 
 def test_loaded_frames_match_the_files(runs):

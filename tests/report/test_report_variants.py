@@ -25,13 +25,13 @@ from kgcert.answer_format.reply import ANSWER_LINE, ANSWER_RULE
 from kgcert.answer_format.strategies import Strategy
 from kgcert.models.base import GenerationConfig, ModelResponse
 from kgcert.prompts.record import Prompt
+from kgcert.prompts.setting_names import parse_setting, setting_name
 from kgcert.report import load_runs
 from kgcert.report.compare import compare_all
 from kgcert.report.run_frames import item_sha
 from kgcert.report.variants import variant_comparisons
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice
-from kgcert.run.variants import parse_setting, setting_name
 from kgcert.stats import holm_adjust, mcnemar
 
 ANSWERED = ("correct", "wrong", "unparseable")

@@ -17,7 +17,7 @@ from run_cli import kgcert
 
 from kgcert.errors import InputError
 from kgcert.run.look_record import LookRecord, prompts_key
-from kgcert.run.rerun_sim import run_into, simulate_rerun
+from kgcert.simulate.rerun import run_into, simulate_rerun
 
 RUNS = 300
 

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from kgcert.certify.comparison import decision_lines
 from kgcert.errors import InputError
-from kgcert.run.comparison import EARLIER, comparison_path, decision_lines
 from kgcert.run.design import read_designs
-from kgcert.run.race_growth_sim import _run, simulate_growth, wrong_claims
+from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.run_dir import RunDir
+from kgcert.simulate.race_growth import _run, simulate_growth, wrong_claims
 
 RUNS, N = 150, 150
 # three models of one accuracy under three names (each its own stream): every claim that one
@@ -28,7 +30,7 @@ def test_adding_a_model_to_an_until_run_needs_a_new_design_and_keeps_the_earlier
     run = tmp_path / "race"
     first = ["bernoulli:0.9", "bernoulli:0.5"]
     _run(run, 5, first, 200, "ranked", new_design=False)
-    path = comparison_path(run, "toy", "vanilla")
+    path = RunLayout(run).comparison_file("toy", "vanilla")
     before = json.loads(path.read_text())
     assert before["earlier"] == [] and before["joint_confidence"] == pytest.approx(0.95)
     with pytest.raises(InputError) as info:
@@ -39,14 +41,14 @@ def test_adding_a_model_to_an_until_run_needs_a_new_design_and_keeps_the_earlier
     _run(run, 5, [*first, "bernoulli:0.7"], 200, "ranked", new_design=True)
     assert [d.reason for d in read_designs(run)] == ["start", "new design"]
     after = json.loads(path.read_text())
-    [kept] = (path.parent / EARLIER).glob("*.json")
+    [kept] = RunLayout(run).earlier_comparisons_dir.glob("*.json")
     earlier = json.loads(kept.read_text())
     assert earlier["pairs"] == before["pairs"] and earlier["design"] == before["design"]
     assert earlier["later"]["joint_confidence"] == pytest.approx(0.90)
     assert after["joint_confidence"] == pytest.approx(0.90)
     assert after["earlier"][0]["design"] == before["design"]
     assert "at least 0.9" in after["holds"]
-    [line] = decision_lines(run)
+    [line] = decision_lines(RunDir.open(run))
     assert "claims hold together at 0.95, and with the earlier designs' claims" in line
     assert "at 0.9)" in line
     certificates = {json.loads(p.read_text())["model"]: json.loads(p.read_text())

@@ -128,7 +128,7 @@ def test_n_changes_are_seen_in_the_samples_not_in_what_was_written():
 
 @pytest.mark.parametrize("declared", [True, False])
 def test_read_then_extend_misses_at_most_its_stated_level(declared: bool):
-    from kgcert.run.extension_sim import read_then_extend
+    from kgcert.simulate.extension import read_then_extend
 
     result = read_then_extend(np.random.default_rng(35), p=0.5, p0=0.5, n1=60, n2=200,
                               delta=0.05, declared=declared, reps=500)
@@ -138,7 +138,7 @@ def test_read_then_extend_misses_at_most_its_stated_level(declared: bool):
 
 
 def test_interrupt_then_shrink_misses_at_most_its_stated_level():
-    from kgcert.run.extension_sim import interrupt_then_shrink
+    from kgcert.simulate.extension import interrupt_then_shrink
 
     result = interrupt_then_shrink(np.random.default_rng(36), p=0.5, n_big=200, n_min=30,
                                    delta=0.05, reps=500)

@@ -25,7 +25,7 @@ from kgcert.run.suite import (
     redraw_index,
     refuse_specs_that_fit_nothing,
 )
-from kgcert.run.suite_sim import one_run, simulate_suite
+from kgcert.simulate.suite import one_run, simulate_suite
 
 # The audit's shape: one spec always fits, one half the time, one rarely; their accuracies
 # differ, so weighting specs by their fit rates moves the mixture's accuracy far.

@@ -17,7 +17,7 @@ import yaml
 
 from kgcert.errors import InputError
 from kgcert.rundir.layout import RunLayout, is_run_dir
-from kgcert.rundir.sample_log import complete_records
+from kgcert.rundir.run_dir import run_dir_of
 from kgcert.rundir.sample_record import SampleRecord
 
 CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
@@ -73,12 +73,13 @@ def summarize(run: Path) -> RunSummary:
         certificates.append({**{key: body.get(key) for key in CERTIFICATE_FIELDS},
                              "file": str(path.relative_to(run))})
     certificates.sort(key=lambda c: (str(c["spec"]), str(c["setting"]), str(c["model"])))
-    samples = len(layout.sample_files())
+    samples = len(run_dir_of(run).sample_files())
     return RunSummary(run, config, certificates, samples, problems)
 
 
 @dataclass(frozen=True)
 class SampleFile:
+    run: Path
     path: Path
     spec: str
     setting: str
@@ -92,12 +93,13 @@ class SampleFile:
 def sample_files(run: Path) -> list[SampleFile]:
     """Every sample file of a run with the (spec, setting, model) its first record names."""
     found = []
-    for path in RunLayout(run).sample_files():
-        first = next(complete_records(path), None)
+    samples = run_dir_of(run)
+    for path in samples.sample_files():
+        first = next(samples.sample_records(path), None)
         if first is None:
             continue  # nothing recorded yet
         record = first[1]
-        found.append(SampleFile(path, str(record.spec), str(record.setting),
+        found.append(SampleFile(run, path, str(record.spec), str(record.setting),
                                 str(record.model)))
     return found
 
@@ -135,7 +137,7 @@ def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str 
                                 f"none is {outcome})"))
         index = at
     indexes = []
-    for _, record in complete_records(file.path):
+    for _, record in run_dir_of(run).sample_records(file.path):
         if record.index == index:
             return file, record
         indexes.append(record.index)
@@ -145,7 +147,7 @@ def find_sample(run: Path, index: int, *, spec: str | None = None, setting: str 
 
 def outcome_indices(file: SampleFile, outcome: str) -> list[int]:
     """The indices of the file's samples with `outcome`, ascending."""
-    return sorted(record.index for _, record in complete_records(file.path)
+    return sorted(record.index for _, record in run_dir_of(file.run).sample_records(file.path)
                   if record.outcome == outcome)
 
 

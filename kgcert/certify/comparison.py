@@ -8,32 +8,31 @@ lets go stops being asked; its certificate counts the indices up to where it was
 with the anytime-valid sequence (answers drawn later in the same batch stay in the file,
 not in the bounds). The decisions go to comparisons/<spec>__<setting>.json; a new design
 with other models (`--new-design`) keeps the earlier design's file in comparisons/earlier/
-and states the joint level of both designs' claims.
+and states the joint level of both designs' claims. The files are read and written through
+`RunDir`; nothing here imports `kgcert.run`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from kgcert.run.config import RunConfig
+from kgcert.rundir.layout import COMPARISONS_DIR, EARLIER_DIR
 from kgcert.rundir.outcomes import ANSWERED, CORRECT, SKIPPED
+from kgcert.rundir.run_dir import RunDir
 from kgcert.rundir.sample_record import SampleRecord
 from kgcert.stats.racing import PAIR_STATES, THRESHOLD_STATES, Race, StopRule
-
-COMPARISONS = "comparisons"
-EARLIER = "earlier"  # inside comparisons/: the files of designs a --new-design superseded
 
 Records = Mapping[int, SampleRecord]
 
 
-def stop_rule(config: RunConfig, total: int, confidence: float) -> StopRule:
-    threshold = config.sequential.threshold if config.sequential else None
-    return StopRule(n=total, until=config.until, confidence=confidence, margin=config.margin,
+def stop_rule(until: Literal["ranked", "best"], margin: float | None,
+              threshold: float | None, total: int, confidence: float) -> StopRule:
+    """The race's rule: `--until`, `--margin` and the sequential threshold, at `confidence`."""
+    return StopRule(n=total, until=until, confidence=confidence, margin=margin,
                     threshold=threshold, threshold_confidence=confidence)
 
 
@@ -112,48 +111,36 @@ class JobRace:
                 "states": list(PAIR_STATES), "pairs": pairs, "models": models}
 
 
-def write_comparison(path: Path, body: dict[str, Any]) -> None:
+def write_comparison(run: RunDir, spec: str, setting: str, body: dict[str, Any]) -> None:
     """Write a race's decisions. A file of another design (models added with --new-design)
     is kept in comparisons/earlier/ rather than replaced: its claims were made and may have
     been read, so the new file states the joint level of every design's claims (Bonferroni
     over the designs: 1 - the sum of their deltas), and the kept file says so too."""
-    from kgcert.rundir.atomic import write_json
-
     earlier: list[dict[str, Any]] = []
-    if path.exists():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            old = None
-        if isinstance(old, dict):
-            earlier = list(old.get("earlier") or [])
-            if old.get("design") != body.get("design"):
-                kept = path.parent / EARLIER / f"{path.stem}__design-{old.get('design')}.json"
-                earlier.append({"design": old.get("design"), "confidence": old.get("confidence"),
-                                "models": [m.get("model") for m in old.get("models") or []],
-                                "file": str(Path(EARLIER) / kept.name)})
-                old["later"] = {"design": body.get("design"),
-                                "joint_confidence": _joint(body, earlier)}
-                write_json(kept, old)
+    old = run.read_comparison(spec, setting)
+    if isinstance(old, dict):
+        earlier = list(old.get("earlier") or [])
+        if old.get("design") != body.get("design"):
+            name = f"{run.comparison_file(spec, setting).stem}__design-{old.get('design')}.json"
+            earlier.append({"design": old.get("design"), "confidence": old.get("confidence"),
+                            "models": [m.get("model") for m in old.get("models") or []],
+                            "file": str(Path(EARLIER_DIR) / name)})
+            old["later"] = {"design": body.get("design"),
+                            "joint_confidence": _joint(body, earlier)}
+            run.write_earlier_comparison(name, old)
     body["earlier"] = earlier
     body["joint_confidence"] = _joint(body, earlier)
     if earlier:
         body["holds"] += (f"; with the claims of the {len(earlier)} earlier design"
                           f"{'s' if len(earlier) != 1 else ''} of these samples (kept in "
-                          f"comparisons/{EARLIER}/) every claim holds together with "
+                          f"{COMPARISONS_DIR}/{EARLIER_DIR}/) every claim holds together with "
                           f"probability at least {body['joint_confidence']:.6g}")
-    write_json(path, body)
+    run.write_comparison(spec, setting, body)
 
 
 def _joint(body: Mapping[str, Any], earlier: Sequence[Mapping[str, Any]]) -> float:
     spent = sum(1 - float(e.get("confidence") or 0.0) for e in earlier)
     return max(0.0, 1 - (1 - float(body["confidence"])) - spent)
-
-
-def comparison_path(run_dir: Path, spec: str, setting: str) -> Path:
-    from kgcert.rundir.layout import slug
-
-    return run_dir / COMPARISONS / f"{slug(spec)}__{slug(setting)}.json"
 
 
 def calls_saved(cost: dict[str, Any], records: Records, total: int) -> dict[str, Any]:
@@ -167,13 +154,13 @@ def calls_saved(cost: dict[str, Any], records: Records, total: int) -> dict[str,
     return {**cost, "fixed_n_calls": fixed, "calls_saved": max(0, fixed - asked)}
 
 
-def decision_lines(run_dir: Path) -> list[str]:
+def decision_lines(run: RunDir) -> list[str]:
     """One line per compared (spec, setting): its claims, and what stayed undecided."""
     lines = []
-    folder = run_dir / COMPARISONS
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for path, body in run.comparisons():
         try:
-            body = json.loads(path.read_text(encoding="utf-8"))
+            if body is None:
+                raise ValueError("unreadable")
             claims = [pair["claim"] for pair in body["pairs"] if pair.get("claim")]
             open_ = sum(1 for pair in body["pairs"] if not pair.get("claim"))
             where = (f"stopped after {body['indices_fed']} of n = {body['n']} indices"
@@ -181,12 +168,13 @@ def decision_lines(run_dir: Path) -> list[str]:
             joint = body.get("joint_confidence", body["confidence"])
             level = (f"claims hold together at {body['confidence']:.6g}" if joint >= body[
                 "confidence"] else f"claims hold together at {body['confidence']:.6g}, and "
-                f"with the earlier designs' claims (comparisons/{EARLIER}/) at {joint:.6g}")
+                f"with the earlier designs' claims ({COMPARISONS_DIR}/{EARLIER_DIR}/) at "
+                f"{joint:.6g}")
             lines.append(
                 f"{body['spec']} / {body['setting']} (--until {body['until']}, {where}; "
                 f"{level}): "
                 + ("; ".join(claims) if claims else "no claim")
                 + (f"; {open_} pair{'s' if open_ != 1 else ''} undecided" if open_ else ""))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError):
             lines.append(f"{path}: not a comparison record")
     return lines

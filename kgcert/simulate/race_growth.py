@@ -11,7 +11,6 @@ benchmarks/bench_stats.py (full size).
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,11 +19,11 @@ from typing import Any, Literal
 
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
-from kgcert.run.comparison import EARLIER, comparison_path
 from kgcert.run.config import RunConfig
-from kgcert.run.rerun_sim import toy_prompt
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.run.start import record_start, settle
+from kgcert.rundir.run_dir import run_dir_of
+from kgcert.simulate.rerun import toy_prompt
 
 
 @dataclass(frozen=True)
@@ -71,12 +70,10 @@ def simulate_growth(runs: int, *, first: dict[str, float], added: dict[str, floa
         for run in range(runs):
             run_dir = Path(work) / f"run{run}"
             _run(run_dir, seed + run, list(first), n, until, new_design=False)
-            path = comparison_path(run_dir, "toy", "vanilla")
-            before = json.loads(path.read_text(encoding="utf-8"))
+            before = run_dir_of(run_dir).read_comparison("toy", "vanilla")
             _run(run_dir, seed + run, [*first, *added], n, until, new_design=True)
-            after = json.loads(path.read_text(encoding="utf-8"))
-            [earlier_file] = (path.parent / EARLIER).glob("*.json")
-            earlier = json.loads(earlier_file.read_text(encoding="utf-8"))
+            after = run_dir_of(run_dir).read_comparison("toy", "vanilla")
+            [earlier] = run_dir_of(run_dir).earlier_comparisons()
             kept += earlier["pairs"] == before["pairs"]
             stated = min(stated, float(after["joint_confidence"]))
             old_wrong = wrong_claims(earlier, accuracy)

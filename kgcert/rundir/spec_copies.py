@@ -2,15 +2,15 @@
 (per spec as the run names it: the copy, the original path, the file's sha256, the spec hash
 and, for relation specs, the Cypher of its matches as it runs on the run's server).
 
-So a run reproduces from its own folder (`kgcert run --config runs/x/run.yaml` finds its specs
+Read and written through `RunDir` (`save_specs`, `spec_index`, `spec_copies`). So a run
+reproduces from its own folder (`kgcert run --config runs/x/run.yaml` finds its specs
 there when the originals are gone), and the report shows the exact spec a certificate used.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +43,14 @@ def matches_cypher(store: GraphStore, spec: Any) -> str | None:
     return store.scoped(compiled.matches_cypher())
 
 
-def save_run_specs(run_dir: Path, store: GraphStore, names: Iterable[str],
+def save_run_specs(layout: RunLayout, store: GraphStore, names: Iterable[str],
                    spec_dirs: Iterable[Path]) -> dict[str, dict[str, Any]]:
-    """Copy every spec file of the run into `run_dir/specs` and write the index."""
+    """Copy every spec file of the run into its specs/ and write the index (through
+    `RunDir.save_specs`)."""
     from kgcert.rundir.atomic import write_json
     from kgcert.specs import find_spec, spec_hash
 
-    layout = RunLayout(run_dir)
+    run_dir = layout.root
     folder = layout.specs_dir
     folder.mkdir(parents=True, exist_ok=True)
     index: dict[str, dict[str, Any]] = {}
@@ -70,16 +71,14 @@ def save_run_specs(run_dir: Path, store: GraphStore, names: Iterable[str],
     return index
 
 
-def use_copies_of(folder: Path) -> None:
-    """Let spec names and paths of the run in `folder` fall back to its copied files."""
-    from kgcert.specs.catalog import use_run_copies
-
-    index = read_run_specs(folder)
-    entries = {name: item for name, item in index.items()
-               if isinstance(item, dict) and "file" in item}
-    use_run_copies({name: folder / str(item["file"]) for name, item in entries.items()},
-                   {folder / str(item["file"]): str(item["sha256"])
-                    for item in entries.values() if item.get("sha256")})
+def copy_text(copy: Path) -> str | None:
+    """A kept spec file's text (None when it is gone or unreadable)."""
+    if not copy.is_file():
+        return None
+    try:
+        return copy.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def copy_edited(copy: Path, sha256: str | None) -> bool:
@@ -88,13 +87,3 @@ def copy_edited(copy: Path, sha256: str | None) -> bool:
         return sha256 is not None and _sha256(copy.read_bytes()) != sha256
     except OSError:
         return False
-
-
-def read_run_specs(run_dir: Path) -> Mapping[str, dict[str, Any]]:
-    """The index a run wrote (empty for runs made before runs kept their specs)."""
-    path = RunLayout(run_dir).spec_index
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) else {}
