@@ -76,7 +76,8 @@ def test_load_stores_what_the_first_count_reads(tmp_path: Path, shared_data: Pat
     for data_dir in (stored, pulled):
         done = _kgcert(data_dir, "load", "primekg", str(extract), "--kg", "alz")
         assert done.returncode == 0, done.stderr
-    [said] = [line for line in done.stderr.splitlines() if line.startswith("stored the")]
+    said = "stored the prompt snapshot and "
+    [said] = [line for line in done.stderr.splitlines() if line.startswith(said)]
     tables = int(said.split(" and ")[1].split()[0])
     files = _cache_files(stored)
     assert sum(name.startswith("pairs-") for name in files) == tables > 20
