@@ -8,8 +8,9 @@ Synthesises the PrimeKG (`kgcert synth --scale S`) and Wikidata5m (`--layout wik
 a work folder, loads both with `kgcert --no-server load` into its data dir, and prints each
 figure beside its target:
 
-- PrimeKG, the first `kgcert --no-server specs count SPEC` after the load (nothing cached yet):
-  its CPU seconds and peak RSS, and the same count again (what it left on disk reused);
+- PrimeKG, the first `kgcert --no-server specs count SPEC` after the load (with only what the
+  load stored in the data dir's cache): its CPU seconds and peak RSS, and the same count again
+  (what it left on disk reused);
 - PrimeKG, the run loop: `Runner.run` of every shipped PrimeKG spec x vanilla, distractor x
   `--run-n` with bernoulli:0.7 and oracle, CPU-ms per prompt after preparation less the models'
   own (benchmarks/bench_scale.py's bench_run, in a process of its own);
