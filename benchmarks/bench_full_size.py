@@ -132,6 +132,7 @@ def _pivot_run_child(args: argparse.Namespace) -> None:
                               args.pivot_n, seed=1))
     row = _summed(parts)
     row.update(specs=len(names), without_distractors=refused,
+               prompts_sha256=[part["prompts_sha256"] for part in parts],  # to compare
                prepared_peak_rss_mb=prepared_peak[0],
                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     args.child_out.write_text(json.dumps(row), encoding="utf-8")

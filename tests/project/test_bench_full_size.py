@@ -51,6 +51,6 @@ def test_one_command_prints_every_figure_beside_its_target(tmp_path: Path) -> No
     assert primekg["run_loop"]["prompts"] == 10 * 2 * 3  # shipped specs x settings x n
     assert primekg["run_loop"]["overhead_cpu_ms_per_prompt"] > 0
     run = wikidata5m["pivot_run"]
-    assert run["specs"] == 3
+    assert run["specs"] == 3 and all(len(digest) == 64 for digest in run["prompts_sha256"])
     assert 50 < run["prepared_peak_rss_mb"] <= run["process"]["peak_rss_mb"]
     assert wikidata5m["load"]["peak_rss_mb"] > 50
