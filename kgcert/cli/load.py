@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import yaml
@@ -12,9 +14,13 @@ from rich.text import Text
 
 from kgcert.cli.common import Context, console, errors
 from kgcert.cli.progress import PLAIN_INTERVAL_S, PhaseBars, progress_display
-from kgcert.errors import InputError
+from kgcert.errors import InputError, KgcertError
 from kgcert.loaders import LoadOptions, formats, get_loader
 from kgcert.loading import progress as loadprogress
+from kgcert.util.locations import data_dir
+
+if TYPE_CHECKING:
+    from kgcert.store.graph import GraphStore
 
 
 def _settings(pairs: tuple[str, ...]) -> dict[str, object]:
@@ -79,6 +85,27 @@ def load_command(ctx: Context, format_name: str, paths: tuple[Path, ...], kg_nam
     # What preprocessing dropped or changed (also kept in the manifest; `kgcert info` shows it)
     for note in result.manifest.notes:
         console.print(Text(f"  {note}"))
+    if not result.skipped:
+        del source  # the parsed KG's memory, before the snapshot's arrays are made
+        _store_for_counts(ctx, server.open(kg))
+
+
+def _store_for_counts(ctx: Context, store: GraphStore) -> None:
+    """The prompt snapshot and the edge tables made from it, stored now: the first count or
+    run of the KG reads them from files instead of pulling them over Bolt (minutes and
+    gigabytes at full PrimeKG size)."""
+    from kgcert.graphview.snapshot_tables import store_for_counts
+
+    started = time.monotonic()
+    try:
+        stored, tables = store_for_counts(store, data_dir(ctx.data_dir) / "cache" / "specs")
+    except KgcertError as error:  # the KG is loaded: a run pulls what is missing
+        errors.print(Text(f"warning: prompt snapshot not stored ({error}); the first count "
+                          "or run reads it from the server"), style="yellow", soft_wrap=True)
+        return
+    if stored:
+        say(f"stored the prompt snapshot and {tables:,} edge tables for counts and runs in "
+            f"{time.monotonic() - started:.0f} s")
 
 
 def _say_heap(ctx: Context, nodes: int, edges: int) -> None:

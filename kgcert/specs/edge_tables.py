@@ -109,6 +109,16 @@ class TableCache:
         self._memory[key] = table
         return table
 
+    def keep(self, source: str, rel_type: str, target: str, table: PairTable) -> bool:
+        """Stores `table` as the pairs of (source, rel_type, target), made without a pull
+        (kgcert load makes them from the prompt snapshot); False where there is no folder to
+        store it in (a KG with no manifest)."""
+        path = self._path((source, rel_type, target))
+        if path is None:
+            return False
+        _save(path, table)
+        return True
+
 
 def _save(path: Path, table: PairTable) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,56 @@
+"""benchmarks/bench_full_size.py: issue 48 item 2's figures from one command, run tiny here
+(the full size is an on-demand run: tens of minutes and gigabytes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from benchmark_modules import BENCHMARKS, load_benchmark
+
+REPO = BENCHMARKS.parent
+
+
+def test_a_figure_is_said_to_meet_its_target_only_at_or_under_it() -> None:
+    bench = load_benchmark("bench_full_size")
+    assert bench.verdict(1.2, 1.2).endswith("meets")
+    assert bench.verdict(1.21, 1.2).endswith("MISSES")
+
+
+def test_a_scale_outside_a_fraction_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_full_size.py"), "--scale",
+                           "1.5", "--work", str(tmp_path)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 2 and "--scale takes a fraction in (0, 1]" in done.stderr
+    assert not any(tmp_path.iterdir())  # refused before anything was synthesised
+
+
+@pytest.mark.slow
+def test_one_command_prints_every_figure_beside_its_target(tmp_path: Path) -> None:
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_full_size.py"), "--scale", "0.001",
+         "--run-n", "3", "--pivot-n", "3", "--pivots", "3", "--work", str(tmp_path / "work"),
+         "--out", str(out)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    for start, target in [("first `specs count primekg.dual_indication`", "<= 30.0"),
+                          ("run loop:", "<= 1.2"), ("pivot run (3 specs", "<= 4,096.0")]:
+        line = next(line for line in lines if line.startswith(start))
+        assert f"target {target}: " in line
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    primekg, wikidata5m = figures["primekg"], figures["wikidata5m"]
+    assert primekg["first_count"]["cpu_s"] > 0 and primekg["first_count"]["peak_rss_mb"] > 50
+    assert primekg["later_count"]["cpu_s"] > 0
+    assert primekg["run_loop"]["prompts"] == 10 * 2 * 3  # shipped specs x settings x n
+    assert primekg["run_loop"]["overhead_cpu_ms_per_prompt"] > 0
+    run = wikidata5m["pivot_run"]
+    assert run["specs"] == 3 and all(len(digest) == 64 for digest in run["prompts_sha256"])
+    assert 50 < run["prepared_peak_rss_mb"] <= run["process"]["peak_rss_mb"]
+    assert wikidata5m["load"]["peak_rss_mb"] > 50
