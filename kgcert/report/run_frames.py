@@ -22,9 +22,9 @@ import pandas as pd
 from kgcert.errors import InputError
 from kgcert.rundir.certificate_record import COUNTED, CertificateRecord, read_certificate
 from kgcert.rundir.layout import RunLayout, check_run_dir
+from kgcert.rundir.run_dir import RunDir
 from kgcert.rundir.sample_log import complete_records
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
-from kgcert.util.yamlfile import read_yaml
 
 BASELINE = "baseline"  # the setting of the paper's static baseline prompts
 
@@ -79,11 +79,8 @@ def _labels(paths: Sequence[Path]) -> list[str]:
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    saved = RunLayout(path).run_file
-    if not saved.exists():
-        return {}
-    loaded = read_yaml(saved, "run file")
-    return loaded if isinstance(loaded, dict) else {}
+    spec = RunDir(RunLayout(path)).read_run_spec()
+    return spec.settings() if spec is not None else {}
 
 
 def iter_records(path: Path) -> Iterator[SampleRecord]:

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kgcert.errors import InputError
 from kgcert.rundir.layout import RunLayout, is_run_dir
+from kgcert.rundir.run_dir import RunDir
 from kgcert.rundir.sample_log import complete_records
 from kgcert.rundir.sample_record import SampleRecord
 
@@ -53,13 +52,11 @@ def summarize(run: Path) -> RunSummary:
     problems: list[str] = []
     config: dict[str, Any] = {}
     layout = RunLayout(run)
-    saved = layout.run_file
-    if saved.exists():
-        try:
-            loaded = yaml.safe_load(saved.read_text(encoding="utf-8"))
-            config = loaded if isinstance(loaded, dict) else {}
-        except yaml.YAMLError:
-            problems.append(f"{saved} is not valid YAML")
+    try:
+        spec = RunDir(layout).read_run_spec()
+        config = spec.settings() if spec is not None else {}
+    except InputError as error:  # a damaged run.yaml: the run is still listed
+        problems.append(str(error))
     certificates = []
     for path in layout.certificate_files():
         try:
