@@ -143,10 +143,6 @@ class BudgetChoice:
     def per_model(self) -> bool:
         return self.mode == "per-model"
 
-    def capped(self, room: int) -> int:
-        """A tokenizer's room for a prompt under `context_tokens`: the one place it applies."""
-        return room if self.context_tokens is None else min(room, self.context_tokens)
-
 
 @dataclass(frozen=True)
 class Design:

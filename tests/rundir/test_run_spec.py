@@ -66,8 +66,7 @@ def test_the_groups_hold_the_flat_keys(tmp_path: Path) -> None:
     assert spec.models.options_of("random") == {"seed": 3} and spec.models.options_of("x") == {}
     assert (spec.prompts.options, spec.prompts.few_shot, spec.prompts.prompt_budget.limit) == (
         5, 2, 12000)
-    assert spec.budget.per_model and spec.budget.capped(900) == 500
-    assert spec.budget.capped(300) == 300
+    assert spec.budget.per_model and spec.budget.context_tokens == 500
     assert (spec.design.n, spec.design.confidence, spec.design.simultaneous) == (40, 0.9, True)
     assert spec.seed.value == 7 and spec.seed.source == "given"
     suite = RunSpec.parse(None, CONFIGS["suite"])
