@@ -79,8 +79,7 @@ def _labels(paths: Sequence[Path]) -> list[str]:
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    spec = RunDir(RunLayout(path)).read_run_spec()
-    return spec.settings() if spec is not None else {}
+    return RunDir(RunLayout(path)).run_settings()
 
 
 def iter_records(path: Path) -> Iterator[SampleRecord]:

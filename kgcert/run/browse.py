@@ -53,9 +53,8 @@ def summarize(run: Path) -> RunSummary:
     config: dict[str, Any] = {}
     layout = RunLayout(run)
     try:
-        spec = RunDir(layout).read_run_spec()
-        config = spec.settings() if spec is not None else {}
-    except InputError as error:  # a damaged run.yaml: the run is still listed
+        config = RunDir(layout).run_settings()
+    except InputError as error:  # a damaged run.yaml (named): the run is still listed
         problems.append(str(error))
     certificates = []
     for path in layout.certificate_files():

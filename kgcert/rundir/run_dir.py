@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kgcert.errors import InputError
 from kgcert.rundir.layout import RunLayout, check_run_dir
@@ -49,18 +49,30 @@ class RunDir:
 
     # --- run.yaml (the RunSpec) and design.json (issue 44, part B) ---
 
-    def read_run_spec(self) -> RunSpec | None:
-        """run.yaml's settings (None when the run has none yet): the one reader of run.yaml.
-        One written before runs had one budget (it has no seed_source) is marked
-        `older_budget`: its samples hold per-model prompts."""
-        from kgcert.run.config import run_config_from
-        from kgcert.rundir.run_spec import RunSpec
+    def _run_yaml(self) -> Any:
+        """run.yaml parsed (None when the run has none yet): the one read of the file."""
         from kgcert.util.yamlfile import read_yaml
 
         path = self.layout.run_file
-        if not path.is_file():
+        return read_yaml(path, "run file") if path.is_file() else None
+
+    def run_settings(self) -> dict[str, Any]:
+        """run.yaml's keys as written, for summaries and reports: a partial or hand-edited
+        file too ({} when there is none, or it is no mapping)."""
+        raw = self._run_yaml()
+        return raw if isinstance(raw, dict) else {}
+
+    def read_run_spec(self) -> RunSpec | None:
+        """run.yaml's settings, checked (None when the run has none yet). One written before
+        runs had one budget (it has no seed_source) is marked `older_budget`: its samples
+        hold per-model prompts."""
+        from kgcert.run.config import run_config_from
+        from kgcert.rundir.run_spec import RunSpec
+
+        path = self.layout.run_file
+        raw = self._run_yaml()
+        if raw is None:
             return None
-        raw = read_yaml(path, "run file")
         if not isinstance(raw, dict):
             raise InputError(f"run file {path} must be a YAML mapping")
         return RunSpec.from_config(run_config_from(raw, str(path)),

@@ -165,3 +165,19 @@ def test_run_yaml_is_the_bytes_main_wrote_for_the_same_commands(
 def test_the_flat_parser_and_the_spec_agree() -> None:
     config = load_run_config(None, CONFIGS["race"])
     assert RunSpec.from_config(config).to_config() == config
+
+
+def test_run_settings_are_the_keys_as_written_for_summaries_and_reports(tmp_path: Path) -> None:
+    """A partial or hand-edited run.yaml still shows in `runs` and reports, as before."""
+    from kgcert.run.browse import summarize
+
+    run = RunDir.create(tmp_path / "run")
+    assert run.run_settings() == {}
+    run.layout.run_file.write_text("kg: toy\nn: 60\nseed: 0\n")
+    assert run.run_settings() == {"kg": "toy", "n": 60, "seed": 0}
+    assert summarize(run.root).as_dict()["kg"] == "toy"
+    with pytest.raises(InputError, match="no specs given"):
+        run.read_run_spec()  # what a run resumes from must be whole
+    run.layout.run_file.write_text("kg: [toy\n")
+    [problem] = summarize(run.root).problems
+    assert problem.startswith(f"{run.layout.run_file}: not valid YAML at line")
