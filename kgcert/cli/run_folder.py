@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kgcert.run.config import RunConfig, load_run_config
+from kgcert.run.config import RunConfig
 from kgcert.rundir.layout import RunLayout
-from kgcert.rundir.run_dir import run_dir_of
+from kgcert.rundir.run_dir import RunDir, run_dir_of
 from kgcert.util.paths import check_folder
 
 _locks: list[Any] = []  # run-directory locks, held until the process ends
@@ -46,8 +46,8 @@ def default_run_dir(config: RunConfig, root: Path = Path("runs")) -> Path:
 
     fingerprint = config.fingerprint()
     for found in sorted(root.glob(f"*-{fingerprint[:8]}")) if root.is_dir() else []:
-        saved = RunLayout(found).run_file
-        if saved.is_file() and _same_run(load_run_config(saved, {}), config):
+        saved = RunDir(RunLayout(found)).read_run_spec()
+        if saved is not None and _same_run(saved.to_config(), config):
             return found
     first = config.suite.name if config.suite else config.specs[0] if config.specs else "run"
     spec = Path(first).stem if first.endswith((".yaml", ".yml")) else first.split(".")[-1]

@@ -30,13 +30,12 @@ from kgcert.rundir.run_dir import run_dir_of
 
 POLL_MS = 1500
 LOOPBACK = "127.0.0.1"
-RUN_FILE = "run.yaml"
 MAX_DEPTH = 3  # run folders this deep under the root are listed
 
 
 def run_folders(root: Path) -> list[Path]:
     """Every run folder under `root` (the root itself when it is one), sorted."""
-    if (root / RUN_FILE).is_file():
+    if RunLayout(root).run_file.is_file():
         return [root]
     found: list[Path] = []
 
@@ -46,7 +45,7 @@ def run_folders(root: Path) -> list[Path]:
         except OSError:
             return
         for child in children:
-            if (child / RUN_FILE).is_file():
+            if RunLayout(child).run_file.is_file():
                 found.append(child)
             elif depth < MAX_DEPTH and not child.name.startswith("."):
                 walk(child, depth + 1)
@@ -57,7 +56,7 @@ def run_folders(root: Path) -> list[Path]:
 
 def _files(run: Path) -> Iterator[Path]:
     layout = RunLayout(run)
-    yield run / RUN_FILE
+    yield layout.run_file
     yield from run_dir_of(run).sample_files()
     yield from layout.certificate_files()
 

@@ -25,7 +25,6 @@ from kgcert.rundir.layout import RunLayout, check_run_dir
 from kgcert.rundir.run_dir import RunDir, run_dir_of
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.specs.kind import recorded_kind
-from kgcert.util.yamlfile import read_yaml
 
 BASELINE = "baseline"  # the setting of the paper's static baseline prompts
 
@@ -80,11 +79,7 @@ def _labels(paths: Sequence[Path]) -> list[str]:
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    saved = RunLayout(path).run_file
-    if not saved.exists():
-        return {}
-    loaded = read_yaml(saved, "run file")
-    return loaded if isinstance(loaded, dict) else {}
+    return RunDir(RunLayout(path)).run_settings()
 
 
 def iter_records(run: RunDir, path: Path) -> Iterator[SampleRecord]:

@@ -50,6 +50,12 @@ def window(slot_model: Any, config: RunConfig, max_new_tokens: int | None = None
     return Window(tokenizer, name, max(1, limit - answer - TEMPLATE_RESERVE))
 
 
+def capped_room(room: int, config: RunConfig) -> int:
+    """A tokenizer's room for a prompt under the run's `context_tokens` cap: the one place
+    the cap applies (the run's budget and each model's own budget both ask here)."""
+    return room if config.context_tokens is None else min(room, config.context_tokens)
+
+
 def resolve_parts(config: RunConfig, models: Sequence[tuple[str, Any]]
                   ) -> tuple[BudgetPart, ...]:
     """The run's budget from the user's `--budget`, else from the models of its start."""
@@ -66,8 +72,7 @@ def resolve_parts(config: RunConfig, models: Sequence[tuple[str, Any]]
             if not any(p.unit == "characters" for p in parts):
                 parts.append(BudgetPart(unit="characters", limit=config.context_chars))
             continue
-        room = found.room if config.context_tokens is None else min(found.room,
-                                                                    config.context_tokens)
+        room = capped_room(found.room, config)
         rooms[found.name] = min(room, rooms.get(found.name, room))
     parts += [BudgetPart(unit="tokens", limit=room, tokenizer=name)
               for name, room in rooms.items()]

@@ -290,12 +290,17 @@ def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
             raise InputError(f"run file {path} must be a YAML mapping")
         data.update(loaded)
     data.update({k: v for k, v in overrides.items() if v not in (None, ())})
+    return run_config_from(data, str(path) if path else "run settings")
+
+
+def run_config_from(data: dict[str, Any], source: str) -> RunConfig:
+    """The run-file keys of `data` checked (a bad one is an InputError naming `source`)."""
     if isinstance(data.get("system_prompt"), str):
-        data["system_prompt"] = read_system_prompt(data["system_prompt"])
+        data = {**data, "system_prompt": read_system_prompt(data["system_prompt"])}
     try:
         return RunConfig.model_validate(data)
     except ValidationError as error:
-        raise _first_error(error, str(path) if path else "run settings") from None
+        raise _first_error(error, source) from None
 
 
 SYSTEM_PROMPT_MAX_BYTES = 64 * 1024

@@ -10,42 +10,20 @@ and spends its own delta.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import secrets
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
+from kgcert.rundir.design_record import DesignEntry
 from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.run_dir import RunDir
+from kgcert.rundir.run_spec import design_fields, design_hash
 
-# Not part of the design: models may be added (they answer the same prompts), batching and
-# caching change no answer, how the seed came about is reported, not hashed, and where the
-# spec files were found is not what they say (the spec hashes are); prices change no answer.
-OUTSIDE = ("models", "model_options", "batch_size", "cache", "seed_source", "specs_dirs",
-           "prices")
-
-
-def design_fields(config: RunConfig) -> dict[str, Any]:
-    body = config.model_dump(mode="json", exclude=set(OUTSIDE))
-    for name in ("suite", "until", "margin"):  # older runs hash as they did before these
-        if body.get(name) is None:
-            body.pop(name, None)
-    if config.extendable:  # declared before the first answer: n may grow later
-        body.pop("n")
-    if config.simultaneous:  # the Bonferroni family counts the models
-        body["models"] = list(config.models)
-    if config.until is not None:  # the race's Holm family is over the pairs of its models
-        body["race"] = sorted(config.models)
-    return body
-
-
-def design_hash(config: RunConfig) -> str:
-    body = json.dumps(design_fields(config), sort_keys=True)
-    return hashlib.sha256(body.encode()).hexdigest()[:16]
+__all__ = ["DesignEntry", "changed_fields", "design_fields", "design_hash", "draw_seed",
+           "entry_for", "read_designs", "record_design", "refusal"]
 
 
 def draw_seed() -> int:
@@ -78,32 +56,8 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-@dataclass(frozen=True)
-class DesignEntry:
-    """One design of a run: its hash, the per-certificate confidence it was run at, its n
-    and why it began (the run's start, or `--new-design`)."""
-
-    hash: str
-    confidence: float
-    n: int
-    sequential: bool
-    extendable: bool
-    reason: str
-    started_at: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
 def read_designs(run_dir: Path) -> list[DesignEntry]:
-    path = RunLayout(run_dir).design_file
-    if not path.exists():
-        return []
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-        return [DesignEntry(**entry) for entry in loaded["designs"]]
-    except (json.JSONDecodeError, KeyError, TypeError):
-        raise InputError(f"{path} is not a design record; the file was edited or damaged") from None
+    return RunDir(RunLayout(run_dir)).read_designs()
 
 
 def entry_for(config: RunConfig, confidence: float, reason: str) -> DesignEntry:
@@ -114,10 +68,4 @@ def entry_for(config: RunConfig, confidence: float, reason: str) -> DesignEntry:
 
 def record_design(run_dir: Path, entry: DesignEntry) -> list[DesignEntry]:
     """Append `entry` unless the run's last design is the same one; returns the history."""
-    from kgcert.rundir.atomic import write_json
-
-    designs = read_designs(run_dir)
-    if not designs or designs[-1].hash != entry.hash:
-        designs.append(entry)
-        write_json(RunLayout(run_dir).design_file, {"designs": [d.as_dict() for d in designs]})
-    return designs
+    return RunDir(RunLayout(run_dir)).record_design(entry)

@@ -19,7 +19,7 @@ from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
 from kgcert.prompts.setting_names import setting_name
 from kgcert.prompts.settings import PromptSettings
-from kgcert.run.budget import TEMPLATE_RESERVE, run_budget
+from kgcert.run.budget import capped_room, run_budget, window
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, score_choice
 from kgcert.specs import TaskSpec, find_spec, prepare_sampler, spec_hash
@@ -38,20 +38,15 @@ def prompt_budget(config: RunConfig, slot: ModelSlot,
     models and models without a known tokenizer get the run's character budget. It depends
     on this model and the run file only, never on the other models of the run.
     `max_new_tokens` overrides the run's answer room (a reasoning strategy needs more)."""
-    model = getattr(slot.model, "inner", slot.model)
-    tokenizer, limit = getattr(model, "tokenizer", None), getattr(model, "context_limit", None)
-    if tokenizer is None or not limit:
+    found = window(slot.model, config, max_new_tokens)
+    if found is None:
         return Budget.characters(config.context_chars)
-    answer = config.max_new_tokens if max_new_tokens is None else max_new_tokens
-    room = max(1, int(limit) - answer - TEMPLATE_RESERVE)
-    if config.context_tokens is not None:
-        room = min(room, config.context_tokens)
-    name = str(getattr(tokenizer, "name_or_path", type(tokenizer).__name__))
+    tokenizer = found.tokenizer
 
     def count(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
-    return Budget.tokens(count, room, f"tokens ({name})")
+    return Budget.tokens(count, capped_room(found.room, config), f"tokens ({found.name})")
 
 
 def prompt_budgets(config: RunConfig, models: list[ModelSlot],

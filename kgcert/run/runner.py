@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import yaml
-
 from kgcert.answer_format.checker import check_answer
 from kgcert.certify.comparison import JobRace, calls_saved, stop_rule, write_comparison
 from kgcert.errors import InputError
@@ -44,12 +42,13 @@ from kgcert.run.look_record import (
     refuse_or_extend,
 )
 from kgcert.run.looks import keep_earlier_look, plan_look
-from kgcert.rundir.atomic import write_json, write_text
+from kgcert.rundir.atomic import write_json
 from kgcert.rundir.certificate_record import CertificateRecord
 from kgcert.rundir.history import read_history, write_history
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import REFUSED, SKIPPED
 from kgcert.rundir.run_dir import RunDir
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.rundir.sample_log import SampleLog
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.stats import bonferroni_confidence
@@ -221,10 +220,8 @@ class Runner:
             run, started, self._look_kind(job), total, confidence))
 
     def run(self) -> list[Path]:
-        saved = self.layout.run_file
-        if not saved.exists():  # the resolved settings, for resuming, reports and write-back
-            write_text(saved, yaml.safe_dump(self.config.model_dump(mode="json"),
-                                             sort_keys=False))
+        # the resolved settings, for resuming, reports and write-back (unless recorded)
+        RunDir(self.layout).write_run_spec(RunSpec.from_config(self.config), replace=False)
         written: list[Path] = []
         for job in self.jobs:
             written += self._run_job(job)

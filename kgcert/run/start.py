@@ -11,11 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kgcert.errors import InputError
 from kgcert.run.budget import check_windows, resolve_parts
-from kgcert.run.config import RunConfig, load_run_config
+from kgcert.run.config import RunConfig
 from kgcert.run.design import (
     changed_fields,
     draw_seed,
@@ -26,7 +24,8 @@ from kgcert.run.design import (
 )
 from kgcert.run.suite_weights import keep_counted_weights
 from kgcert.rundir.layout import RunLayout
-from kgcert.util.yamlfile import read_yaml
+from kgcert.rundir.run_dir import RunDir
+from kgcert.rundir.run_spec import RunSpec
 
 # What a new design may change: the samples stay valid answers to the same prompts.
 STATISTICAL = ("n", "confidence", "sequential", "simultaneous", "extendable", "models",
@@ -37,21 +36,23 @@ BUDGET_FIELDS = ("budget", "context_chars", "context_tokens", "max_new_tokens")
 def saved_config(run_dir: Path) -> RunConfig | None:
     """run.yaml of `run_dir`; one written before runs had one budget kept per-model budgets
     (the prompts its samples hold)."""
-    path = RunLayout(run_dir).run_file
-    if not path.exists():
+    return saved_config_of(RunDir(RunLayout(run_dir)).read_run_spec())
+
+
+def saved_config_of(saved: RunSpec | None) -> RunConfig | None:
+    if saved is None:
         return None
-    raw = read_yaml(path, "run file")
-    saved = load_run_config(path, {})
-    if isinstance(raw, dict) and "seed_source" not in raw:
-        saved = saved.model_copy(update={"budget": "per-model"})
-    return saved
+    config = saved.to_config()
+    return config.model_copy(update={"budget": "per-model"}) if saved.older_budget else config
 
 
 def settle(config: RunConfig, run_dir: Path, *, seed_given: bool, new_design: bool
            ) -> tuple[RunConfig, RunConfig | None]:
     """The run's config with its seed and recorded budget, and run.yaml's (None: a new run).
     Refuses a resume that changes the design without `--new-design`."""
-    saved = saved_config(run_dir)
+    recorded = RunDir(RunLayout(run_dir)).read_run_spec()
+    saved = saved_config_of(recorded)
+    older = recorded is not None and recorded.older_budget
     if saved is None:
         if seed_given:
             return config, None
@@ -59,8 +60,7 @@ def settle(config: RunConfig, run_dir: Path, *, seed_given: bool, new_design: bo
     update: dict[str, Any] = {}
     if not seed_given:
         update.update(seed=saved.seed, seed_source=saved.seed_source)
-    if saved.budget == "per-model" and config.budget == "run" and "seed_source" not in \
-            _raw(run_dir):
+    if saved.budget == "per-model" and config.budget == "run" and older:
         update["budget"] = "per-model"  # an older run: its samples hold per-model prompts
     config = keep_counted_weights(config.model_copy(update=update), saved)
     if all(getattr(saved, f) == getattr(config, f) for f in BUDGET_FIELDS):
@@ -77,11 +77,6 @@ def settle(config: RunConfig, run_dir: Path, *, seed_given: bool, new_design: bo
     return config, saved
 
 
-def _raw(run_dir: Path) -> dict[str, Any]:
-    raw = read_yaml(RunLayout(run_dir).run_file, "run file")
-    return raw if isinstance(raw, dict) else {}
-
-
 def fix_budget(config: RunConfig, models: Sequence[tuple[str, Any]]) -> RunConfig:
     """The run's budget resolved (if not recorded yet) and every model checked against it."""
     if config.budget == "per-model":
@@ -94,8 +89,6 @@ def fix_budget(config: RunConfig, models: Sequence[tuple[str, Any]]) -> RunConfi
 def record_start(run_dir: Path, config: RunConfig, saved: RunConfig | None,
                  confidence: float) -> None:
     """run.yaml (every model the run has had) and the design history."""
-    from kgcert.rundir.atomic import write_text
-
     recorded = config
     # models added later join the record, unless they are a family (Bonferroni, a race)
     if saved is not None and not config.simultaneous and config.until is None:
@@ -103,7 +96,6 @@ def record_start(run_dir: Path, config: RunConfig, saved: RunConfig | None,
         recorded = config.model_copy(update={"models": models})
     if saved is not None and not read_designs(run_dir):  # a run older than design records
         record_design(run_dir, entry_for(saved, saved.confidence, "start"))
-    write_text(RunLayout(run_dir).run_file, yaml.safe_dump(recorded.model_dump(mode="json"),
-                                                           sort_keys=False))
+    RunDir(RunLayout(run_dir)).write_run_spec(RunSpec.from_config(recorded))
     record_design(run_dir, entry_for(config, confidence,
                                      "start" if saved is None else "new design"))

@@ -13,11 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from kgcert.errors import InputError
 from kgcert.rundir.layout import RunLayout, is_run_dir
-from kgcert.rundir.run_dir import run_dir_of
+from kgcert.rundir.run_dir import RunDir, run_dir_of
 from kgcert.rundir.sample_record import SampleRecord
 
 CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
@@ -53,13 +51,10 @@ def summarize(run: Path) -> RunSummary:
     problems: list[str] = []
     config: dict[str, Any] = {}
     layout = RunLayout(run)
-    saved = layout.run_file
-    if saved.exists():
-        try:
-            loaded = yaml.safe_load(saved.read_text(encoding="utf-8"))
-            config = loaded if isinstance(loaded, dict) else {}
-        except yaml.YAMLError:
-            problems.append(f"{saved} is not valid YAML")
+    try:
+        config = RunDir(layout).run_settings()
+    except InputError as error:  # a damaged run.yaml (named): the run is still listed
+        problems.append(str(error))
     certificates = []
     for path in layout.certificate_files():
         try:

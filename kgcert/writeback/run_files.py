@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
 from kgcert.rundir.certificate_record import read_certificate
@@ -21,7 +19,6 @@ from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import OUTCOMES
 from kgcert.rundir.run_dir import RunDir, run_dir_of
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
-from kgcert.util.yamlfile import read_yaml
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
 QUESTION_PREFIX = "Question: "
@@ -54,13 +51,10 @@ def _clip(text: Any) -> str | None:
 
 
 def read_config(run_dir: Path) -> RunConfig:
-    path = RunLayout(run_dir).run_file
-    if not path.is_file():
+    spec = RunDir(RunLayout(run_dir)).read_run_spec()
+    if spec is None:
         raise InputError(f"{run_dir} is not a run directory (no run.yaml)")
-    try:
-        return RunConfig.model_validate(read_yaml(path, "run file"))
-    except ValidationError as error:
-        raise InputError(f"{path}: not a valid run file ({type(error).__name__})") from None
+    return spec.to_config()
 
 
 def read_samples(run: RunDir, path: Path) -> list[SampleRecord]:

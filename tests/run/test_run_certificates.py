@@ -181,6 +181,21 @@ class _LocalModel:
         self.tokenizer, self.context_limit = _WordTokenizer(), window
 
 
+def test_context_tokens_caps_the_run_budget_and_each_models_own_alike():
+    """The cap applies in one place (run/budget.py's capped_room) for both budget modes."""
+    from kgcert.run.jobs import prompt_budgets
+
+    large = ModelSlot("large", _LocalModel(4000), GenerationConfig())  # type: ignore[arg-type]
+    small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
+    for budget in ("run", "per-model"):
+        config = RunConfig(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36,
+                           budget=budget, context_tokens=1000)
+        found = {names: (b.limit, b.unit) for b, names in prompt_budgets(config, [large])}
+        assert found == {None: (1000, "tokens (words)")}, budget
+        found = {names: (b.limit, b.unit) for b, names in prompt_budgets(config, [small])}
+        assert found == {None: (500, "tokens (words)")}, budget  # under the cap: its window
+
+
 def test_per_model_budgets_give_each_model_its_own_on_request():
     from kgcert.run.jobs import prompt_budgets
 
