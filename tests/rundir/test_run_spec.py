@@ -169,7 +169,7 @@ def test_the_flat_parser_and_the_spec_agree() -> None:
 
 def test_run_settings_are_the_keys_as_written_for_summaries_and_reports(tmp_path: Path) -> None:
     """A partial or hand-edited run.yaml still shows in `runs` and reports, as before."""
-    from kgcert.run.browse import summarize
+    from kgcert.rundir.browse import summarize
 
     run = RunDir.create(tmp_path / "run")
     assert run.run_settings() == {}
