@@ -133,7 +133,7 @@ def with_prices(config: RunConfig, flags: tuple[str, ...], file: Path | None
                 ) -> dict[str, dict[str, float]]:
     """The run file's prices, then a prices file's, then each --price (which must name a
     model of the run)."""
-    from kgcert.run.cost import parse_price, read_prices
+    from kgcert.certify.cost import parse_price, read_prices
 
     prices = dict(config.prices) | (read_prices(file) if file is not None else {})
     for text in flags:

@@ -13,10 +13,10 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from kgcert.certify.cost import cost_line
 from kgcert.cli.common import console, errors
 from kgcert.cli.console import keep_names, print_table
 from kgcert.errors import InputError
-from kgcert.run.cost import cost_line
 from kgcert.rundir.outcomes import OUTCOMES as OUTCOME_CHOICES
 from kgcert.util.terminal_text import escaped_controls
 

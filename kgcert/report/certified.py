@@ -1,7 +1,7 @@
 """What a spec's certificates certify, for its section of report.html: the spec's runnable
 Cypher and exact file (as the run copied them), each certificate's guarantee sentence, the
 settings its prompts and model calls used, and where the model's chosen options sat against
-the correct ones (with the degenerate-choice test of kgcert.run.positions).
+the correct ones (with the degenerate-choice test of kgcert.certify.positions).
 
 Everything comes from the run folders: the certificates' JSON (written by the run) and
 `specs/index.json` with the copied spec files (kgcert.run.spec_files); runs made before runs

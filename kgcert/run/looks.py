@@ -105,7 +105,7 @@ def keep_earlier_look(path: Path, body: dict[str, Any]) -> Path | None:
         return None
     if old.get("design") == body.get("design") and old.get("n") == body.get("n"):
         return None
-    from kgcert.run.guarantee import guarantee_sentence
+    from kgcert.certify.guarantee import guarantee_sentence
     from kgcert.rundir.atomic import write_json
 
     joint = body["looks"]["joint_confidence"]

@@ -22,6 +22,8 @@ import numpy as np
 import yaml
 
 from kgcert.answer_format.checker import check_answer
+from kgcert.certify.certificate import certificate, sequence_bounds
+from kgcert.certify.cost import file_cost
 from kgcert.errors import InputError
 from kgcert.models.base import (
     GenerationConfig,
@@ -32,7 +34,6 @@ from kgcert.models.base import (
     set_answer_hook,
 )
 from kgcert.prompts.record import Prompt
-from kgcert.run.certificate import certificate, sequence_bounds
 from kgcert.run.comparison import (
     JobRace,
     calls_saved,
@@ -41,7 +42,6 @@ from kgcert.run.comparison import (
     write_comparison,
 )
 from kgcert.run.config import RunConfig
-from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
 from kgcert.run.look_record import (
     LookRecord,

@@ -3,7 +3,7 @@
     record = read_certificate(path)         # InputError naming the file and a bad field
     record.spec, record.k, record.n, record.lower, record.upper, record.body["guarantee"]
 
-A certificate is written exactly as `kgcert.run.certificate.certificate` builds it (README's
+A certificate is written exactly as `kgcert.certify.certificate.certificate` builds it (README's
 "How to read a certificate" reads it key by key), so `to_dict` gives back the body it was
 made from. Certificates carry no record version yet: today's format is version 1, and a later
 change of format writes `record_version` (`version` reads it, 1 where absent).

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kgcert.certify.guarantee import guarantee_sentence, portable_budget
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.run.config import RunConfig
-from kgcert.run.guarantee import guarantee_sentence, portable_budget
 from kgcert.run.runner import Job, ModelSlot, Runner
 from tests.run.test_run_progress import _prompt
 

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from kgcert.certify.certificate import certificate
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.bernoulli import answer_line
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.certificate import certificate
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 

@@ -13,6 +13,7 @@ import pytest
 from alzheimer_kg_fixture import ALZHEIMER_KG
 from run_cli import kgcert
 
+from kgcert.certify.suite_content import first_draw_skipped
 from kgcert.errors import InputError
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.suite import (
@@ -20,7 +21,6 @@ from kgcert.run.suite import (
     REDRAW_SHIFT,
     SuiteConfig,
     drawn_component,
-    first_draw_skipped,
     mixture,
     redraw_index,
     refuse_specs_that_fit_nothing,

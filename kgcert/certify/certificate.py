@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from kgcert import __version__
-from kgcert.run.guarantee import guarantee_sentence
-from kgcert.run.positions import position_summary, position_warning
+from kgcert.certify.guarantee import guarantee_sentence
+from kgcert.certify.positions import position_summary, position_warning
 from kgcert.rundir.outcomes import ANSWERED, REFUSED, SKIPPED, UNPARSEABLE
 from kgcert.stats import (
     OutcomeCounts,
@@ -129,7 +129,7 @@ def _unconditional_hits(records: Sequence[Mapping[str, Any]],
     prompt within its spec, and the unconditional bound counts that first draw as wrong."""
     if not context.get("suite"):
         return [r["outcome"] == "correct" for r in records]
-    from kgcert.run.suite import first_draw_skipped
+    from kgcert.certify.suite_content import first_draw_skipped
 
     return [r["outcome"] == "correct" and not first_draw_skipped(r) for r in records]
 
@@ -144,7 +144,7 @@ def _suite_redraws(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _redrawn(record: Mapping[str, Any]) -> bool:
-    from kgcert.run.suite import first_draw_skipped
+    from kgcert.certify.suite_content import first_draw_skipped
 
     return first_draw_skipped(record)
 
@@ -253,7 +253,7 @@ def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     if context.get("suite"):  # beside the mixture's bounds, never certified one by one
-        from kgcert.run.suite import component_counts
+        from kgcert.certify.suite_content import component_counts
 
         body["suite_counts"] = {"certified": False,
                                 "per_spec": component_counts(records, context["suite"])}

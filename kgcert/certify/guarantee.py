@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
-from kgcert.run.suite import describe
+from kgcert.certify.suite_content import describe
 
 
 def _interval(bound: Mapping[str, Any]) -> str:
