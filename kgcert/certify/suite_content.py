@@ -32,19 +32,3 @@ def component_counts(records: Sequence[Mapping[str, Any]], suite: Mapping[str, A
         row["answered"] += record["outcome"] in ANSWERED
         row["correct"] += record["outcome"] == "correct"
     return list(rows.values())
-
-
-def describe(suite: Mapping[str, Any], redrawn: bool = True) -> str:
-    """`suite NAME, the mixture of spec a (weight 0.5) and spec b (weight 0.5)`, and how
-    weights by matches were counted. `redrawn`: the suite's skipped draws were drawn again
-    within their spec (every certificate since suites did so; older ones say nothing)."""
-    parts = [f"{c['spec']} (weight {c['weight']:.4g})" for c in suite["components"]]
-    how = ""
-    if suite.get("weighting") == "matches":
-        counted = [f"{c['spec']} {'' if c['matches']['exact'] else 'about '}"
-                   f"{c['matches']['count']:,.0f}" for c in suite["components"]]
-        how = ("; the weights are each spec's share of the specs' matches in the KG, counted "
-               f"before the first answer and fixed: {', '.join(counted)}")
-    return (f"suite {suite['name']}, the mixture of spec{'s' if len(parts) > 1 else ''} "
-            f"{', '.join(parts)} (each prompt draws a spec by its weight, then a prompt from "
-            f"that spec{', drawn again within it until one fits' if redrawn else ''}{how})")

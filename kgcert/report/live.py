@@ -26,6 +26,7 @@ from urllib.parse import quote, unquote
 
 from kgcert.errors import InputError, KgcertError
 from kgcert.rundir.layout import RunLayout
+from kgcert.rundir.run_dir import RunDir
 
 POLL_MS = 1500
 LOOPBACK = "127.0.0.1"
@@ -58,7 +59,7 @@ def _files(run: Path) -> Iterator[Path]:
     layout = RunLayout(run)
     yield run / RUN_FILE
     yield from layout.sample_files()
-    yield from layout.certificate_files()
+    yield from RunDir(layout).certificate_paths()
 
 
 def run_state(run: Path) -> str:

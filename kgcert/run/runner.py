@@ -50,12 +50,11 @@ from kgcert.run.look_record import (
     prompts_key,
     refuse_or_extend,
 )
-from kgcert.run.looks import keep_earlier_look, plan_look
-from kgcert.rundir.atomic import write_json, write_text
-from kgcert.rundir.certificate_record import CertificateRecord
-from kgcert.rundir.history import read_history, write_history
+from kgcert.run.looks import plan_look
+from kgcert.rundir.atomic import write_text
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import REFUSED, SKIPPED
+from kgcert.rundir.run_dir import RunDir
 from kgcert.rundir.sample_log import SampleLog
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.stats import bonferroni_confidence, mixture_cs_limits, running_intersection
@@ -158,7 +157,7 @@ class Runner:
         self.models = models
         self.progress = progress or Progress()
         self.layout = RunLayout(run_dir)
-        self.history = read_history(self.layout)  # every n each certificate was written at
+        self.dir = RunDir(self.layout)
         self.certificates = sum(len(self.slots(job)) for job in jobs)
         self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
                            if config.simultaneous else config.confidence)
@@ -421,13 +420,19 @@ class Runner:
         # A sequential certificate ends where its rule stopped; samples drawn after that in
         # the same batch stay in the file but not in the bounds.
         ordered = [records[i].to_dict() for i in sorted(records) if i <= last]
-        path = self.certificate_path(job, slot)
-        history = self.history.get(path.name, [])
+        history = self.dir.written_at(job.spec, job.setting, slot.spec_string)
         written_at = history + [total] if not history or history[-1] != total else history
         look = plan_look(records, total=total, confidence=self.confidence, design=self.design,
                          sequential=sequential, extendable=self.config.extendable,
                          designs=read_designs(self.run_dir), written_at=written_at,
                          elsewhere=self._elsewhere(job, slot))
+        # every call this certificate's samples took, over all sessions: `records` is what
+        # the sample file holds (read at the start, then appended to); a race adds what the
+        # fixed-n design of the same n would have asked
+        cost = file_cost(self.log(job, slot), records.values(),
+                         self.config.prices.get(slot.spec_string))
+        if race is not None:
+            cost = calls_saved(cost, records, total)
         context = {
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
@@ -445,23 +450,15 @@ class Runner:
                                         "a separate family of the same size and level"}
                              if self.config.simultaneous else None),
             "sample_file": str(self.log(job, slot).path.relative_to(self.run_dir)),
-            # every call this certificate's samples took, over all sessions: `records` is
-            # what the sample file holds (read at the start, then appended to)
-            "cost": file_cost(self.log(job, slot), records.values(),
-                              self.config.prices.get(slot.spec_string)),
+            "cost": cost,
         }
-        if race is not None:  # what the fixed-n design of the same n would have asked
-            context["cost"] = calls_saved(context["cost"], records, total)
+        if race is not None:
             context["comparisons"] = str(comparison_path(self.run_dir, job.spec, job.setting)
                                          .relative_to(self.run_dir))
-        body = CertificateRecord.from_dict(certificate(
+        path = self.dir.write_certificate(certificate(
             ordered, confidence=look.confidence, context=context, anytime=look.anytime,
-            validity=look.validity)).to_dict()
-        keep_earlier_look(path, body)
-        write_json(path, body, allow_nan=False)
+            validity=look.validity))
         self._record_look(job, slot, total, look.confidence)
-        self.history[path.name] = written_at
-        write_history(self.layout, self.history)
         return path
 
 

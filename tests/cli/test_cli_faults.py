@@ -128,7 +128,7 @@ def _run_dir_by_hand(folder: Path, n: object = 10) -> Path:
     SampleLog(folder / "samples" / "s" / "vanilla" / "m.jsonl").append(
         SampleRecord.from_dict(r) for r in records)
     body = certificate(records, confidence=0.95, context={
-        "spec": "s", "setting": "vanilla", "model": "m", "samples_requested": 10})
+        "spec": "s", "setting": "vanilla", "model": "m", "samples_requested": 10}).to_dict()
     body["n"] = n
     write_json(folder / "certificates" / "s__vanilla__m.json", body)
     return folder
