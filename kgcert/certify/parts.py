@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 P = TypeVar("P", bound="Part")
-_OWN = ("absent", "extra")
+_OWN = ("absent", "extra", "order")
 
 
 def part(kind: type[Part]) -> Any:
@@ -66,6 +66,9 @@ class Part:
     absent: frozenset[str] = dataclasses.field(default=frozenset(), kw_only=True, repr=False)
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict, kw_only=True,
                                                  repr=False)
+    # the keys in the order the object held them, so it is written back in that order
+    order: tuple[str, ...] = dataclasses.field(default=(), kw_only=True, repr=False,
+                                               compare=False)
 
     @classmethod
     def _fields(cls) -> list[dataclasses.Field[Any]]:
@@ -99,13 +102,15 @@ class Part:
                 value = _frozen(value)
             values[f.name] = value
         extra = {name: value for name, value in data.items() if name not in known}
-        return cls(**values, absent=frozenset(absent), extra=extra)
+        return cls(**values, absent=frozenset(absent), extra=extra, order=tuple(data))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object again: the fields it held, then the keys the type does not model."""
+        """The JSON object again, its keys in the order it was read with (a field set since
+        comes after them)."""
         out: dict[str, Any] = {}
         for f in self._fields():
             if f.name not in self.absent:
                 out[f.metadata.get("key", f.name)] = _thawed(getattr(self, f.name))
         out.update({name: _thawed(value) for name, value in self.extra.items()})
-        return out
+        first = [name for name in self.order if name in out]
+        return {name: out[name] for name in (*first, *(n for n in out if n not in first))}

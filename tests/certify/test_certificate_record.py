@@ -44,7 +44,7 @@ def test_a_certificate_of_5e25278_reads_as_version_1_and_writes_back_unchanged(p
     cert = read_certificate(path)
     assert cert.version == 1 and "record_version" not in body
     assert cert.to_dict() == body
-    assert json.dumps(cert.to_dict(), sort_keys=True) == json.dumps(body, sort_keys=True)
+    assert json.dumps(cert.to_dict()) == json.dumps(body)  # the keys in their order too
     written = cert.written()
     assert written == {**body, "record_version": CERTIFICATE_RECORD_VERSION}
     again = Certificate.read(json.loads(json.dumps(written)), path)
@@ -75,6 +75,13 @@ def test_attributes_say_what_the_json_holds():
     assert fixed.counts.correct + fixed.counts.wrong == fixed.n
     assert fixed.unconditional is not None and fixed.unconditional.sided == "lower"
     assert fixed.key == (fixed.spec, fixed.setting, fixed.model)
+
+
+def test_keys_keep_the_order_they_were_read_in():
+    body = _body(WRITTEN[0])
+    body["cost"] = dict(reversed(list(body["cost"].items())))
+    shuffled = dict(reversed(list(body.items())))
+    assert json.dumps(Certificate.read(shuffled, "c.json").to_dict()) == json.dumps(shuffled)
 
 
 def test_keys_the_type_does_not_model_are_kept_in_place():
