@@ -10,6 +10,7 @@ import click
 from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+from kgcert.certify.record import Certificate
 from kgcert.cli.common import Context, console, errors
 from kgcert.cli.heap import built_graphs_frozen, pace_for_prompts
 from kgcert.cli.progress import progress_display
@@ -19,6 +20,7 @@ from kgcert.cli.run_folder import run_path as folder_for
 from kgcert.cli.run_options import run_options
 from kgcert.errors import InputError, NothingAnsweredError
 from kgcert.run.config import RunConfig, load_run_config, with_quantization
+from kgcert.rundir.run_dir import read_certificate
 from kgcert.util.locations import data_dir
 
 __all__ = ["_locks", "run_command", "with_prices"]  # _locks: tests release them between runs
@@ -114,18 +116,18 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         # The report captions subgraphs by name: the names from the run's prompt graph.
         graph = next((job.graph for job in jobs if job.graph is not None), None)
         write_entity_names(store, run_dir_of(run_dir), graph)
+    certificates = [read_certificate(path) for path in paths]
     if as_json:
-        for path in paths:
-            body = json.loads(path.read_text(encoding="utf-8"))
-            click.echo(json.dumps({**body, "file": str(path)}, ensure_ascii=False))
+        for path, cert in zip(paths, certificates, strict=True):
+            click.echo(json.dumps({**cert.to_dict(), "file": str(path)}, ensure_ascii=False))
     else:
-        print_certificates(paths, wide=wide)
+        print_certificates(certificates, wide=wide)
         from kgcert.certify.comparison import decision_lines
 
         for line in decision_lines(run_dir_of(run_dir)):
             console.print(Text(line))
         console.print(Text(f"certificates and samples in {run_dir}"))
-    _refuse_unanswered(run_dir, paths)
+    _refuse_unanswered(run_dir, certificates)
 
 
 
@@ -134,7 +136,7 @@ def with_prices(config: RunConfig, flags: tuple[str, ...], file: Path | None
                 ) -> dict[str, dict[str, float]]:
     """The run file's prices, then a prices file's, then each --price (which must name a
     model of the run)."""
-    from kgcert.run.cost import parse_price, read_prices
+    from kgcert.certify.cost import parse_price, read_prices
 
     prices = dict(config.prices) | (read_prices(file) if file is not None else {})
     for text in flags:
@@ -146,28 +148,24 @@ def with_prices(config: RunConfig, flags: tuple[str, ...], file: Path | None
     return prices
 
 
-def _refuse_unanswered(run_dir: Path, paths: list[Path]) -> None:
+def _refuse_unanswered(run_dir: Path, certificates: list[Certificate]) -> None:
     """A certificate with no answered prompt because every call failed certifies nothing:
     the run ends with exit code 5 (its files are kept; a rerun asks those samples again)."""
     from kgcert.rundir.run_dir import run_dir_of
 
-    empty = []
-    for path in paths:
-        body = json.loads(path.read_text(encoding="utf-8"))
-        if body.get("n") == 0 and body.get("outcomes", {}).get("error", 0) > 0:
-            empty.append(body)
+    empty = [cert for cert in certificates if cert.n == 0 and cert.counts.error > 0]
     if not empty:
         return
     first = empty[0]
     reason = ""
-    samples = run_dir / str(first.get("sample_file", ""))
+    samples = run_dir / str(first.sample_file or "")
     if samples.is_file():
         error = next((r.response.error for _, r in run_dir_of(run_dir).sample_records(samples)
                       if r.response is not None and r.call_failed), None)
         reason = f": {error}" if error else ""
     raise NothingAnsweredError(
-        f"{len(empty)} of {len(paths)} certificates have no answered prompt because every call "
-        f"failed ({first.get('model')} on {first.get('spec')} / {first.get('setting')}"
+        f"{len(empty)} of {len(certificates)} certificates have no answered prompt because every "
+        f"call failed ({first.model} on {first.spec} / {first.setting}"
         f"{reason}); rerun the same command to ask them again")
 
 

@@ -3,15 +3,15 @@ certificates."""
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from rich.progress import Progress, TaskID
 from rich.table import Table
 from rich.text import Text
 
+from kgcert.certify.record import Certificate, SpecCount
 from kgcert.cli.common import console
 from kgcert.cli.console import keep_names, print_table
 from kgcert.util.numbers import bound_text, interval_text, level_text
@@ -129,22 +129,20 @@ def pace_text(answered: int, seconds: float) -> str:
     return f"{rate:.1f} prompts/s" if rate >= 1 else f"{seconds / answered:.0f} s/prompt"
 
 
-def print_certificates(paths: list[Path], wide: bool = False) -> None:
+def print_certificates(certificates: list[Certificate], wide: bool = False) -> None:
     """The certificates as a table that fits 100 columns: spec, setting and seed said once
     above it when every row shares them, then k / n, the interval, the verdict in words and
     what the counts leave apart; `wide` gives every column instead."""
-    bodies = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
-    table = _wide_table(bodies) if wide else _narrow_table(bodies)
-    shared = [name for name in ("spec", "setting", "seed")
-              if not wide and len(bodies) > 1 and len({str(b.get(name)) for b in bodies}) == 1]
+    table = _wide_table(certificates) if wide else _narrow_table(certificates)
+    shared = _shared(certificates) if not wide else []
     if shared:  # said once, above the rows that share them
-        console.print(Text(", ".join(f"{name} {bodies[0].get(name)}" for name in shared)))
-    warnings = [w for body in bodies for w in body.get("warnings", [])]
-    notes = [_suite_line(body, counts["per_spec"]) for body in bodies
-             if (counts := body.get("suite_counts"))]
+        console.print(Text(", ".join(f"{name} {value}" for name, value in shared)))
+    warnings = [w for cert in certificates for w in cert.warnings]
+    notes = [_suite_line(cert, counts.per_spec or ()) for cert in certificates
+             if (counts := cert.suite_counts)]
     if not wide:  # what the counts leave apart, under the table rather than in a column
-        notes = [f"{body['spec']} / {body['setting']} / {body['model']}: {apart}"
-                 for body in bodies if (apart := _apart(body)) != "-"] + notes
+        notes = [f"{cert.where}: {apart}"
+                 for cert in certificates if (apart := _apart(cert)) != "-"] + notes
     print_table(console, table)
     for note in notes:
         console.print(Text(note))
@@ -155,67 +153,81 @@ def print_certificates(paths: list[Path], wide: bool = False) -> None:
                        "(recorded in run.yaml), fixed before the first answer."))
 
 
-def _verdict(body: dict[str, Any]) -> str:
+def _labels(cert: Certificate) -> dict[str, Any]:
+    """What names a row: spec, setting, model and seed."""
+    return {"spec": cert.spec, "setting": cert.setting, "model": cert.model, "seed": cert.seed}
+
+
+def _shared(certificates: list[Certificate]) -> list[tuple[str, Any]]:
+    """Spec, setting and seed where every row (of more than one) has the same."""
+    if len(certificates) < 2:
+        return []
+    first = _labels(certificates[0])
+    return [(name, first[name]) for name in ("spec", "setting", "seed")
+            if len({str(_labels(c)[name]) for c in certificates}) == 1]
+
+
+def _verdict(cert: Certificate) -> str:
     """The interval against chance in a few words (the report says it in full)."""
-    chance = body.get("chance")
-    if not body.get("n"):
+    chance = cert.chance
+    if not cert.n:
         return "no claim"
     if not chance:
         return "-"
-    level = chance["level"]
+    level = chance.level
     words = f"({level_text(level)})"
-    if body["lower"] > level:
+    if cert.lower > level:
         return f"above {words}"
-    if body["upper"] < level:
+    if cert.upper < level:
         return f"below {words}"
     return f"cannot tell {words}"
 
 
-def _apart(body: dict[str, Any]) -> str:
+def _apart(cert: Certificate) -> str:
     """Unparseable answers (in n, counted wrong), failed calls and skipped prompts (not in
     n); '-' when there are none."""
-    outcomes = body["outcomes"]
+    outcomes = cert.counts
     parts = [f"{count} {label}" for count, label in (
-        (outcomes.get("unparseable"), "unparseable (counted wrong)"),
-        (outcomes.get("error"), "failed (not in n)"), (outcomes.get("skipped"),
-                                                        "skipped (not in n)")) if count]
+        (outcomes.unparseable, "unparseable (counted wrong)"),
+        (outcomes.error, "failed (not in n)"), (outcomes.skipped,
+                                                "skipped (not in n)")) if count]
     return ", ".join(parts) or "-"
 
 
-def _narrow_table(bodies: list[dict[str, Any]]) -> Table:
-    shared = [name for name in ("spec", "setting", "seed")
-              if len(bodies) > 1 and len({str(b.get(name)) for b in bodies}) == 1]
+def _narrow_table(certificates: list[Certificate]) -> Table:
+    shared = [name for name, _ in _shared(certificates)]
     columns = [c for c in ("spec", "setting", "model") if c not in shared]
     table = Table(show_header=True, header_style="bold")
     for column in (*columns, "k / n", "interval", "vs chance"):
         table.add_column(column, no_wrap=column in ("k / n", "interval"))
-    for body in bodies:
-        chance = (body.get("chance") or {}).get("level")
-        interval = interval_text(body["lower"], body["upper"], [chance]) if body["n"] else "-"
-        table.add_row(*(Text(str(body[c])) for c in columns), f"{body['k']} / {body['n']}",
-                      interval, _verdict(body))
+    for cert in certificates:
+        chance = cert.chance.level if cert.chance else None
+        interval = interval_text(cert.lower, cert.upper, [chance]) if cert.n else "-"
+        labels = _labels(cert)
+        table.add_row(*(Text(str(labels[c])) for c in columns), f"{cert.k} / {cert.n}",
+                      interval, _verdict(cert))
     return keep_names(table, *columns)
 
 
-def _wide_table(bodies: list[dict[str, Any]]) -> Table:
+def _wide_table(certificates: list[Certificate]) -> Table:
     table = Table(show_header=True, header_style="bold")
     for column in ("spec", "setting", "model", "seed", "k / n", "lower", "upper", "chance",
                    "unparseable", "errors", "skipped"):
         table.add_column(column, no_wrap=column in ("k / n", "lower", "upper"))
-    for body in bodies:
-        outcomes = body["outcomes"]
-        chance = body.get("chance")
-        level = chance["level"] if chance else None
-        table.add_row(Text(body["spec"]), body["setting"], Text(body["model"]),
-                      str(body.get("seed")), f"{body['k']} / {body['n']}",
-                      bound_text(body["lower"], [level]), bound_text(body["upper"], [level]),
-                      f"{chance['level']:.3f} ({chance['reading'].split(' (')[0]})"
-                      if chance else "-", str(outcomes["unparseable"]),
-                      str(outcomes["error"]), str(outcomes["skipped"]))
+    for cert in certificates:
+        outcomes = cert.counts
+        chance = cert.chance
+        level = chance.level if chance else None
+        table.add_row(Text(cert.spec), cert.setting, Text(cert.model),
+                      str(cert.seed), f"{cert.k} / {cert.n}",
+                      bound_text(cert.lower, [level]), bound_text(cert.upper, [level]),
+                      f"{chance.level:.3f} ({chance.reading.split(' (')[0]})"
+                      if chance else "-", str(outcomes.unparseable),
+                      str(outcomes.error), str(outcomes.skipped))
     return keep_names(table, "spec", "setting", "model")
 
 
-def _suite_line(body: dict[str, Any], per_spec: list[dict[str, Any]]) -> str:
-    shown = ", ".join(f"{row['spec']} {row['correct']}/{row['answered']}" for row in per_spec)
-    return (f"{body['spec']} / {body['setting']} / {body['model']}: per spec (correct/answered, "
+def _suite_line(cert: Certificate, per_spec: Sequence[SpecCount]) -> str:
+    shown = ", ".join(f"{row.spec} {row.correct}/{row.answered}" for row in per_spec)
+    return (f"{cert.where}: per spec (correct/answered, "
             f"not certified; the bounds are about the mixture): {shown}")

@@ -13,10 +13,10 @@ import click
 from rich.table import Table
 from rich.text import Text
 
+from kgcert.certify.cost import cost_line
 from kgcert.cli.common import console, errors
 from kgcert.cli.console import keep_names, print_table
 from kgcert.errors import InputError
-from kgcert.run.cost import cost_line
 from kgcert.rundir.outcomes import OUTCOMES as OUTCOME_CHOICES
 from kgcert.util.terminal_text import escaped_controls
 
@@ -49,13 +49,12 @@ def runs_command(root: Path, as_json: bool) -> None:
         table = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
         for column in ("spec", "setting", "model", "k / n", "lower", "upper", "seed", "cost"):
             table.add_column(column, justify="right" if column in ("lower", "upper") else "left")
-        for cert in summary.certificates:
-            suite = " (suite)" if cert.get(
-                "spec_kind") == "suite" else ""
-            table.add_row(Text(f"{cert['spec']}{suite}"), Text(str(cert["setting"])),
-                          Text(str(cert["model"])), f"{cert['k']} / {cert['n']}",
-                          _bound(cert["lower"]), _bound(cert["upper"]), str(cert["seed"]),
-                          Text(cost_line(cert.get("cost"))))
+        for cert, _ in summary.certificates:
+            suite = " (suite)" if cert.spec_kind == "suite" else ""
+            table.add_row(Text(f"{cert.spec}{suite}"), Text(str(cert.setting)),
+                          Text(str(cert.model)), f"{cert.k} / {cert.n}",
+                          _bound(cert.lower), _bound(cert.upper), str(cert.seed),
+                          Text(cost_line(cert.cost)))
         print_table(console, keep_names(table, "spec", "setting", "model"))
         for line in decision_lines(run_dir_of(run)):
             console.print(Text(f"  {line}"))

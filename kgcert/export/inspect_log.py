@@ -9,15 +9,15 @@ Needs the `inspect` extra (pip install 'kgcert[inspect]')."""
 from __future__ import annotations
 
 import importlib.util
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgcert.certify.record import Certificate
 from kgcert.errors import InputError, MissingDependencyError
-from kgcert.report.run_frames import RunInfo, check_run_dir, run_records
-from kgcert.rundir.layout import RunLayout, slug
+from kgcert.report.run_frames import RunInfo, run_records
+from kgcert.rundir.layout import slug
+from kgcert.rundir.run_dir import RunDir
 from kgcert.rundir.sample_record import SampleRecord
 
 SCORER = "kgcert"
@@ -75,7 +75,7 @@ def _sample(record: SampleRecord) -> Any:
                   "spec_hash": record.spec_hash})
 
 
-def certificate_log(body: Mapping[str, Any], records: list[SampleRecord], run: Path) -> Any:
+def certificate_log(cert: Certificate, records: list[SampleRecord], run: Path) -> Any:
     """One certificate and its samples as an inspect_ai EvalLog."""
     from inspect_ai.log import (
         EvalConfig,
@@ -88,26 +88,27 @@ def certificate_log(body: Mapping[str, Any], records: list[SampleRecord], run: P
     )
 
     scored = [r for r in records if r.answered]
-    metrics = {"accuracy": EvalMetric(name="accuracy", value=float(body.get("estimate") or 0)),
-               "lower": EvalMetric(name="lower", value=float(body["lower"])),
-               "upper": EvalMetric(name="upper", value=float(body["upper"]))}
-    task = f"kgcert/{body['spec']}/{body['setting']}"
+    metrics = {"accuracy": EvalMetric(name="accuracy", value=float(cert.estimate or 0)),
+               "lower": EvalMetric(name="lower", value=float(cert.lower)),
+               "upper": EvalMetric(name="upper", value=float(cert.upper))}
+    task = f"kgcert/{cert.spec}/{cert.setting}"
+    given = cert.to_dict()  # the certificate itself, in the log's metadata
     return EvalLog(
         version=2, status="success",
         eval=EvalSpec(
-            created=str(body.get("created_at") or ""), task=task,
-            dataset=EvalDataset(name=str(body["spec"]), samples=len(records),
+            created=str(cert.created_at or ""), task=task,
+            dataset=EvalDataset(name=str(cert.spec), samples=len(records),
                                 sample_ids=[r.index for r in records]),
-            model=str(body["model"]), config=EvalConfig(),
-            task_args={"spec": body["spec"], "setting": body["setting"],
-                       "kg": body.get("kg"), "seed": body.get("seed")},
-            metadata={"kgcert_certificate": dict(body), "kgcert_run": run.name}),
+            model=str(cert.model), config=EvalConfig(),
+            task_args={"spec": cert.spec, "setting": cert.setting, "kg": cert.kg,
+                       "seed": cert.seed},
+            metadata={"kgcert_certificate": given, "kgcert_run": run.name}),
         results=EvalResults(
             total_samples=len(records), completed_samples=len(scored),
             scores=[EvalScore(name=SCORER, scorer=SCORER, metrics=metrics,
-                              metadata={"k": body.get("k"), "n": body.get("n"),
-                                        "confidence": body.get("confidence"),
-                                        "method": body.get("method")})]),
+                              metadata={"k": cert.k, "n": cert.n,
+                                        "confidence": cert.confidence,
+                                        "method": cert.method})]),
         samples=[_sample(r) for r in records])
 
 
@@ -116,9 +117,7 @@ def export_inspect(run: Path, out: Path) -> list[Exported]:
     _require()
     from inspect_ai.log import write_eval_log
 
-    check_run_dir(run)
-    layout = RunLayout(run)
-    certificates = layout.certificate_files()
+    certificates = RunDir.open(run).certificate_files()
     if not certificates:
         raise InputError(f"{run} has no certificate yet: export it once `kgcert run` has "
                          "written one")
@@ -127,12 +126,10 @@ def export_inspect(run: Path, out: Path) -> list[Exported]:
         by_key.setdefault(record.key, []).append(record)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in certificates:
-        body = json.loads(path.read_text(encoding="utf-8"))
-        records = sorted(by_key.get((body["spec"], body["setting"], body["model"]), []),
-                         key=lambda r: r.index)
-        log = certificate_log(body, records, run)
-        target = out / f"{slug(body['spec'])}__{slug(body['setting'])}__{slug(body['model'])}.eval"
+    for path, cert in certificates:
+        records = sorted(by_key.get(cert.key, []), key=lambda r: r.index)
+        log = certificate_log(cert, records, run)
+        target = out / f"{slug(cert.spec)}__{slug(cert.setting)}__{slug(cert.model)}.eval"
         write_eval_log(log, target)
         written.append(Exported(path, target, len(records)))
     return written

@@ -1,7 +1,7 @@
 """What a spec's certificates certify, for its section of report.html: the spec's runnable
 Cypher and exact file (as the run copied them), each certificate's guarantee sentence, the
 settings its prompts and model calls used, and where the model's chosen options sat against
-the correct ones (with the degenerate-choice test of kgcert.run.positions).
+the correct ones (with the degenerate-choice test of kgcert.certify.positions).
 
 Everything comes from the run folders: the certificates' JSON (written by the run) and
 `specs/index.json` with the copied spec files (kgcert.rundir.spec_copies); runs made before runs
@@ -11,7 +11,6 @@ kept their specs show what their certificates hold.
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,18 +18,21 @@ from typing import Any
 
 import pandas as pd
 
+from kgcert.certify.parts import Part
+from kgcert.certify.record import Certificate
+from kgcert.errors import InputError
 from kgcert.report.run_frames import RunSet
-from kgcert.rundir.run_dir import RunDir, run_dir_of
+from kgcert.rundir.run_dir import RunDir, read_certificate, run_dir_of
 
 
 @dataclass(frozen=True)
 class Certified:
-    """One certificate of a spec: its row labels and its JSON body."""
+    """One certificate of a spec: its row labels and the certificate."""
 
     run: str
     setting: str
     model: str
-    body: Mapping[str, Any]
+    cert: Certificate
 
 
 @dataclass(frozen=True)
@@ -64,10 +66,10 @@ def certificates_of(runs: RunSet, spec: str) -> list[Certified]:
     rows = frame[frame["spec"] == spec].sort_values(["setting", "model", "run"])
     for row in rows.itertuples(index=False):
         try:
-            body = json.loads(Path(str(row.file)).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            cert = read_certificate(Path(str(row.file)))
+        except (OSError, InputError):
             continue
-        found.append(Certified(str(row.run), str(row.setting), str(row.model), body))
+        found.append(Certified(str(row.run), str(row.setting), str(row.model), cert))
     return found
 
 
@@ -118,8 +120,8 @@ def source_html(sources: Sequence[SpecSource]) -> list[str]:
 
 def guarantees_html(certified: Sequence[Certified]) -> list[str]:
     items = [f"<li><b>{html.escape(c.setting)} / {html.escape(c.model)}</b> "
-             f"({html.escape(c.run)}): {html.escape(str(c.body.get('guarantee', '')))}</li>"
-             for c in certified if c.body.get("guarantee")]
+             f"({html.escape(c.run)}): {html.escape(str(c.cert.guarantee))}</li>"
+             for c in certified if c.cert.guarantee]
     if not items:
         return []
     return ["<h4>What each certificate guarantees</h4>",
@@ -132,31 +134,38 @@ def _identity(identity: Mapping[str, Any] | None) -> str:
     return ", ".join(f"{key} {value}" for key, value in identity.items() if value is not None)
 
 
+def _given(part: Part | None, name: str, value: Any) -> Any:
+    """`value`, or "-" where the certificate (or its part) does not hold the field."""
+    return "-" if part is None or name in part.absent else value
+
+
 def settings_rows(certified: Sequence[Certified]) -> Iterator[dict[str, Any]]:
     for c in certified:
-        body = c.body
-        generation = body.get("generation") or {}
+        cert, generation = c.cert, c.cert.generation
         yield {"setting": c.setting, "model": c.model, "run": c.run,
-               "mode": generation.get("mode", "-"), "few-shot": body.get("few_shot", "-"),
-               "options": body.get("options", "-"), "budget": body.get("budget") or "-",
-               "strategy": body.get("strategy") or "standard",
-               "temperature": generation.get("temperature", "-"),
-               "max new tokens": generation.get("max_new_tokens", "-"),
-               "model identity": _identity(body.get("model_identity"))}
+               "mode": _given(generation, "mode", generation and generation.mode),
+               "few-shot": _given(cert, "few_shot", cert.few_shot),
+               "options": _given(cert, "options", cert.options), "budget": cert.budget or "-",
+               "strategy": cert.extra.get("strategy") or "standard",
+               "temperature": _given(generation, "temperature",
+                                     generation and generation.temperature),
+               "max new tokens": _given(generation, "max_new_tokens",
+                                        generation and generation.max_new_tokens),
+               "model identity": _identity(cert.model_identity)}
 
 
 def positions_rows(certified: Sequence[Certified]) -> Iterator[dict[str, Any]]:
     for c in certified:
-        positions = c.body.get("positions")
+        positions = c.cert.positions
         if not positions:
             continue
-        test = positions.get("test") or {}
+        test = positions.test
         row: dict[str, Any] = {"setting": c.setting, "model": c.model, "run": c.run}
         for number, (chosen, correct) in enumerate(
-                zip(positions["chosen"], positions["correct"], strict=True), start=1):
+                zip(positions.chosen, positions.correct, strict=True), start=1):
             row[f"option {number}: chosen / correct"] = f"{chosen} / {correct}"
-        row["p (exact test)"] = (f"{test['p_value']:.2g}" if test else "not tested")
-        row["choices"] = ("DEGENERATE" if test.get("degenerate") else
+        row["p (exact test)"] = (f"{test.p_value:.2g}" if test else "not tested")
+        row["choices"] = ("DEGENERATE" if test and test.degenerate else
                           "no position bias found" if test else "-")
         yield row
 
@@ -165,7 +174,7 @@ def positions_html(certified: Sequence[Certified], table: Any) -> list[str]:
     rows = list(positions_rows(certified))
     if not rows:
         return []
-    flagged = [str(w) for c in certified for w in c.body.get("warnings", ())
+    flagged = [str(w) for c in certified for w in c.cert.warnings
                if "degenerate choices" in str(w)]
     parts = ["<h4>Chosen against correct option positions</h4>",
              _p("Per certificate, how often the model chose each option position and how often "

@@ -8,13 +8,14 @@ headline says nothing the certificate does not."""
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from kgcert.rundir.run_dir import run_dir_of
+from kgcert.certify.record import Certificate
+from kgcert.errors import InputError
+from kgcert.rundir.run_dir import read_certificate, run_dir_of
 from kgcert.util.numbers import interval_text, level_text
 
 if TYPE_CHECKING:
@@ -51,9 +52,15 @@ class Headline:
     _levels: tuple[float, ...] = ()
 
 
-def verdict(body: Mapping[str, Any], threshold: float | None) -> tuple[str, str, tuple[float, ...]]:
+def _held(cert: Certificate, name: str, value: float) -> float | None:
+    """`value`, or None where the certificate holds no such field."""
+    return None if name in cert.absent else value
+
+
+def verdict(cert: Certificate, threshold: float | None) -> tuple[str, str, tuple[float, ...]]:
     """The verdict in words, its tone, and the levels the bounds are read against."""
-    n, lower, upper = int(body.get("n") or 0), body.get("lower"), body.get("upper")
+    n = int(cert.n or 0)
+    lower, upper = _held(cert, "lower", cert.lower), _held(cert, "upper", cert.upper)
     if n == 0 or lower is None or upper is None:
         return "no claim: no prompt was answered", "open", ()
     if threshold is not None:  # a sequential run stated what it wanted to know
@@ -63,11 +70,11 @@ def verdict(body: Mapping[str, Any], threshold: float | None) -> tuple[str, str,
         if upper < threshold:
             return f"below the threshold {words}", "below", (threshold,)
         return f"cannot tell against the threshold {words}", "open", (threshold,)
-    chance = body.get("chance") or {}
-    level = chance.get("level")
-    if level is None:
+    chance = cert.chance
+    level = chance.level if chance is not None and "level" not in chance.absent else None
+    if chance is None or level is None:
         return "no chance level (free answers): read the interval", "open", ()
-    options = chance.get("options")
+    options = chance.options
     words = f"chance {level_text(level)}" + (f" (1/{options})" if options else "")
     if lower > level:
         return f"above {words}", "above", (level,)
@@ -76,17 +83,18 @@ def verdict(body: Mapping[str, Any], threshold: float | None) -> tuple[str, str,
     return f"cannot be told apart from {words}", "open", (level,)
 
 
-def position_flag(body: Mapping[str, Any]) -> tuple[str, bool]:
+def position_flag(cert: Certificate) -> tuple[str, bool]:
     """`DEGENERATE: option 3 chosen on 20 of 20`, or that no bias was found, or not tested."""
-    positions = body.get("positions") or {}
-    test = positions.get("test") or {}
-    if not test:
+    positions = cert.positions
+    test = positions.test if positions is not None else None
+    if positions is None or test is None:
         return "not tested (too few parsed answers, or fixed option order)", False
-    chosen = list(positions.get("chosen") or ())
-    parsed = positions.get("parsed", sum(chosen))
-    if test.get("degenerate"):
-        at = int(test.get("position") or (chosen.index(max(chosen)) + 1 if chosen else 0))
-        times = chosen[at - 1] if 0 < at <= len(chosen) else test.get("chosen")
+    chosen = list(positions.chosen or ())
+    parsed = sum(chosen) if "parsed" in positions.absent else positions.parsed
+    if test.degenerate:
+        at = int(test.position or (chosen.index(max(chosen)) + 1 if chosen else 0))
+        times = (chosen[at - 1] if 0 < at <= len(chosen)
+                 else None if "chosen" in test.absent else test.chosen)
         return f"DEGENERATE: option {at} chosen on {times} of {parsed}", True
     return "none found", False
 
@@ -141,23 +149,24 @@ def run_headlines(runset: RunSet, comparisons: Sequence[Comparison] = ()) -> lis
     ordered = frame.sort_values(["baseline", "spec", "setting", "model", "run"])
     for row in ordered.itertuples(index=False):
         try:
-            body = json.loads(Path(str(row.file)).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            cert = read_certificate(Path(str(row.file)))
+        except (OSError, InputError):
             continue
         run = runs.get(str(row.run))
         sequential = (run.config.get("sequential") if run is not None else None) or {}
         threshold = sequential.get("threshold") if isinstance(sequential, dict) else None
-        words, tone, levels = verdict(body, threshold)
-        flag, degenerate = position_flag(body)
+        words, tone, levels = verdict(cert, threshold)
+        flag, degenerate = position_flag(cert)
         spec, setting, model = str(row.spec), str(row.setting), str(row.model)
         claims = _mcnemar_claims(comparisons, spec, setting, model)
         if run is not None:
             claims += _until_claims(run.path, spec, setting, model)
         found.append(Headline(
             run=str(row.run), model=model, spec=spec, setting=setting,
-            suite=body.get("spec_kind") == "suite", k=int(body.get("k") or 0),
-            n=int(body.get("n") or 0), lower=body.get("lower"), upper=body.get("upper"),
-            confidence=body.get("confidence"), method=str(body.get("method") or ""),
+            suite=cert.spec_kind == "suite", k=int(cert.k or 0), n=int(cert.n or 0),
+            lower=_held(cert, "lower", cert.lower), upper=_held(cert, "upper", cert.upper),
+            confidence=_held(cert, "confidence", cert.confidence),
+            method=str(cert.method or ""),
             verdict=words, tone=tone, positions=flag, degenerate=degenerate,
             claims=tuple(claims), _levels=levels))
     return found

@@ -208,8 +208,8 @@ def _spec_block(report: Report, spec: str, found: Sequence[Headline]) -> str:
                                               "of this name was found") + "."))
     rows = report.specs[report.specs["spec"] == spec].drop(columns="spec")
     certified = certificates_of(report.runs, spec)
-    said = {(c.setting, c.model, c.run): str(c.body["guarantee"]) for c in certified
-            if c.body.get("guarantee")}
+    said = {(c.setting, c.model, c.run): str(c.cert.guarantee) for c in certified
+            if c.cert.guarantee}
     parts += certificate_table(rows, [h for h in found if h.spec == spec], said)
     parts += positions_html(certified, table_html)
     parts += settings_html(certified, table_html)

@@ -26,7 +26,7 @@ from urllib.parse import quote, unquote
 
 from kgcert.errors import InputError, KgcertError
 from kgcert.rundir.layout import RunLayout
-from kgcert.rundir.run_dir import run_dir_of
+from kgcert.rundir.run_dir import RunDir, run_dir_of
 
 POLL_MS = 1500
 LOOPBACK = "127.0.0.1"
@@ -58,7 +58,7 @@ def _files(run: Path) -> Iterator[Path]:
     layout = RunLayout(run)
     yield layout.run_file
     yield from run_dir_of(run).sample_files()
-    yield from layout.certificate_files()
+    yield from RunDir(layout).certificate_paths()
 
 
 def run_state(run: Path) -> str:

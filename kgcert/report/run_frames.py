@@ -19,8 +19,8 @@ from typing import Any
 
 import pandas as pd
 
+from kgcert.certify.record import COUNTED, Certificate, Cost
 from kgcert.errors import InputError
-from kgcert.rundir.certificate_record import COUNTED, CertificateRecord, read_certificate
 from kgcert.rundir.layout import RunLayout, check_run_dir
 from kgcert.rundir.run_dir import RunDir, run_dir_of
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
@@ -89,45 +89,47 @@ def iter_records(run: RunDir, path: Path) -> Iterator[SampleRecord]:
         yield record
 
 
-def certificate_row(record: CertificateRecord, run: str, file: str) -> dict[str, Any]:
-    body = record.body
-    outcomes = record.outcomes
-    excluded = body.get("unparseable_excluded") or {}
-    setting = record.setting
+def certificate_row(cert: Certificate, run: str, file: str) -> dict[str, Any]:
+    outcomes = cert.outcomes.to_dict() if cert.outcomes is not None else {}
+    excluded = cert.unparseable_excluded
+    setting = cert.setting
     return {
-        "run": run, "spec": record.spec, "setting": setting, "model": record.model,
-        "spec_kind": body.get("spec_kind"), "textualization": body.get("textualization"),
-        "k": record.k, "n": record.n, "lower": record.lower, "upper": record.upper,
-        "estimate": (float(body["estimate"]) if body.get("estimate") is not None
-                     else float("nan")),
-        "confidence": body.get("confidence"), "method": body.get("method"),
+        "run": run, "spec": cert.spec, "setting": setting, "model": cert.model,
+        "spec_kind": cert.spec_kind, "textualization": cert.extra.get("textualization"),
+        "k": cert.k, "n": cert.n, "lower": cert.lower, "upper": cert.upper,
+        "estimate": float(cert.estimate) if cert.estimate is not None else float("nan"),
+        "confidence": cert.confidence if "confidence" not in cert.absent else None,
+        "method": cert.method if "method" not in cert.absent else None,
         **{name: int(outcomes.get(name, 0)) for name in COUNTED},
-        "excluded_k": excluded.get("k"), "excluded_n": excluded.get("n"),
-        "excluded_lower": excluded.get("lower"), "excluded_upper": excluded.get("upper"),
-        "baseline": setting == BASELINE or bool(body.get("baseline")),
-        "sequential": bool(body.get("sequential")),
-        "simultaneous": bool(body.get("simultaneous")),
-        "kg": body.get("kg"), "kg_fingerprint": body.get("kg_fingerprint"),
-        "spec_hash": body.get("spec_hash"), "spec_file": body.get("spec_file"),
-        "seed": body.get("seed"),
-        "samples_requested": record.samples_requested,
-        "samples_recorded": record.samples_recorded,
-        "chance": (body.get("chance") or {}).get("level"),
-        "unconditional_lower": (body.get("unconditional") or {}).get("lower"),
-        "unconditional_upper": (body.get("unconditional") or {}).get("upper"),
-        "guarantee": body.get("guarantee"), "file": file,
-        **cost_columns(body.get("cost")),
+        "excluded_k": excluded.k if excluded is not None else None,
+        "excluded_n": excluded.n if excluded is not None else None,
+        "excluded_lower": excluded.lower if excluded is not None else None,
+        "excluded_upper": excluded.upper if excluded is not None else None,
+        "baseline": setting == BASELINE or bool(cert.extra.get("baseline")),
+        "sequential": cert.sequential is not None,
+        "simultaneous": cert.simultaneous is not None,
+        "kg": cert.kg, "kg_fingerprint": cert.kg_fingerprint,
+        "spec_hash": cert.spec_hash, "spec_file": cert.spec_file, "seed": cert.seed,
+        "samples_requested": cert.samples_requested,
+        "samples_recorded": cert.samples_recorded,
+        "chance": cert.chance.level if cert.chance is not None else None,
+        "unconditional_lower": cert.unconditional.lower if cert.unconditional else None,
+        "unconditional_upper": cert.unconditional.upper if cert.unconditional else None,
+        "guarantee": cert.guarantee, "file": file,
+        **cost_columns(cert.cost),
     }
 
 
-def cost_columns(cost: Mapping[str, Any] | None) -> dict[str, Any]:
+def cost_columns(cost: Cost | None) -> dict[str, Any]:
     """A certificate's cost (None where it predates costs or the figure is unknown)."""
-    cost = cost or {}
-    tokens = (cost["prompt_tokens"] + cost["completion_tokens"]
-              if "prompt_tokens" in cost else None)
-    return {"calls": cost.get("calls"), "cache_hits": cost.get("cache_hits"),
-            "tokens": tokens, "wall_s": cost.get("wall_s"), "gpu_s": cost.get("gpu_s"),
-            "money_usd": cost.get("money_usd"), "calls_saved": cost.get("calls_saved")}
+    if cost is None:
+        return dict.fromkeys(("calls", "cache_hits", "tokens", "wall_s", "gpu_s", "money_usd",
+                              "calls_saved"))
+    tokens = (int(cost.prompt_tokens) + int(cost.completion_tokens or 0)
+              if cost.prompt_tokens is not None else None)
+    return {"calls": None if "calls" in cost.absent else cost.calls,
+            "cache_hits": cost.cache_hits, "tokens": tokens, "wall_s": cost.wall_s,
+            "gpu_s": cost.gpu_s, "money_usd": cost.money_usd, "calls_saved": cost.calls_saved}
 
 
 def entity_path_length(provenance: Mapping[str, Any]) -> int | None:
@@ -221,18 +223,17 @@ def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
 
 
 def load_certificates(run: RunInfo) -> list[dict[str, Any]]:
-    return [certificate_row(read_certificate(path), run.label, str(path))
-            for path in RunLayout(run.path).certificate_files()]
+    return [certificate_row(cert, run.label, str(path))
+            for path, cert in RunDir(RunLayout(run.path)).certificate_files()]
 
 
 def _last_indices(run: RunInfo) -> dict[tuple[str | None, str | None, str | None], int]:
     """The last sample index each certificate counts: a sequential certificate stops where
     its rule held, and samples drawn later in that batch stay out of the report too."""
     last: dict[tuple[str | None, str | None, str | None], int] = {}
-    for path in RunLayout(run.path).certificate_files():
-        record = read_certificate(path)
-        if record.last_index is not None:
-            last[record.key] = record.last_index
+    for cert in RunDir(RunLayout(run.path)).certificates():
+        if cert.last_index is not None:
+            last[cert.key] = cert.last_index
     return last
 
 

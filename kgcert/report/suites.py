@@ -10,11 +10,14 @@ spec's correct/answered prompts in the suite's sample, which are counts, not cer
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from kgcert.certify.record import Certificate
+from kgcert.errors import InputError
+from kgcert.rundir.run_dir import read_certificate
 
 SUITE = "suite"  # a certificate's spec_kind when it certifies a suite
 
@@ -38,11 +41,13 @@ def suite_table(certificates: pd.DataFrame) -> pd.DataFrame:
                        & (certificates["n"] > 0)]
     found = []
     for row in rows.itertuples():
-        body = _read(str(row.file))
-        components = (body.get("suite") or {}).get("components") or []
-        weights = {str(c["spec"]): float(c["weight"]) for c in components}
+        cert = _read(str(row.file))
+        suite = cert.suite if cert is not None else None
+        components = (suite.components if suite is not None else None) or ()
+        weights = {str(c.spec): float(c.weight) for c in components}
         lower, upper, apart = _mean_of_bounds(own, weights, row)
-        per_spec = (body.get("suite_counts") or {}).get("per_spec") or []
+        counts = cert.suite_counts if cert is not None else None
+        per_spec = (counts.per_spec if counts is not None else None) or ()
         found.append({
             "suite": row.spec, "setting": row.setting, "model": row.model, "run": row.run,
             "k": row.k, "n": row.n, "lower": row.lower, "upper": row.upper,
@@ -50,7 +55,7 @@ def suite_table(certificates: pd.DataFrame) -> pd.DataFrame:
             "mean_of_bounds_upper": upper,
             "specs_with_certificates": f"{apart} of {len(weights)}",
             "per_spec_not_certified": ", ".join(
-                f"{item['spec']} {item['correct']}/{item['answered']}" for item in per_spec),
+                f"{item.spec} {item.correct}/{item.answered}" for item in per_spec),
             "weights": ", ".join(f"{spec} {weight:.4g}" for spec, weight in weights.items())})
     return pd.DataFrame(found, columns=COLUMNS)
 
@@ -71,12 +76,11 @@ def _mean_of_bounds(own: pd.DataFrame, weights: dict[str, float], row: Any
     return lower, upper, len(by_spec)
 
 
-def _read(file: str) -> dict[str, Any]:
+def _read(file: str) -> Certificate | None:
     try:
-        loaded = json.loads(Path(file).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):  # the loader read it a moment ago
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
+        return read_certificate(Path(file))
+    except (OSError, InputError):  # the loader read it a moment ago
+        return None
 
 
 CAPTION = ("Suite certificates: lower and upper bound P(correct) for a prompt drawn from the "

@@ -132,7 +132,7 @@ class RunConfig(BaseModel):
     @field_validator("prices", mode="before")
     @classmethod
     def _prices(cls, prices: Any) -> Any:
-        from kgcert.run.cost import price_entry
+        from kgcert.certify.cost import price_entry
 
         if not isinstance(prices, dict):
             raise ValueError("prices must map models to IN/OUT dollars per million tokens")

@@ -15,14 +15,11 @@ or it is anytime-valid. Three paths keep it so:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from kgcert.run.design import DesignEntry
-from kgcert.rundir.layout import EARLIER_DIR
 from kgcert.rundir.sample_record import SampleRecord
 
 
@@ -91,30 +88,3 @@ def plan_look(records: Mapping[int, SampleRecord], *, total: int, confidence: fl
     return Look(True, confidence, joint, tuple(looks), (
         f"anytime-valid: {why}; with the {len(looks)} earlier look"
         f"{'s' if len(looks) != 1 else ''} the looks hold together at {joint:.6g}"))
-
-
-
-def keep_earlier_look(path: Path, body: dict[str, Any]) -> Path | None:
-    """Before a certificate of a later look replaces `path`, keep the earlier one beside it,
-    stating the joint level of both looks (the later certificate states it too)."""
-    if not path.exists() or body["looks"]["joint_confidence"] >= body["confidence"]:
-        return None
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-    if old.get("design") == body.get("design") and old.get("n") == body.get("n"):
-        return None
-    from kgcert.run.guarantee import guarantee_sentence
-    from kgcert.rundir.atomic import write_json
-
-    joint = body["looks"]["joint_confidence"]
-    old["looks"] = {**(old.get("looks") or {}), "joint_confidence": min(
-        joint, (old.get("looks") or {}).get("joint_confidence", 1.0)),
-        "later": f"design {body.get('design')} at n = {body.get('samples_requested')}"}
-    old["guarantee"] = guarantee_sentence(old)
-    # certificates/earlier/: the certificates an n or design change superseded
-    target = path.parent / EARLIER_DIR / (f"{path.stem}__design-{old.get('design') or 'none'}"
-                                      f"__n-{old.get('samples_requested', '')}.json")
-    write_json(target, old, allow_nan=False)
-    return target

@@ -16,9 +16,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgcert.certify.certificate import skip_cause
 from kgcert.errors import InputError
 from kgcert.run.budget import run_budget
-from kgcert.run.certificate import skip_cause
 from kgcert.run.config import RunConfig
 from kgcert.store.graph import GraphStore
 from kgcert.util import defaults

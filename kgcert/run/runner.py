@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kgcert.answer_format.checker import check_answer
+from kgcert.certify.certificate import certificate, sequence_bounds
 from kgcert.certify.comparison import JobRace, calls_saved, stop_rule, write_comparison
+from kgcert.certify.cost import file_cost
 from kgcert.errors import InputError
 from kgcert.models.base import (
     GenerationConfig,
@@ -30,9 +32,7 @@ from kgcert.models.base import (
     set_answer_hook,
 )
 from kgcert.prompts.record import Prompt
-from kgcert.run.certificate import certificate, sequence_bounds
 from kgcert.run.config import RunConfig
-from kgcert.run.cost import file_cost
 from kgcert.run.design import design_hash, read_designs
 from kgcert.run.look_record import (
     LookRecord,
@@ -41,10 +41,7 @@ from kgcert.run.look_record import (
     prompts_key,
     refuse_or_extend,
 )
-from kgcert.run.looks import keep_earlier_look, plan_look
-from kgcert.rundir.atomic import write_json
-from kgcert.rundir.certificate_record import CertificateRecord
-from kgcert.rundir.history import read_history, write_history
+from kgcert.run.looks import plan_look
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import REFUSED, SKIPPED
 from kgcert.rundir.run_dir import RunDir
@@ -152,7 +149,7 @@ class Runner:
         self.models = models
         self.progress = progress or Progress()
         self.layout = RunLayout(run_dir)
-        self.history = read_history(self.layout)  # every n each certificate was written at
+        self.dir = RunDir(self.layout)
         self.certificates = sum(len(self.slots(job)) for job in jobs)
         self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
                            if config.simultaneous else config.confidence)
@@ -403,13 +400,19 @@ class Runner:
         # A sequential certificate ends where its rule stopped; samples drawn after that in
         # the same batch stay in the file but not in the bounds.
         ordered = [records[i].to_dict() for i in sorted(records) if i <= last]
-        path = self.certificate_path(job, slot)
-        history = self.history.get(path.name, [])
+        history = self.dir.written_at(job.spec, job.setting, slot.spec_string)
         written_at = history + [total] if not history or history[-1] != total else history
         look = plan_look(records, total=total, confidence=self.confidence, design=self.design,
                          sequential=sequential, extendable=self.config.extendable,
                          designs=read_designs(self.run_dir), written_at=written_at,
                          elsewhere=self._elsewhere(job, slot))
+        # every call this certificate's samples took, over all sessions: `records` is what
+        # the sample file holds (read at the start, then appended to); a race adds what the
+        # fixed-n design of the same n would have asked
+        cost = file_cost(self.log(job, slot), records.values(),
+                         self.config.prices.get(slot.spec_string))
+        if race is not None:
+            cost = calls_saved(cost, records, total)
         context = {
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
@@ -427,23 +430,15 @@ class Runner:
                                         "a separate family of the same size and level"}
                              if self.config.simultaneous else None),
             "sample_file": str(self.log(job, slot).path.relative_to(self.run_dir)),
-            # every call this certificate's samples took, over all sessions: `records` is
-            # what the sample file holds (read at the start, then appended to)
-            "cost": file_cost(self.log(job, slot), records.values(),
-                              self.config.prices.get(slot.spec_string)),
+            "cost": cost,
         }
-        if race is not None:  # what the fixed-n design of the same n would have asked
-            context["cost"] = calls_saved(context["cost"], records, total)
+        if race is not None:
             context["comparisons"] = str(self.layout.comparison_file(job.spec, job.setting)
                                          .relative_to(self.run_dir))
-        body = CertificateRecord.from_dict(certificate(
+        path = self.dir.write_certificate(certificate(
             ordered, confidence=look.confidence, context=context, anytime=look.anytime,
-            validity=look.validity)).to_dict()
-        keep_earlier_look(path, body)
-        write_json(path, body, allow_nan=False)
+            validity=look.validity))
         self._record_look(job, slot, total, look.confidence)
-        self.history[path.name] = written_at
-        write_history(self.layout, self.history)
         return path
 
 

@@ -8,32 +8,30 @@ and the file is left as it is.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgcert.certify.record import Certificate
 from kgcert.errors import InputError
 from kgcert.rundir.layout import RunLayout, is_run_dir
-from kgcert.rundir.run_dir import RunDir, run_dir_of
+from kgcert.rundir.run_dir import RunDir, read_certificate, run_dir_of
 from kgcert.rundir.sample_record import SampleRecord
-
-CERTIFICATE_FIELDS = ("spec", "setting", "model", "k", "n", "lower", "upper", "confidence",
-                      "seed", "method", "cost", "spec_kind")
 
 
 @dataclass(frozen=True)
 class RunSummary:
     path: Path
     config: dict[str, Any]
-    certificates: list[dict[str, Any]]
+    certificates: list[tuple[Certificate, str]]  # each with its file, relative to the run
     sample_files: int
     problems: list[str] = field(default_factory=list)  # unreadable files, named, not fatal
 
     def as_dict(self) -> dict[str, Any]:
+        listed = [{**cert.listing(), "file": file} for cert, file in self.certificates]
         return {"run": str(self.path), "kg": self.config.get("kg"),
                 "seed": self.config.get("seed"), "sample_files": self.sample_files,
-                "certificates": self.certificates, "problems": self.problems}
+                "certificates": listed, "problems": self.problems}
 
 
 def find_runs(root: Path) -> list[Path]:
@@ -57,17 +55,11 @@ def summarize(run: Path) -> RunSummary:
         problems.append(str(error))
     certificates = []
     for path in layout.certificate_files():
-        try:
-            body = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            problems.append(f"{path} is not valid JSON")
-            continue
-        if not isinstance(body, dict) or not {"spec", "k", "n"} <= body.keys():
-            problems.append(f"{path} is not a certificate")
-            continue
-        certificates.append({**{key: body.get(key) for key in CERTIFICATE_FIELDS},
-                             "file": str(path.relative_to(run))})
-    certificates.sort(key=lambda c: (str(c["spec"]), str(c["setting"]), str(c["model"])))
+        try:  # a file that is no certificate (or of a newer kgcert) is named, not listed
+            certificates.append((read_certificate(path), str(path.relative_to(run))))
+        except InputError as problem:
+            problems.append(str(problem))
+    certificates.sort(key=lambda c: (str(c[0].spec), str(c[0].setting), str(c[0].model)))
     samples = len(run_dir_of(run).sample_files())
     return RunSummary(run, config, certificates, samples, problems)
 

@@ -11,12 +11,11 @@ benchmarks/bench_stats.py (full size).
 
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from kgcert.certify.record import Certificate
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
@@ -24,6 +23,7 @@ from kgcert.run.config import RunConfig
 from kgcert.run.look_record import LookRecord
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.run.start import record_start, settle
+from kgcert.rundir.run_dir import read_certificate
 
 OPTIONS = ("w", "x", "y", "z")
 MODEL = "bernoulli:0.5"
@@ -46,7 +46,7 @@ def toy_prompt(index: int, seed: int) -> Prompt:
 
 
 def run_into(run_dir: Path, data_dir: Path | None, seed: int, n: int, *, p: float = 0.5,
-             new_design: bool = False) -> dict[str, Any]:
+             new_design: bool = False) -> Certificate:
     """One run of the toy spec with seed `seed` into `run_dir`; its certificate. The data
     dir's record of looks is kept when `data_dir` is given (as `kgcert run` keeps it)."""
     config = RunConfig(kg="toy", specs=("toy",), models=(MODEL,), n=n, batch_size=n,
@@ -65,8 +65,7 @@ def run_into(run_dir: Path, data_dir: Path | None, seed: int, n: int, *, p: floa
     run_dir.mkdir(parents=True, exist_ok=True)
     record_start(run_dir, config, saved, runner.confidence)
     [path] = runner.run()
-    body: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return body
+    return read_certificate(path)
 
 
 def simulate_rerun(runs: int, *, p: float = 0.5, p0: float = 0.5, n1: int = 100,
@@ -78,10 +77,10 @@ def simulate_rerun(runs: int, *, p: float = 0.5, p0: float = 0.5, n1: int = 100,
             data, folder = Path(work) / f"data{run}", Path(work) / f"runs{run}"
             first = run_into(folder / "first", data, seed + run, n1, p=p)
             published = first
-            if first["lower"] <= p0 <= first["upper"]:  # read, not decided: rerun, larger
+            if first.lower <= p0 <= first.upper:  # read, not decided: rerun, larger
                 extended += 1
                 published = run_into(folder / "second", data, seed + run, n2, p=p,
                                      new_design=True)
-            stated = min(stated, float(published["looks"]["joint_confidence"]))
-            missed += not published["lower"] <= p <= published["upper"]
+            stated = min(stated, published.joint_confidence)
+            missed += not published.lower <= p <= published.upper
     return RerunSim(missed / runs, stated, extended / runs, runs)

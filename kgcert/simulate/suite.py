@@ -13,19 +13,20 @@ benchmarks/bench_stats.py (full size).
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgcert.certify.record import Certificate
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.bernoulli import answer_line, uniform
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.run.suite import SuiteConfig, drawn_component, mixture
+from kgcert.rundir.run_dir import read_certificate
 
 OPTIONS = ("w", "x", "y", "z")
 
@@ -91,7 +92,7 @@ def _without_redraws(seed: int, suite: SuiteConfig,
 
 def one_run(run_dir: Path, seed: int, *, weights: Sequence[float], fits: Sequence[float],
             accuracies: Sequence[float], n: int, confidence: float = 0.95,
-            redraw: bool = True) -> dict[str, Any]:
+            redraw: bool = True) -> Certificate:
     """One suite run through the runner; its certificate."""
     specs = tuple(f"spec{j}" for j in range(len(weights)))
     suite = SuiteConfig(name="sim", specs=specs, weights=tuple(weights), weighting="explicit")
@@ -109,8 +110,7 @@ def one_run(run_dir: Path, seed: int, *, weights: Sequence[float], fits: Sequenc
     config = RunConfig(kg="sim", specs=specs, models=("spec-accuracy",), n=n, batch_size=n,
                        seed=seed, confidence=confidence)
     [path] = Runner(config, run_dir, [job], [model]).run()
-    body: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return body
+    return read_certificate(path)
 
 
 def simulate_suite(runs: int, *, weights: Sequence[float], fits: Sequence[float],
@@ -124,8 +124,8 @@ def simulate_suite(runs: int, *, weights: Sequence[float], fits: Sequence[float]
     missed = free_missed = 0
     with tempfile.TemporaryDirectory() as work:
         for run in range(runs):
-            body = one_run(Path(work) / f"run{run}", seed + run, weights=weights, fits=fits,
+            cert = one_run(Path(work) / f"run{run}", seed + run, weights=weights, fits=fits,
                            accuracies=accuracies, n=n, confidence=confidence, redraw=redraw)
-            missed += not body["lower"] <= truth <= body["upper"]
-            free_missed += body["unconditional"]["lower"] > free
+            missed += not cert.lower <= truth <= cert.upper
+            free_missed += cert.unconditional is not None and cert.unconditional.lower > free
     return SuiteSim(missed / runs, confidence, runs, truth, free_missed / runs)

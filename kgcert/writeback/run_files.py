@@ -7,14 +7,13 @@ line, which is left out here (and never cut from the file, unlike a resuming run
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kgcert.certify.record import Certificate
 from kgcert.errors import InputError
 from kgcert.run.config import RunConfig
-from kgcert.rundir.certificate_record import read_certificate
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import OUTCOMES
 from kgcert.rundir.run_dir import RunDir, run_dir_of
@@ -185,33 +184,39 @@ def sample_row(run: str, certificate: str, record: SampleRecord, position: int,
 
 
 def _certificate_props(key: str, run: str, spec: str, setting: str, model: str,
-                       body: Mapping[str, Any] | None,
+                       cert: Certificate | None,
                        records: list[SampleRecord]) -> dict[str, Any]:
     props: dict[str, Any] = {"key": key, "run": run, "spec": spec, "setting": setting,
-                             "model": model, "samples": len(records), "complete": body is not None}
-    if body is None:  # the run has not certified these samples yet: counts only
+                             "model": model, "samples": len(records), "complete": cert is not None}
+    if cert is None:  # the run has not certified these samples yet: counts only
         for outcome in OUTCOMES:
             props[outcome] = sum(1 for r in records if r.outcome == outcome)
         return props
-    outcomes = body.get("outcomes") or {}
+    outcomes = cert.outcomes
     for outcome in OUTCOMES:
-        props[outcome] = int(outcomes.get(outcome, 0))
-    for name in ("k", "n", "lower", "upper", "estimate", "confidence", "method", "spec_hash",
-                 "kg_fingerprint", "created_at", "samples_recorded", "sample_file"):
-        if body.get(name) is not None:
-            props[name] = body[name]
+        count = getattr(outcomes, outcome, None) if outcomes is not None else None
+        props[outcome] = int(count or 0)
+    for name in CERTIFICATE_PROPERTIES:
+        value = getattr(cert, name)
+        if name not in cert.absent and value is not None:
+            props[name] = value
     return props
+
+
+# the certificate's fields a :Certificate node holds (beside its counts by outcome)
+CERTIFICATE_PROPERTIES = ("k", "n", "lower", "upper", "estimate", "confidence", "method",
+                          "spec_hash", "kg_fingerprint", "created_at", "samples_recorded",
+                          "sample_file")
 
 
 def read_run(run_dir: Path, kg: str | None = None) -> RunData:
     """Everything of a run directory that write-back puts into the graph."""
     config = read_config(run_dir)
     run = run_id(run_dir, config)
-    bodies: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+    bodies: dict[tuple[str, str, str], Certificate] = {}
     layout = RunLayout(run_dir)
-    for path in layout.certificate_files():
-        certified = read_certificate(path)
-        bodies[certified.key] = certified.body
+    for certified in RunDir(layout).certificates():
+        bodies[certified.key] = certified
     grouped: dict[tuple[str, str, str], list[SampleRecord]] = {}
     files = run_dir_of(run_dir)
     for path in files.sample_files():
@@ -224,10 +229,10 @@ def read_run(run_dir: Path, kg: str | None = None) -> RunData:
         records = sorted(grouped.get(triple, []), key=lambda r: r.index)
         key = certificate_key(run, *triple)
         body = bodies.get(triple)
-        counted = body.get("samples_recorded") if body else None
+        counted = body.samples_recorded if body else None
         samples = [sample_row(run, key, record, position, counted)
                    for position, record in enumerate(records)]
         certificates.append(CertificateRow(
             key, _certificate_props(key, run, spec, setting, model, body, records), samples))
-    fingerprints = {str(b["kg_fingerprint"]) for b in bodies.values() if b.get("kg_fingerprint")}
+    fingerprints = {str(b.kg_fingerprint) for b in bodies.values() if b.kg_fingerprint}
     return RunData(run, kg or config.kg, run_dir.resolve(), config, certificates, fingerprints)

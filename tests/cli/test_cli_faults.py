@@ -119,7 +119,7 @@ def test_a_mapping_merge_may_still_override_keys(tmp_path):
 
 def _run_dir_by_hand(folder: Path, n: object = 10) -> Path:
     """A run directory with one certificate and its samples, in kgcert's own format."""
-    from kgcert.run.certificate import certificate
+    from kgcert.certify.certificate import certificate
     from kgcert.rundir.atomic import write_json
 
     records = [{"index": i, "spec": "s", "spec_hash": "h", "setting": "vanilla", "model": "m",
@@ -128,7 +128,7 @@ def _run_dir_by_hand(folder: Path, n: object = 10) -> Path:
     SampleLog(folder / "samples" / "s" / "vanilla" / "m.jsonl").append(
         SampleRecord.from_dict(r) for r in records)
     body = certificate(records, confidence=0.95, context={
-        "spec": "s", "setting": "vanilla", "model": "m", "samples_requested": 10})
+        "spec": "s", "setting": "vanilla", "model": "m", "samples_requested": 10}).to_dict()
     body["n"] = n
     write_json(folder / "certificates" / "s__vanilla__m.json", body)
     return folder

@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from kgcert.cli import run_display
+from kgcert.rundir.run_dir import read_certificate
 
 SPEC = "primekg.dual_indication_with_a_name_as_long_as_researchers_give_them"
 
@@ -34,7 +35,7 @@ def _printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bodies: list[dict[
         paths.append(path)
     out = io.StringIO()
     monkeypatch.setattr(run_display, "console", Console(file=out, width=100))
-    run_display.print_certificates(paths, wide=wide)
+    run_display.print_certificates([read_certificate(path) for path in paths], wide=wide)
     return out.getvalue()
 
 

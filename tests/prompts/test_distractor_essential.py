@@ -4,6 +4,7 @@ sentences fits is skipped as "no distractor fits" (issue 35, item 5)."""
 
 from __future__ import annotations
 
+from kgcert.certify.certificate import skip_cause
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.context import (
     ESSENTIAL,
@@ -14,7 +15,6 @@ from kgcert.prompts.context import (
     Tiers,
     trim,
 )
-from kgcert.run.certificate import skip_cause
 
 
 def _cost(text: str) -> int:

@@ -24,7 +24,7 @@ RUNS = 300
 
 def test_a_rerun_with_the_same_seed_and_another_n_is_refused_or_an_extension(tmp_path: Path):
     data = tmp_path / "data"
-    first = run_into(tmp_path / "a", data, 7, 100)
+    first = run_into(tmp_path / "a", data, 7, 100).to_dict()
     assert first["validity"] == "fixed n"
     with pytest.raises(InputError) as info:
         run_into(tmp_path / "b", data, 7, 400)
@@ -34,9 +34,9 @@ def test_a_rerun_with_the_same_seed_and_another_n_is_refused_or_an_extension(tmp
     assert not (tmp_path / "b" / "samples").exists()  # refused before the first answer
     # the same look again (same n, level and rule) states the same thing: allowed, and
     # it spends nothing more when the run is then extended
-    again = run_into(tmp_path / "c", data, 7, 100)
+    again = run_into(tmp_path / "c", data, 7, 100).to_dict()
     assert (again["k"], again["validity"]) == (first["k"], "fixed n")
-    grown = run_into(tmp_path / "b", data, 7, 400, new_design=True)
+    grown = run_into(tmp_path / "b", data, 7, 400, new_design=True).to_dict()
     assert grown["method"].startswith("beta-binomial mixture confidence sequence")
     assert grown["looks"]["joint_confidence"] == pytest.approx(0.90)
     assert grown["guarantee"].startswith("With probability at least 0.9, jointly over every "
@@ -44,9 +44,9 @@ def test_a_rerun_with_the_same_seed_and_another_n_is_refused_or_an_extension(tmp
                                          "prompts:")
     assert "another run looked at the same prompts" in grown["validity"]
     # another seed is other prompts: nothing to refuse
-    assert run_into(tmp_path / "d", data, 8, 400)["validity"] == "fixed n"
+    assert run_into(tmp_path / "d", data, 8, 400).to_dict()["validity"] == "fixed n"
     # without the record (as before), the second run claimed n fixed in advance
-    blind = run_into(tmp_path / "e", None, 7, 400)
+    blind = run_into(tmp_path / "e", None, 7, 400).to_dict()
     assert blind["validity"] == "fixed n"
 
 

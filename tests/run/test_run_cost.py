@@ -12,13 +12,13 @@ import pytest
 from click.testing import CliRunner
 from test_run_certificates import _prompts, _slot
 
+from kgcert.certify.cost import parse_price, read_prices, sample_cost
 from kgcert.cli.run import with_prices
 from kgcert.cli.runs import runs_command, show_command
 from kgcert.errors import InputError
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.run.config import RunConfig
-from kgcert.run.cost import parse_price, read_prices, sample_cost
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.rundir.sample_log import complete_records
 

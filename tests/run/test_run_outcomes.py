@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from kgcert.certify.certificate import certificate
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.bernoulli import answer_line
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.certificate import certificate
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 
@@ -82,10 +82,10 @@ def test_prompt_dependent_refusals_keep_the_headline_covering():
         right = rng.random(n) < 0.9
         records = [{"index": i, "outcome": "refused" if hard[i] else
                     ("correct" if right[i] else "wrong")} for i in range(n)]
-        body = certificate(records, confidence=0.95, context={"options": 4})
+        body = certificate(records, confidence=0.95, context={"options": 4}).to_dict()
         covered += body["lower"] <= truth <= body["upper"]
         kept = [r for r in records if r["outcome"] != "refused"]
-        old = certificate(kept, confidence=0.95, context={"options": 4})
+        old = certificate(kept, confidence=0.95, context={"options": 4}).to_dict()
         excluded_cover += old["lower"] <= truth <= old["upper"]
     assert covered / reps >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / reps)
     assert excluded_cover / reps < 0.5
@@ -127,7 +127,7 @@ def test_chance_is_never_read_for_a_certificate_without_answers(tmp_path: Path):
     assert body["n"] == 0 and body["chance"] is None and "Chance" not in body["guarantee"]
     records = [{"index": i, "outcome": "correct" if i % 4 == 0 else "wrong"}
                for i in range(20)]
-    reading = certificate(records, confidence=0.95, context={"options": 4})["chance"]
+    reading = certificate(records, confidence=0.95, context={"options": 4}).to_dict()["chance"]
     assert reading["reading"] == "cannot be told apart from chance (1/4)"
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from kgcert.certify.positions import binomial_upper_tail, position_summary
 from kgcert.models.base import GenerationConfig, ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.config import RunConfig
-from kgcert.run.positions import binomial_upper_tail, position_summary
 from kgcert.run.runner import Job, ModelSlot, Runner
 
 

@@ -20,6 +20,7 @@ from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Progress, Runner
+from kgcert.rundir.run_dir import read_certificate
 
 OPTIONS = ("alpha", "beta", "gamma", "delta")
 HEAD = "Answer from the context with one line: correct answer: <number>. <option>. " * 3
@@ -181,7 +182,7 @@ def test_progress_final_table_and_certificate_hold_one_count(
                        Progress(display.update, display.begin, display.answered)).run()
     table = io.StringIO()
     monkeypatch.setattr(run_display, "console", Console(file=table, width=300))
-    run_display.print_certificates(paths)
+    run_display.print_certificates([read_certificate(path) for path in paths])
     last = _last_lines(out.getvalue().splitlines())
     for path in paths:
         body = json.loads(path.read_text())

@@ -13,6 +13,7 @@ import pytest
 from alzheimer_kg_fixture import ALZHEIMER_KG
 from run_cli import kgcert
 
+from kgcert.certify.suite_content import first_draw_skipped
 from kgcert.errors import InputError
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.run.suite import (
@@ -20,7 +21,6 @@ from kgcert.run.suite import (
     REDRAW_SHIFT,
     SuiteConfig,
     drawn_component,
-    first_draw_skipped,
     mixture,
     redraw_index,
     refuse_specs_that_fit_nothing,
@@ -101,7 +101,7 @@ def test_suite_certificates_cover_the_stated_mixture_when_specs_fit_at_different
 
 def test_the_guarantee_and_counts_say_how_many_first_draws_were_redrawn(tmp_path: Path):
     body = one_run(tmp_path / "run", 3, weights=WEIGHTS, fits=FITS, accuracies=ACCURACIES,
-                   n=60)
+                   n=60).to_dict()
     redrawn = body["conditioning"]["suite_redraws"]
     per_spec = body["suite_counts"]["per_spec"]
     assert redrawn["indices"] == sum(row["first_draw_skipped"] for row in per_spec) > 0

@@ -9,9 +9,9 @@ import pytest
 
 from kgcert.answer_format.checker import Outcome
 from kgcert.errors import InputError
-from kgcert.rundir.certificate_record import read_certificate
 from kgcert.rundir.layout import RunLayout, check_run_dir, failed_file, slug
 from kgcert.rundir.outcomes import ANSWERED, OUTCOMES, REFUSED, SKIPPED
+from kgcert.rundir.run_dir import read_certificate
 from kgcert.rundir.sample_log import SampleLog
 from kgcert.rundir.sample_record import (
     SAMPLE_RECORD_VERSION,

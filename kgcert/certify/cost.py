@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from kgcert.certify.record import Cost
 from kgcert.errors import InputError
 from kgcert.rundir.sample_log import SampleLog, failed_records
 from kgcert.rundir.sample_record import SampleRecord
@@ -105,21 +106,21 @@ def file_cost(log: SampleLog, records: Iterable[SampleRecord],
                        price)
 
 
-def cost_line(cost: Mapping[str, Any] | None) -> str:
+def cost_line(cost: Cost | None) -> str:
     """One short line for tables: calls, tokens, time, money."""
-    if not cost:
+    if cost is None or not cost.to_dict():
         return "-"
-    parts = [f"{cost['calls']} calls"]
-    if cost.get("cache_hits"):
-        parts.append(f"{cost['cache_hits']} cached")
-    tokens = cost["prompt_tokens"] + cost["completion_tokens"]
+    parts = [f"{cost.calls} calls"]
+    if cost.cache_hits:
+        parts.append(f"{cost.cache_hits} cached")
+    tokens = int(cost.prompt_tokens or 0) + int(cost.completion_tokens or 0)
     if tokens:
-        parts.append(f"{cost['prompt_tokens']:,}+{cost['completion_tokens']:,} tok")
-    parts.append(f"{cost['wall_s']:.1f} s")
-    if cost.get("gpu_s"):
-        parts.append(f"GPU {cost['gpu_s']:.1f} s")
-    if cost.get("money_usd") is not None:
-        parts.append(f"${cost['money_usd']:.4f}")
-    if cost.get("calls_saved") is not None:  # a run that stopped once its comparisons did
-        parts.append(f"{cost['calls_saved']} saved vs fixed n")
+        parts.append(f"{cost.prompt_tokens:,}+{cost.completion_tokens:,} tok")
+    parts.append(f"{cost.wall_s or 0.0:.1f} s")
+    if cost.gpu_s:
+        parts.append(f"GPU {cost.gpu_s:.1f} s")
+    if cost.money_usd is not None:
+        parts.append(f"${cost.money_usd:.4f}")
+    if cost.calls_saved is not None:  # a run that stopped once its comparisons did
+        parts.append(f"{cost.calls_saved} saved vs fixed n")
     return ", ".join(parts)

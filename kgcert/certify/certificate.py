@@ -21,6 +21,7 @@ stream leaves it unchanged), so Ville's inequality holds at any data-dependent s
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import platform
 from collections import Counter
@@ -32,8 +33,14 @@ from typing import Any
 import numpy as np
 
 from kgcert import __version__
-from kgcert.run.guarantee import guarantee_sentence
-from kgcert.run.positions import position_summary, position_warning
+from kgcert.certify.positions import position_summary
+from kgcert.certify.record import Certificate
+from kgcert.certify.sentences import (
+    chance_reading,
+    guarantee_sentence,
+    position_warning,
+    warnings,
+)
 from kgcert.rundir.outcomes import ANSWERED, REFUSED, SKIPPED, UNPARSEABLE
 from kgcert.stats import (
     OutcomeCounts,
@@ -48,7 +55,6 @@ LIBRARIES = ("neo4j", "numpy", "scipy", "torch", "transformers", "arcadedb-embed
 SKIP_CAUSES = ("budget", "too few answer options", "no distractor fits")
 CLOPPER_PEARSON = "clopper-pearson (two-sided, n fixed in advance)"
 MIXTURE = "beta-binomial mixture confidence sequence (anytime-valid)"
-FEW_DISTRACTORS = 0.5  # warn when fewer than this share of "distractor" prompts hold one
 
 
 def library_versions() -> dict[str, str]:
@@ -129,7 +135,7 @@ def _unconditional_hits(records: Sequence[Mapping[str, Any]],
     prompt within its spec, and the unconditional bound counts that first draw as wrong."""
     if not context.get("suite"):
         return [r["outcome"] == "correct" for r in records]
-    from kgcert.run.suite import first_draw_skipped
+    from kgcert.certify.suite_content import first_draw_skipped
 
     return [r["outcome"] == "correct" and not first_draw_skipped(r) for r in records]
 
@@ -144,7 +150,7 @@ def _suite_redraws(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _redrawn(record: Mapping[str, Any]) -> bool:
-    from kgcert.run.suite import first_draw_skipped
+    from kgcert.certify.suite_content import first_draw_skipped
 
     return first_draw_skipped(record)
 
@@ -161,10 +167,8 @@ def _chance(records: Sequence[Mapping[str, Any]], context: Mapping[str, Any],
     answered = sum(1 for r in records if r["outcome"] in ANSWERED)
     if options < 2 or not answered:  # no claim, so nothing to set against chance
         return None
-    level = 1 / options
-    reading = ("above chance" if lower > level else "below chance" if upper < level
-               else f"cannot be told apart from chance (1/{options})")
-    return {"options": options, "level": level, "reading": reading}
+    return {"options": options, "level": 1 / options,
+            "reading": chance_reading(lower, upper, options)}
 
 
 def _conditioning(records: Sequence[Mapping[str, Any]], context: Mapping[str, Any],
@@ -198,28 +202,10 @@ def _conditioning(records: Sequence[Mapping[str, Any]], context: Mapping[str, An
     }
 
 
-def _warnings(body: Mapping[str, Any]) -> list[str]:
-    found = []
-    where = f"{body.get('spec')} / {body.get('setting')} / {body.get('model')}"
-    if body["n"] == 0:
-        found.append(f"{where}: no prompt was answered ({body['outcomes']['skipped']} skipped, "
-                     f"{body['outcomes']['error']} failed): the headline bound is vacuous")
-    shown = body["conditioning"]["distractors_in_context"]
-    if shown and shown["prompts_shown"] and (
-            shown["prompts_with"] < FEW_DISTRACTORS * shown["prompts_shown"]):
-        found.append(f"{where}: only {shown['prompts_with']} of {shown['prompts_shown']} "
-                     "prompts of the distractor setting hold a distractor in their context")
-    if body["conditioning"]["skipped"]:
-        found.append(f"{where}: {body['conditioning']['skipped']} of "
-                     f"{body['conditioning']['drawn']} prompts skipped; the headline is "
-                     "conditioned on the prompt being built")
-    return found
-
-
 def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
                 context: Mapping[str, Any], anytime: bool = False,
-                validity: str | None = None) -> dict[str, Any]:
-    """The certificate JSON for `records` (every prompt drawn, in index order).
+                validity: str | None = None) -> Certificate:
+    """The certificate for `records` (every prompt drawn, in index order).
 
     `anytime` gives every bound from the mixture confidence sequence (sequential runs, and
     certificates extended after they were written); `validity` says why in the JSON."""
@@ -253,16 +239,18 @@ def certificate(records: Sequence[Mapping[str, Any]], *, confidence: float,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     if context.get("suite"):  # beside the mixture's bounds, never certified one by one
-        from kgcert.run.suite import component_counts
+        from kgcert.certify.suite_content import component_counts
 
         body["suite_counts"] = {"certified": False,
                                 "per_spec": component_counts(records, context["suite"])}
     body["flags"] = ["no_answers"] if headline["n"] == 0 else []
-    body["warnings"] = _warnings(body)
-    degenerate = position_warning(
-        f"{body.get('spec')} / {body.get('setting')} / {body.get('model')}", body["positions"])
+    cert = Certificate.from_dict(body)
+    found = warnings(cert)
+    degenerate = position_warning(cert.where, cert.positions)
     if degenerate:
         body["flags"].append("degenerate_choices")
-        body["warnings"].append(degenerate)
-    body["guarantee"] = guarantee_sentence(body)
-    return body
+        found.append(degenerate)
+    body["warnings"] = found
+    cert = Certificate.from_dict(body)
+    return dataclasses.replace(cert, guarantee=guarantee_sentence(cert),
+                               absent=cert.absent - {"guarantee"})

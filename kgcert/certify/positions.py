@@ -74,14 +74,3 @@ def position_summary(records: Sequence[Mapping[str, Any]], *,
                   "share under position-blind choice, Bonferroni over positions",
     }
     return summary
-
-
-def position_warning(where: str, summary: Mapping[str, Any] | None) -> str | None:
-    """The certificate warning for a degenerate choice pattern, or None."""
-    test = (summary or {}).get("test")
-    if not test or not test["degenerate"]:
-        return None
-    return (f"{where}: degenerate choices: option {test['position']} chosen on "
-            f"{test['chosen']} of {summary['parsed']} parsed answers (share under "  # type: ignore[index]
-            f"position-blind choice {test['share']:.2f}, exact test p = {test['p_value']:.2g}); "
-            "correct answers there may reflect position, not reading")
