@@ -3,7 +3,7 @@
 A `Part` is a frozen dataclass whose fields are the keys of one JSON object. Reading keeps
 what the JSON held as it was (no number is coerced: a `1` stays `1`, never `1.0`), notes the
 fields the object did not hold (`absent`, so an older file stays without them), and keeps the
-keys the type does not model (`extra`, e.g. context fields of older or newer run files). So
+keys the type does not model (`unmodelled`, e.g. context fields of older or newer run files). So
 `Part.from_dict(d).to_dict() == d` for every object read, and a reader asks attributes.
 
 A field holding another part names it in its metadata: `part(Bound)` for one object,
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 P = TypeVar("P", bound="Part")
-_OWN = ("absent", "extra", "order")
+_OWN = ("absent", "unmodelled", "order")
 
 
 def part(kind: type[Part]) -> Any:
@@ -64,8 +64,9 @@ def _thawed(value: Any) -> Any:
 @dataclasses.dataclass(frozen=True)
 class Part:
     absent: frozenset[str] = dataclasses.field(default=frozenset(), kw_only=True, repr=False)
-    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict, kw_only=True,
-                                                 repr=False)
+    # keys this kgcert does not model (a newer or older file's), kept to be written back
+    unmodelled: Mapping[str, Any] = dataclasses.field(default_factory=dict, kw_only=True,
+                                                      repr=False)
     # the keys in the order the object held them, so it is written back in that order
     order: tuple[str, ...] = dataclasses.field(default=(), kw_only=True, repr=False,
                                                compare=False)
@@ -101,8 +102,9 @@ class Part:
             else:
                 value = _frozen(value)
             values[f.name] = value
-        extra = {name: value for name, value in data.items() if name not in known}
-        return cls(**values, absent=frozenset(absent), extra=extra, order=tuple(data))
+        unmodelled = {name: value for name, value in data.items() if name not in known}
+        return cls(**values, absent=frozenset(absent), unmodelled=unmodelled,
+                   order=tuple(data))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object again, its keys in the order it was read with (a field set since
@@ -111,6 +113,6 @@ class Part:
         for f in self._fields():
             if f.name not in self.absent:
                 out[f.metadata.get("key", f.name)] = _thawed(getattr(self, f.name))
-        out.update({name: _thawed(value) for name, value in self.extra.items()})
+        out.update({name: _thawed(value) for name, value in self.unmodelled.items()})
         first = [name for name in self.order if name in out]
         return {name: out[name] for name in (*first, *(n for n in out if n not in first))}

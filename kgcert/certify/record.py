@@ -282,6 +282,13 @@ class Certificate(Part):
     options: int | None = None
     few_shot: int | None = None
     distractors_required: bool | None = None
+    distractor_weighting: str | None = None
+    # the prompt's variant: a task's textualization and entity names, the answer strategy
+    textualization: str | None = None
+    entity_names: str | None = None
+    strategy: str | None = None
+    system_prompt: str | None = None
+    baseline: Any = None  # older certificates marked the paper's static set so
     seed: int | None = None
     seed_source: str | None = None
     model_identity: Mapping[str, Any] | None = None

@@ -146,7 +146,7 @@ def settings_rows(certified: Sequence[Certified]) -> Iterator[dict[str, Any]]:
                "mode": _given(generation, "mode", generation and generation.mode),
                "few-shot": _given(cert, "few_shot", cert.few_shot),
                "options": _given(cert, "options", cert.options), "budget": cert.budget or "-",
-               "strategy": cert.extra.get("strategy") or "standard",
+               "strategy": cert.strategy or "standard",
                "temperature": _given(generation, "temperature",
                                      generation and generation.temperature),
                "max new tokens": _given(generation, "max_new_tokens",

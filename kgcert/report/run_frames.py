@@ -90,22 +90,22 @@ def iter_records(run: RunDir, path: Path) -> Iterator[SampleRecord]:
 
 
 def certificate_row(cert: Certificate, run: str, file: str) -> dict[str, Any]:
-    outcomes = cert.outcomes.to_dict() if cert.outcomes is not None else {}
     excluded = cert.unparseable_excluded
     setting = cert.setting
     return {
         "run": run, "spec": cert.spec, "setting": setting, "model": cert.model,
-        "spec_kind": cert.spec_kind, "textualization": cert.extra.get("textualization"),
+        "spec_kind": cert.spec_kind, "textualization": cert.textualization,
         "k": cert.k, "n": cert.n, "lower": cert.lower, "upper": cert.upper,
         "estimate": float(cert.estimate) if cert.estimate is not None else float("nan"),
         "confidence": cert.confidence if "confidence" not in cert.absent else None,
         "method": cert.method if "method" not in cert.absent else None,
-        **{name: int(outcomes.get(name, 0)) for name in COUNTED},
+        **{name: int(getattr(cert.outcomes, name, 0) or 0) if cert.outcomes is not None else 0
+           for name in COUNTED},
         "excluded_k": excluded.k if excluded is not None else None,
         "excluded_n": excluded.n if excluded is not None else None,
         "excluded_lower": excluded.lower if excluded is not None else None,
         "excluded_upper": excluded.upper if excluded is not None else None,
-        "baseline": setting == BASELINE or bool(cert.extra.get("baseline")),
+        "baseline": setting == BASELINE or bool(cert.baseline),
         "sequential": cert.sequential is not None,
         "simultaneous": cert.simultaneous is not None,
         "kg": cert.kg, "kg_fingerprint": cert.kg_fingerprint,

@@ -88,8 +88,8 @@ def test_keys_the_type_does_not_model_are_kept_in_place():
     body = {**_body(WRITTEN[0]), "textualization": "json", "future_field": {"a": [1, 2]}}
     body["conditioning"] = {**body["conditioning"], "new_count": 3}
     cert = Certificate.read(body, "c.json")
-    assert cert.extra["future_field"] == {"a": [1, 2]}
-    assert cert.conditioning is not None and cert.conditioning.extra == {"new_count": 3}
+    assert cert.unmodelled["future_field"] == {"a": [1, 2]}
+    assert cert.conditioning is not None and cert.conditioning.unmodelled == {"new_count": 3}
     assert cert.to_dict() == body
 
 
