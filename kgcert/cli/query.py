@@ -135,7 +135,7 @@ def query_command(ctx: Context, cypher: str | None, kg: str | None, params: tupl
 
         config = read_config(run_dir)
         values.setdefault("run", run_id(run_dir, config))
-        kg = kg or config.kg
+        kg = kg or config.kg.name
     missing = sorted(set(_PARAMETER.findall(_without_comments(text))) - set(values))
     if missing:
         fail("the query needs " + " ".join(f"--param {name}=..." for name in missing), 2)

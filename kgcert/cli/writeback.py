@@ -39,7 +39,7 @@ def writeback_command(ctx: Context, run_dir: Path, kg: str | None, remove: bool,
     from kgcert.writeback.run_files import read_config, run_id
 
     config = read_config(run_dir)
-    store = ctx.server().open(kg or config.kg)
+    store = ctx.server().open(kg or config.kg.name)
     if remove:
         identifier = run_id(run_dir, config)
         removed = delete_run(store, identifier)

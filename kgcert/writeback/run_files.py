@@ -13,17 +13,17 @@ from typing import Any
 
 from kgcert.certify.record import Certificate
 from kgcert.errors import InputError
-from kgcert.run.config import RunConfig
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import OUTCOMES
 from kgcert.rundir.run_dir import RunDir, run_dir_of
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 
 TEXT_LIMIT = 500  # characters of question and response kept on a sample node
 QUESTION_PREFIX = "Question: "
 
 
-def run_id(run_dir: Path, config: RunConfig) -> str:
+def run_id(run_dir: Path, config: RunSpec) -> str:
     """The run's graph id: its directory name and its config fingerprint."""
     return f"{run_dir.resolve().name}@{config.fingerprint()}"
 
@@ -49,11 +49,11 @@ def _clip(text: Any) -> str | None:
     return str(text)[:TEXT_LIMIT] if text else None
 
 
-def read_config(run_dir: Path) -> RunConfig:
+def read_config(run_dir: Path) -> RunSpec:
     spec = RunDir(RunLayout(run_dir)).read_run_spec()
     if spec is None:
         raise InputError(f"{run_dir} is not a run directory (no run.yaml)")
-    return spec.to_config()
+    return spec
 
 
 def read_samples(run: RunDir, path: Path) -> list[SampleRecord]:
@@ -113,7 +113,7 @@ class RunData:
     id: str
     kg: str
     path: Path
-    config: RunConfig
+    config: RunSpec
     certificates: list[CertificateRow]
     kg_fingerprints: set[str]  # the KG fingerprints its certificates name
 
@@ -122,11 +122,12 @@ class RunData:
         return [s for c in self.certificates for s in c.samples]
 
     def run_props(self) -> dict[str, Any]:
-        config = self.config.model_dump(mode="json")
+        config = self.config.to_config().model_dump(mode="json")
         return {"kg": self.kg, "config": json.dumps(config, sort_keys=True),
                 "fingerprint": self.config.fingerprint(), "path": str(self.path),
-                "specs": list(self.config.specs), "models": list(self.config.models),
-                "settings": list(self.config.settings)}
+                "specs": list(self.config.specs.names),
+                "models": list(self.config.models.names),
+                "settings": list(self.config.variants.settings)}
 
 
 def sample_row(run: str, certificate: str, record: SampleRecord, position: int,
@@ -235,4 +236,4 @@ def read_run(run_dir: Path, kg: str | None = None) -> RunData:
         certificates.append(CertificateRow(
             key, _certificate_props(key, run, spec, setting, model, body, records), samples))
     fingerprints = {str(b.kg_fingerprint) for b in bodies.values() if b.kg_fingerprint}
-    return RunData(run, kg or config.kg, run_dir.resolve(), config, certificates, fingerprints)
+    return RunData(run, kg or config.kg.name, run_dir.resolve(), config, certificates, fingerprints)

@@ -86,8 +86,8 @@ def _check_link_types(store: GraphStore) -> None:
 
 def _warnings(store: GraphStore, run: RunData) -> list[str]:
     notes = []
-    if run.config.kg != store.kg:
-        notes.append(f"the run was made on KG {run.config.kg!r}; written into {store.kg!r}")
+    if run.config.kg.name != store.kg:
+        notes.append(f"the run was made on KG {run.config.kg.name!r}; written into {store.kg!r}")
     manifest = read_manifest(store)
     others = sorted(run.kg_fingerprints - {manifest.fingerprint}) if manifest else []
     if manifest is not None and others:

@@ -43,9 +43,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 # through kgcert.rundir and kgcert.certify, never through these.
 ORCHESTRATION = ("kgcert.run",)
 MADE_OF_RUNS = ("kgcert.report", "kgcert.writeback", "kgcert.export")
-# Imports of orchestration that issue 44's part B removes (RunConfig gets a home outside
-# kgcert.run): listed so that no other can appear meanwhile; empty it when that lands.
-PENDING = {("kgcert.writeback.run_files", "kgcert.run.config")}
+# Imports of orchestration still allowed (none: write-back reads a run's RunSpec from rundir/).
+PENDING: set[tuple[str, str]] = set()
 
 
 def _modules() -> dict[str, Path]:
