@@ -28,6 +28,6 @@ def run_yaml_of_commands(data: Path, root: Path) -> dict[str, bytes]:
     found = {}
     for name, (folder, args) in commands.items():
         result = kgcert(data, "run", *args, "--out", str(root / folder))
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == 0, (name, result.output, repr(result.exception))
         found[name] = (root / folder / "run.yaml").read_bytes()
     return found
