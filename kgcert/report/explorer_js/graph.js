@@ -79,14 +79,45 @@
     }
   }
   // Framed, the captions grow in the graph's units to stay legible, which can make two of
-  // them touch: lay out again with their new size, a few times at most.
+  // them touch: lay out again with their new size, a few times at most. A dense graph can
+  // still end with two captions touching: those are then pushed apart at the sizes shown.
   function settle(cy, fit) {
     for (let round = 0; round < 3; round++) {
       apart(cy, fit);
-      if (!fit) return;
-      frame(cy);
+      if (fit) frame(cy);
       if (!overlaps(cy)) return;
+      if (!fit) break;
     }
+    separate(cy);
+    if (fit) cy.center(cy.nodes(KEY)); // pan only: the zoom, and so the caption sizes, stay
+  }
+  // Moves each pair of overlapping entities apart along the axis where they overlap less,
+  // each by half the overlap (and a margin); a grid that counts the captions is the last
+  // resort, since it cannot overlap.
+  function separate(cy) {
+    const nodes = cy.nodes();
+    for (let pass = 0; pass < 200; pass++) {
+      let moved = false;
+      for (let i = 0; i < nodes.length; i++) {
+        for (let j = i + 1; j < nodes.length; j++) {
+          const a = nodes[i].boundingBox({ includeLabels: true, includeOverlays: false });
+          const b = nodes[j].boundingBox({ includeLabels: true, includeOverlays: false });
+          const dx = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
+          const dy = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+          if (dx <= 0 || dy <= 0) continue;
+          const pa = nodes[i].position(), pb = nodes[j].position();
+          const horizontal = dx < dy;
+          const sign = (horizontal ? pa.x - pb.x : pa.y - pb.y) < 0 ? -1 : 1;
+          const step = sign * ((horizontal ? dx : dy) / 2 + 2);
+          nodes[i].position(horizontal ? { x: pa.x + step, y: pa.y } : { x: pa.x, y: pa.y + step });
+          nodes[j].position(horizontal ? { x: pb.x - step, y: pb.y } : { x: pb.x, y: pb.y - step });
+          moved = true;
+        }
+      }
+      if (!moved) return;
+    }
+    cy.layout({ name: "grid", avoidOverlap: true, nodeDimensionsIncludeLabels: true,
+      avoidOverlapPadding: 8, animate: false, fit: false }).run();
   }
 
   // At open every entity the question names, every option (the answer and the chosen one
