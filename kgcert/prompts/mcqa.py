@@ -1,6 +1,7 @@
 """Multiple-choice prompts from spec samples (LLMCert-C §2.1, Appendix D.5-D.8).
 
-    builder = PromptBuilder(store, spec, seed=0, setting="distractor", few_shot=2)
+    settings = PromptSettings(setting="distractor", few_shot=2)
+    builder = PromptBuilder(store, spec, settings=settings, seed=0)
     prompt = builder.build(17)       # depends only on (KG, spec, seed, settings, 17)
 
 `build(i)` draws sample i of the spec (its sampler's stream), then renders it. Every random
@@ -55,7 +56,6 @@ from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
 from kgcert.graphview.neighbours import Grouped, RowNeighbours, merged_ids
 from kgcert.prompts import context as ctx
-from kgcert.prompts.budget import Budget
 from kgcert.prompts.distractors import Distractor, Weighting
 from kgcert.prompts.fewshot import examples
 from kgcert.prompts.kinds import SampleDag, kind_of
@@ -63,7 +63,7 @@ from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.settings import PromptSettings, Setting
+from kgcert.prompts.settings import DEFAULT_SETTINGS, PromptSettings, Setting
 from kgcert.prompts.tiers import engine_for
 from kgcert.specs import (
     DagSample,
@@ -77,7 +77,6 @@ from kgcert.specs import (
 )
 from kgcert.specs.kind import KindName, composed_spec
 from kgcert.store.graph import GraphStore
-from kgcert.util import defaults
 from kgcert.util.rng import sample_rng
 
 MAX_REDRAWS = 1_000
@@ -108,9 +107,9 @@ class PromptBuilder:
 
     `sampler` defaults to `prepare_sampler(spec, store, cache_dir)`; `graph` to a new
     :class:`PromptGraph` (pass one to share its cache between builders of one KG).
-    `settings` holds every knob (kgcert/prompts/settings.py); keywords named after its fields
-    change them (`setting="distractor"`). Its `budget` bounds the whole prompt (default:
-    12,000 characters).
+    `settings` holds every knob (kgcert/prompts/settings.py; `settings.with_(setting=
+    "distractor")` for a variation). Its `budget` bounds the whole prompt (default: 12,000
+    characters).
 
     Its `require_distractor` (default: the spec's `distractors: required`) conditions the
     distribution on the DAG having a Definition 2.3 distractor: refused draws are redrawn
@@ -121,13 +120,11 @@ class PromptBuilder:
 
     def __init__(self, store: GraphStore, spec: RelationSpec | EntitySpec,
                  sampler: RelationSampler | EntitySampler | None = None, *,
-                 settings: PromptSettings | None = None, seed: int = 0,
-                 graph: PromptGraph | None = None, cache_dir: Path | None = None,
-                 **knobs: Any) -> None:
+                 settings: PromptSettings = DEFAULT_SETTINGS, seed: int = 0,
+                 graph: PromptGraph | None = None, cache_dir: Path | None = None) -> None:
         if composed_spec(spec) is None:
             raise InputError(f"spec {getattr(spec, 'name', spec)!r} is not a relation or entity "
                              "spec; task specs use TaskPromptBuilder")
-        settings = PromptSettings.of(settings, **knobs)  # knobs: PromptSettings fields
         if seed < 0:
             raise InputError(f"the run seed must be non-negative, got {seed}")
         self.settings = settings
@@ -432,15 +429,12 @@ def _with(base: Provenance, details: dict[str, Any], **changes: Any) -> Provenan
 
 
 def build_prompt(store: GraphStore, spec: RelationSpec | EntitySpec,
-                 sample: DagSample | PathSample, setting: str = "vanilla", *,
-                 options_count: int = defaults.OPTIONS, few_shot: int = defaults.FEW_SHOT,
-                 shuffle: bool = True,
-                 budget: Budget | None = None,
+                 sample: DagSample | PathSample, *,
+                 settings: PromptSettings = DEFAULT_SETTINGS,
                  sampler: RelationSampler | EntitySampler | None = None,
-                 graph: PromptGraph | None = None, **settings: Any) -> Prompt:
+                 graph: PromptGraph | None = None) -> Prompt:
     """The prompt for one drawn sample (run seed and index taken from the sample). For many
     prompts, keep one :class:`PromptBuilder` (it caches the graph reads)."""
-    builder = PromptBuilder(store, spec, sampler, seed=sample.seed, setting=setting,
-                            options=options_count, few_shot=few_shot, shuffle=shuffle,
-                            budget=budget, graph=graph, **settings)
+    builder = PromptBuilder(store, spec, sampler, settings=settings, seed=sample.seed,
+                            graph=graph)
     return builder.render(sample)

@@ -1,7 +1,7 @@
 """KG-LLM-Bench task prompts: a task instance's subgraph in one textualization, its question.
 
-    builder = TaskPromptBuilder(store, "shortest_path", seed=0, textualization="yaml")
-    builder = TaskPromptBuilder(store, spec, settings=PromptSettings(textualization="yaml"))
+    settings = PromptSettings(textualization="yaml")
+    builder = TaskPromptBuilder(store, "shortest_path", settings=settings, seed=0)
     prompt = builder.build(3)
 
 The text holds an instruction, the format's one-line description, the textualized subgraph,
@@ -25,7 +25,7 @@ from typing import Any, Literal
 from kgcert.errors import InputError
 from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.settings import PromptSettings
+from kgcert.prompts.settings import DEFAULT_SETTINGS, PromptSettings
 from kgcert.store.graph import GraphStore
 from kgcert.tasks import pseudonym, score_exact, score_flexible
 from kgcert.tasks.base import TaskGenerator
@@ -119,10 +119,9 @@ class TaskPromptBuilder:
     KEEP = 1_024  # recent instances kept for scoring; older ones are regenerated
 
     def __init__(self, store: GraphStore, spec: TaskSpec | str | Path, *, seed: int = 0,
-                 settings: PromptSettings | None = None,
+                 settings: PromptSettings = DEFAULT_SETTINGS,
                  generator: TaskGenerator | None = None,
-                 headline: Literal["exact", "flexible"] = "exact", **knobs: Any) -> None:
-        settings = PromptSettings.of(settings, **knobs)  # knobs: PromptSettings fields
+                 headline: Literal["exact", "flexible"] = "exact") -> None:
         get_textualizer(settings.textualization)  # unknown names fail here
         if headline not in ("exact", "flexible"):
             raise InputError(f"headline scorer must be exact or flexible, got {headline!r}")

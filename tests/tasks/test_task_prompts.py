@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from kg_helpers import load_kg
 
+from kgcert.prompts import PromptSettings
 from kgcert.tasks import TaskGenerator, TaskInstance, make_view, names, score_exact
 from kgcert.tasks.prompt import TaskPromptBuilder, build_task_prompt, restore_response
 from kgcert.tasks.shortest_path import PREFIX
@@ -102,10 +103,9 @@ def test_pseudonymized_replies_are_scored_against_the_real_instance(instances):
 
 
 def test_builder_gives_the_same_prompt_for_the_same_seed(store, instances):
-    first = TaskPromptBuilder(store, "shortest_path", seed=2, textualization="turtle",
-                              pseudonymize=True)
-    again = TaskPromptBuilder(store, "shortest_path", seed=2, textualization="turtle",
-                              pseudonymize=True)
+    settings = PromptSettings(textualization="turtle", pseudonymize=True)
+    first = TaskPromptBuilder(store, "shortest_path", seed=2, settings=settings)
+    again = TaskPromptBuilder(store, "shortest_path", seed=2, settings=settings)
     a, b = first.build(1), again.build(1)
     assert a.text.encode() == b.text.encode() and a.as_dict() == b.as_dict()
     assert a.text == build_task_prompt(instances["shortest_path"][1], "turtle",
@@ -117,8 +117,8 @@ def test_builder_gives_the_same_prompt_for_the_same_seed(store, instances):
 def test_builder_scores_replies_like_the_runner_expects(store):
     from kgcert.models.base import ModelResponse
 
-    builder = TaskPromptBuilder(store, "shortest_path", seed=2, textualization="list",
-                                pseudonymize=True)
+    builder = TaskPromptBuilder(store, "shortest_path", seed=2,
+                                settings=PromptSettings(textualization="list", pseudonymize=True))
     prompt = builder.build(0)
     right = ModelResponse(f"{PREFIX} {prompt.answers[0]}")
     assert builder.score(prompt, right) == {"outcome": "correct", "exact": True,
@@ -127,7 +127,17 @@ def test_builder_scores_replies_like_the_runner_expects(store):
         "wrong"
     assert builder.score(prompt, ModelResponse(""))["outcome"] == "unparseable"
     assert builder.score(prompt, ModelResponse.failure("timeout"))["outcome"] == "error"
-    flexible = TaskPromptBuilder(store, "shortest_path", seed=2, pseudonymize=True,
-                                 headline="flexible")
+    flexible = TaskPromptBuilder(store, "shortest_path", seed=2,
+                                 settings=PromptSettings(pseudonymize=True), headline="flexible")
     loose = ModelResponse(f"**{PREFIX}** {prompt.answers[0]}")
     assert flexible.score(prompt, loose)["outcome"] == "correct"
+
+
+def test_builder_takes_its_knobs_only_as_prompt_settings(store):
+    """A loose knob beside `settings` is refused, so a prompt's knobs have one home."""
+    with pytest.raises(TypeError, match="textualization"):
+        TaskPromptBuilder(store, "shortest_path", seed=2,  # type: ignore[call-arg]
+                          textualization="yaml")
+    settings = PromptSettings(textualization="yaml")
+    built = TaskPromptBuilder(store, "shortest_path", seed=2, settings=settings).build(0)
+    assert built.provenance.textualization == "yaml"
