@@ -56,14 +56,14 @@ from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
 from kgcert.graphview.neighbours import Grouped, RowNeighbours, merged_ids
 from kgcert.prompts import context as ctx
-from kgcert.prompts.distractors import Distractor, Weighting
+from kgcert.prompts.distractors import Distractor
 from kgcert.prompts.fewshot import examples
 from kgcert.prompts.kinds import SampleDag, kind_of
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.settings import DEFAULT_SETTINGS, PromptSettings, Setting
+from kgcert.prompts.settings import DEFAULT_SETTINGS, PromptSettings
 from kgcert.prompts.tiers import engine_for
 from kgcert.specs import (
     DagSample,
@@ -133,14 +133,10 @@ class PromptBuilder:
         self.sampler = sampler if sampler is not None else prepare_sampler(spec, store, cache_dir)
         self.graph = graph if graph is not None else open_graph(store)
         self.seed = seed
-        self.setting: Setting = settings.setting
-        self.options = settings.options
-        self.few_shot = settings.few_shot
+        # Resolved from the settings once, not copies of them: the baseline never shuffles,
+        # and a budget left unset is the default one.
         self.shuffle = settings.shuffle and settings.setting != "baseline"
         self.budget = settings.prompt_budget
-        self.weighting: Weighting = settings.weighting
-        self.max_distractors = settings.max_distractors
-        self.filler_per_entity = settings.filler_per_entity
         self.spec_kind = kind_of(spec, self.graph, self.sampler)
         self.kind: KindName = self.spec_kind.name
         self.require_distractor = (settings.require_distractor
@@ -201,7 +197,7 @@ class PromptBuilder:
     def _allowed_facts(self, entity: str, dag: SampleDag) -> Sequence[Fact]:
         """The entity's edges the setting lets into the context (vanilla: none of the DAG's
         relationship types; the DAG's own edges are tier 1 anyway)."""
-        if self.setting == "distractor":
+        if self.settings.setting == "distractor":
             return self.graph.adjacency(entity).facts
         key = (entity, dag.types)
         cached = self._allowed.get(key)
@@ -216,7 +212,7 @@ class PromptBuilder:
     def _neighbours_of_label(self, entity: str, label: str,
                              dag: SampleDag) -> Mapping[str, Sequence[Fact]]:
         """Neighbours of `entity` with `label` through allowed edges, with those edges."""
-        excluded = dag.types if self.setting != "distractor" else frozenset()
+        excluded = dag.types if self.settings.setting != "distractor" else frozenset()
         key = (entity, label, excluded)
         cached = self._neighbours.get(key)
         if cached is None:
@@ -231,9 +227,10 @@ class PromptBuilder:
                      rng: np.random.Generator) -> tuple[list[Distractor], int]:
         """The setting's distractors in order of preference, and how many candidates there
         were."""
-        if self.setting != "distractor":
+        if self.settings.setting != "distractor":
             return [], 0
-        return self.spec_kind.distractors(sample, rng, self.max_distractors, self.weighting)
+        return self.spec_kind.distractors(sample, rng, self.settings.max_distractors,
+                                          self.settings.weighting)
 
     def _random_entities(self, label: str, rng: np.random.Generator) -> Iterator[str]:
         members = self.graph.label_members(label)
@@ -279,8 +276,9 @@ class PromptBuilder:
         dag = self.spec_kind.dag(sample)
         correct = self.correct_answers(sample)
         query_rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/query", index)
-        rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/{self.setting}", index)
-        query = self.spec_kind.query(sample, dag, query_rng, fixed=self.setting == "baseline")
+        rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/{self.settings.setting}", index)
+        query = self.spec_kind.query(sample, dag, query_rng,
+                                     fixed=self.settings.setting == "baseline")
         distractors, candidates = self._distractors(sample, rng)
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
@@ -304,13 +302,14 @@ class PromptBuilder:
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
                             related=graph.option_pool(related),
                             random=lambda: self._random_entities(label, rng))
-        options = choose_options(dag.answer, correct, pools, self.options, rng,
+        options = choose_options(dag.answer, correct, pools, self.settings.options, rng,
                                  name=graph.name, label=graph.label, excluded=dag.given)
         base = self._provenance(sample, dag, query, index, rejected_prompts, correct,
                                 candidates)
-        if len(options) < self.options:
+        if len(options) < self.settings.options:
             return Prompt("", base, skipped=f"only {len(options)} answer options of type "
-                                            f"{label} were found, {self.options} were asked for")
+                                            f"{label} were found, {self.settings.options} "
+                                            "were asked for")
 
         tiers = self._tiers(sample, dag, options, distractors, neighbours, rng)
         layout = Layout(self.examples, query.text, tuple(o.name for o in options), query.notes,
@@ -371,7 +370,7 @@ class PromptBuilder:
                neighbours: Callable[[], Sequence[Mapping[str, Sequence[Fact]]]],
                rng: np.random.Generator) -> ctx.Tiers:
         graph = self.graph
-        tiers = self.tier_engine(graph, self.filler_per_entity, self._measured_lengths,
+        tiers = self.tier_engine(graph, self.settings.filler_per_entity, self._measured_lengths,
                                   self.array_tiers_from)
         tiers.essential(dag.essential)
         by_id = {d.id: d for d in distractors}
@@ -405,19 +404,19 @@ class PromptBuilder:
         extra: dict[str, Any] = {
             "sample_seed": sample.seed,
             "correct_answers": list(correct),
-            "few_shot": self.few_shot,
+            "few_shot": self.settings.few_shot,
             "shuffle": self.shuffle,
             "budget": self.budget.describe(),
             "notes": list(query.notes),
         }
-        if self.setting == "distractor":
+        if self.settings.setting == "distractor":
             extra["distractor_candidates"] = candidates
-            extra.update(self.spec_kind.provenance(self.weighting))
+            extra.update(self.spec_kind.provenance(self.settings.weighting))
         if query.relation_aliases:
             extra["relation_aliases"] = list(query.relation_aliases)
         return Provenance(
             spec=self.spec.name, spec_hash=self.spec_hash, kind=self.kind, seed=self.seed,
-            index=index, setting=self.setting, nodes=dict(dag.roles), edges=dag.edges,
+            index=index, setting=self.settings.setting, nodes=dict(dag.roles), edges=dag.edges,
             template=query.template, aliases=dict(query.aliases),
             rejected_draws=sample.rejected, rejected_prompts=rejected_prompts, extra=extra)
 

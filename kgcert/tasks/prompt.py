@@ -133,8 +133,6 @@ class TaskPromptBuilder:
         self.generator = generator
         self.seed = generator.seed
         self.settings = settings
-        self.textualization = settings.textualization
-        self.pseudonymize = settings.pseudonymize
 
     @property
     def spec(self) -> TaskSpec:
@@ -168,7 +166,7 @@ class TaskPromptBuilder:
 
     def render(self, instance: TaskInstance) -> Prompt:
         spec = self.generator.spec
-        return build_task_prompt(instance, self.textualization,
-                                 pseudonymize=self.pseudonymize,
+        return build_task_prompt(instance, self.settings.textualization,
+                                 pseudonymize=self.settings.pseudonymize,
                                  core_label=spec.sampling.core_label,
                                  spec_name=spec.name or spec.task)
