@@ -88,8 +88,9 @@ def bench_tasks(server: Any, data: Path, count: int) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for pseudonymize in (False, True):
         for fmt in formats():
-            seconds, cpu = _timed(lambda f=fmt, p=pseudonymize: [
-                build_task_prompt(inst, f, pseudonymize=p) for inst in instances])
+            settings = PromptSettings(textualization=fmt, pseudonymize=pseudonymize)
+            seconds, cpu = _timed(lambda s=settings: [
+                build_task_prompt(inst, s) for inst in instances])
             key = f"{fmt}{'/pseudonymized' if pseudonymize else ''}"
             results[key] = {"per_s": len(instances) / seconds,
                             "per_cpu_s": len(instances) / cpu}

@@ -54,22 +54,23 @@ def _core_ids(instance: TaskInstance, core_label: str | None) -> list[str]:
     return [n.id for n in nodes]
 
 
-def build_task_prompt(instance: TaskInstance, textualization: str, *,
-                      pseudonymize: bool = False, seed: int | str | None = None,
-                      core_label: str | None = None, spec_name: str | None = None) -> Prompt:
-    """The prompt for one task instance.
+def build_task_prompt(instance: TaskInstance, settings: PromptSettings = DEFAULT_SETTINGS, *,
+                      seed: int | str | None = None, core_label: str | None = None,
+                      spec_name: str | None = None) -> Prompt:
+    """The prompt for one task instance, in `settings.textualization`, its core entities
+    renamed when `settings.pseudonymize`.
 
     `seed` fixes the fictional names (default: the instance's run seed and index, so each
     instance gets its own names). `core_label` says which entities are renamed: those of that
     type (default: the task spec's core type, as the instance records it); every entity when
     none has that type.
     """
-    textualizer = get_textualizer(textualization)
+    textualizer = get_textualizer(settings.textualization)
     subgraph = instance.subgraph
     question, answer_format, answers = instance.question, instance.answer_format, instance.answers
     extra: dict[str, Any] = {"instance_provenance": instance.provenance}
     setting = "real"
-    if pseudonymize:
+    if settings.pseudonymize:
         names_seed = seed if seed is not None else f"{instance.seed}/{instance.index}"
         renaming = pseudonym.pseudonymize(subgraph, names_seed, ids=_core_ids(instance, core_label))
         subgraph = renaming.apply_subgraph(subgraph)
@@ -166,7 +167,5 @@ class TaskPromptBuilder:
 
     def render(self, instance: TaskInstance) -> Prompt:
         spec = self.generator.spec
-        return build_task_prompt(instance, self.settings.textualization,
-                                 pseudonymize=self.settings.pseudonymize,
-                                 core_label=spec.sampling.core_label,
+        return build_task_prompt(instance, self.settings, core_label=spec.sampling.core_label,
                                  spec_name=spec.name or spec.task)

@@ -43,7 +43,7 @@ def test_each_textualization_shows_the_subgraph_question_and_answer_format(insta
     textualizer = get_textualizer(fmt)
     for task, found in instances.items():
         for instance in found:
-            prompt = build_task_prompt(instance, fmt)
+            prompt = build_task_prompt(instance, PromptSettings(textualization=fmt))
             assert textualizer.render(instance.subgraph) in prompt.text
             assert textualizer.description in prompt.text
             assert f"Question: {instance.question}\n{instance.answer_format}\n" in prompt.text
@@ -69,7 +69,8 @@ def _without(text: str, names_kept: list[str]) -> str:
 def test_pseudonymized_prompts_name_no_real_core_entity(instances, fmt):
     for found in instances.values():
         for instance in found:
-            prompt = build_task_prompt(instance, fmt, pseudonymize=True)
+            prompt = build_task_prompt(instance, PromptSettings(textualization=fmt,
+                                                                pseudonymize=True))
             record = prompt.provenance.extra["pseudonyms"]
             assert prompt.provenance.setting == "pseudonymized"
             core = [n for n in instance.subgraph.nodes if n.type == CORE]
@@ -93,7 +94,8 @@ def _apply(by_name: dict[str, str], text: str) -> str:
 def test_pseudonymized_replies_are_scored_against_the_real_instance(instances):
     for task, found in instances.items():
         for instance in found:
-            prompt = build_task_prompt(instance, "json", pseudonymize=True)
+            prompt = build_task_prompt(instance, PromptSettings(textualization="json",
+                                                                pseudonymize=True))
             answer = prompt.answers[0]
             reply = {"shortest_path": f"{PREFIX} {answer}",
                      "triple_retrieval": answer}.get(task, f"Answer: {answer}")
@@ -108,9 +110,8 @@ def test_builder_gives_the_same_prompt_for_the_same_seed(store, instances):
     again = TaskPromptBuilder(store, "shortest_path", seed=2, settings=settings)
     a, b = first.build(1), again.build(1)
     assert a.text.encode() == b.text.encode() and a.as_dict() == b.as_dict()
-    assert a.text == build_task_prompt(instances["shortest_path"][1], "turtle",
-                                       pseudonymize=True, core_label=CORE,
-                                       spec_name=first.spec.name).text
+    assert a.text == build_task_prompt(instances["shortest_path"][1], settings,
+                                       core_label=CORE, spec_name=first.spec.name).text
     assert first.build(0).text != a.text
 
 
@@ -133,11 +134,16 @@ def test_builder_scores_replies_like_the_runner_expects(store):
     assert flexible.score(prompt, loose)["outcome"] == "correct"
 
 
-def test_builder_takes_its_knobs_only_as_prompt_settings(store):
+def test_builder_takes_its_knobs_only_as_prompt_settings(store, instances):
     """A loose knob beside `settings` is refused, so a prompt's knobs have one home."""
     with pytest.raises(TypeError, match="textualization"):
         TaskPromptBuilder(store, "shortest_path", seed=2,  # type: ignore[call-arg]
                           textualization="yaml")
-    settings = PromptSettings(textualization="yaml")
+    instance = instances["shortest_path"][0]
+    with pytest.raises(TypeError, match="pseudonymize"):
+        build_task_prompt(instance, pseudonymize=True)  # type: ignore[call-arg]
+    settings = PromptSettings(textualization="yaml", pseudonymize=True)
     built = TaskPromptBuilder(store, "shortest_path", seed=2, settings=settings).build(0)
-    assert built.provenance.textualization == "yaml"
+    assert (built.provenance.textualization, built.provenance.setting) == \
+        ("yaml", "pseudonymized")
+    assert build_task_prompt(instance, settings).provenance.setting == "pseudonymized"
