@@ -28,7 +28,7 @@ from typing import Any
 from kgcert.graphview import open_graph
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading.pipeline import load
-from kgcert.prompts import PromptBuilder
+from kgcert.prompts import PromptBuilder, PromptSettings
 from kgcert.specs import load_spec_file, prepare_sampler
 from kgcert.store.embedded import start_embedded
 from kgcert.tasks import TaskGenerator, make_view, names
@@ -57,7 +57,7 @@ def bench_mcqa(server: Any, data: Path, count: int, work: Path) -> dict[str, Any
         sampler = prepare_sampler(spec, store, work / "tables")
         samples = [sampler.sample(0, i) for i in range(2 * count)]
         for setting in ("vanilla", "distractor"):
-            builder = PromptBuilder(store, spec, sampler, setting=setting,
+            builder = PromptBuilder(store, spec, sampler, settings=PromptSettings(setting=setting),
                                     graph=open_graph(store))
             cold = _timed(lambda b=builder, todo=samples[:count]: [b.render(s) for s in todo])
             trips = builder.graph.round_trips
@@ -88,8 +88,9 @@ def bench_tasks(server: Any, data: Path, count: int) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for pseudonymize in (False, True):
         for fmt in formats():
-            seconds, cpu = _timed(lambda f=fmt, p=pseudonymize: [
-                build_task_prompt(inst, f, pseudonymize=p) for inst in instances])
+            settings = PromptSettings(textualization=fmt, pseudonymize=pseudonymize)
+            seconds, cpu = _timed(lambda s=settings: [
+                build_task_prompt(inst, s) for inst in instances])
             key = f"{fmt}{'/pseudonymized' if pseudonymize else ''}"
             results[key] = {"per_s": len(instances) / seconds,
                             "per_cpu_s": len(instances) / cpu}

@@ -64,7 +64,7 @@ from bench_common import (
 
 from kgcert.errors import KgcertError
 from kgcert.loaders import get_loader
-from kgcert.prompts import PromptBuilder
+from kgcert.prompts import PromptBuilder, PromptSettings
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.graph import GraphStore
 
@@ -97,15 +97,17 @@ def bench_prompts(store: GraphStore, cache: Path, count: int, cold: bool = False
         for setting in SETTINGS:
             if cold:
                 graph = new_graph()
-            builder = PromptBuilder(store, spec, sampler, setting=setting, graph=graph)
+            builder = PromptBuilder(store, spec, sampler,
+                                    settings=PromptSettings(setting=setting), graph=graph)
             if not cold:
                 per_cpu_s(builder, range(count))  # warm-up: caches fill
             row[f"{spec.name}/{setting}"] = rate = per_cpu_s(builder, range(count, 2 * count))
             if max_distractors is None or setting != "distractor":
                 print(f"prompts {spec.name}/{setting}: {rate:,.1f} per CPU-s", flush=True)
             else:
-                capped = PromptBuilder(store, spec, sampler, setting=setting, graph=graph,
-                                       max_distractors=max_distractors)
+                capped = PromptBuilder(store, spec, sampler, graph=graph,
+                                       settings=PromptSettings(setting=setting,
+                                                               max_distractors=max_distractors))
                 per_cpu_s(capped, range(count))
                 cut, full = [], [rate]
                 for _ in range(2):

@@ -129,7 +129,7 @@ def _side(argv: list[str]) -> None:
     )
 
     import kgcert
-    from kgcert.prompts import PromptBuilder
+    from kgcert.prompts import PromptBuilder, PromptSettings
     from kgcert.specs import RelationSpec, load_spec_file, prepare_sampler
 
     pace_as_the_commands_do()
@@ -148,7 +148,8 @@ def _side(argv: list[str]) -> None:
         sampler = prepare_sampler(spec, store, cache)
         for setting in SETTINGS:
             key = f"{spec.name}/{setting}"
-            builders[key] = builder = PromptBuilder(store, spec, sampler, setting=setting,
+            builders[key] = builder = PromptBuilder(store, spec, sampler,
+                                                    settings=PromptSettings(setting=setting),
                                                     graph=graph)
             digest = hashlib.sha256()
             for index in range(count):  # warm-up: caches fill

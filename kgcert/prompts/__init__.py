@@ -2,7 +2,8 @@
 
     from kgcert.prompts import PromptBuilder, PromptSettings, Budget
 
-    builder = PromptBuilder(store, spec, seed=0, setting="distractor")   # relation/entity spec
+    settings = PromptSettings(setting="distractor", budget=Budget.characters(8_000))
+    builder = PromptBuilder(store, spec, settings=settings, seed=0)   # relation/entity spec
     prompt = builder.build(i)         # Prompt: text, options, correct_option, provenance
 
 The KG read model they use is kgcert.graphview; KG-LLM-Bench task prompts (the same Prompt

@@ -1,6 +1,7 @@
 """Multiple-choice prompts from spec samples (LLMCert-C §2.1, Appendix D.5-D.8).
 
-    builder = PromptBuilder(store, spec, seed=0, setting="distractor", few_shot=2)
+    settings = PromptSettings(setting="distractor", few_shot=2)
+    builder = PromptBuilder(store, spec, settings=settings, seed=0)
     prompt = builder.build(17)       # depends only on (KG, spec, seed, settings, 17)
 
 `build(i)` draws sample i of the spec (its sampler's stream), then renders it. Every random
@@ -55,15 +56,14 @@ from kgcert.graphview import Fact, PromptGraph, open_graph
 from kgcert.graphview.lengths import SentenceLengths
 from kgcert.graphview.neighbours import Grouped, RowNeighbours, merged_ids
 from kgcert.prompts import context as ctx
-from kgcert.prompts.budget import Budget
-from kgcert.prompts.distractors import Distractor, Weighting
+from kgcert.prompts.distractors import Distractor
 from kgcert.prompts.fewshot import examples
 from kgcert.prompts.kinds import SampleDag, kind_of
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout
 from kgcert.prompts.options import Option, OptionPools, choose_options
 from kgcert.prompts.query import Query
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.settings import PromptSettings, Setting
+from kgcert.prompts.settings import DEFAULT_SETTINGS, PromptSettings
 from kgcert.prompts.tiers import engine_for
 from kgcert.specs import (
     DagSample,
@@ -77,7 +77,6 @@ from kgcert.specs import (
 )
 from kgcert.specs.kind import KindName, composed_spec
 from kgcert.store.graph import GraphStore
-from kgcert.util import defaults
 from kgcert.util.rng import sample_rng
 
 MAX_REDRAWS = 1_000
@@ -108,9 +107,9 @@ class PromptBuilder:
 
     `sampler` defaults to `prepare_sampler(spec, store, cache_dir)`; `graph` to a new
     :class:`PromptGraph` (pass one to share its cache between builders of one KG).
-    `settings` holds every knob (kgcert/prompts/settings.py); keywords named after its fields
-    change them (`setting="distractor"`). Its `budget` bounds the whole prompt (default:
-    12,000 characters).
+    `settings` holds every knob (kgcert/prompts/settings.py; `settings.with_(setting=
+    "distractor")` for a variation). Its `budget` bounds the whole prompt (default: 12,000
+    characters).
 
     Its `require_distractor` (default: the spec's `distractors: required`) conditions the
     distribution on the DAG having a Definition 2.3 distractor: refused draws are redrawn
@@ -121,13 +120,11 @@ class PromptBuilder:
 
     def __init__(self, store: GraphStore, spec: RelationSpec | EntitySpec,
                  sampler: RelationSampler | EntitySampler | None = None, *,
-                 settings: PromptSettings | None = None, seed: int = 0,
-                 graph: PromptGraph | None = None, cache_dir: Path | None = None,
-                 **knobs: Any) -> None:
+                 settings: PromptSettings = DEFAULT_SETTINGS, seed: int = 0,
+                 graph: PromptGraph | None = None, cache_dir: Path | None = None) -> None:
         if composed_spec(spec) is None:
             raise InputError(f"spec {getattr(spec, 'name', spec)!r} is not a relation or entity "
                              "spec; task specs use TaskPromptBuilder")
-        settings = PromptSettings.of(settings, **knobs)  # knobs: PromptSettings fields
         if seed < 0:
             raise InputError(f"the run seed must be non-negative, got {seed}")
         self.settings = settings
@@ -136,14 +133,10 @@ class PromptBuilder:
         self.sampler = sampler if sampler is not None else prepare_sampler(spec, store, cache_dir)
         self.graph = graph if graph is not None else open_graph(store)
         self.seed = seed
-        self.setting: Setting = settings.setting
-        self.options = settings.options
-        self.few_shot = settings.few_shot
+        # Resolved from the settings once, not copies of them: the baseline never shuffles,
+        # and a budget left unset is the default one.
         self.shuffle = settings.shuffle and settings.setting != "baseline"
         self.budget = settings.prompt_budget
-        self.weighting: Weighting = settings.weighting
-        self.max_distractors = settings.max_distractors
-        self.filler_per_entity = settings.filler_per_entity
         self.spec_kind = kind_of(spec, self.graph, self.sampler)
         self.kind: KindName = self.spec_kind.name
         self.require_distractor = (settings.require_distractor
@@ -204,7 +197,7 @@ class PromptBuilder:
     def _allowed_facts(self, entity: str, dag: SampleDag) -> Sequence[Fact]:
         """The entity's edges the setting lets into the context (vanilla: none of the DAG's
         relationship types; the DAG's own edges are tier 1 anyway)."""
-        if self.setting == "distractor":
+        if self.settings.setting == "distractor":
             return self.graph.adjacency(entity).facts
         key = (entity, dag.types)
         cached = self._allowed.get(key)
@@ -219,7 +212,7 @@ class PromptBuilder:
     def _neighbours_of_label(self, entity: str, label: str,
                              dag: SampleDag) -> Mapping[str, Sequence[Fact]]:
         """Neighbours of `entity` with `label` through allowed edges, with those edges."""
-        excluded = dag.types if self.setting != "distractor" else frozenset()
+        excluded = dag.types if self.settings.setting != "distractor" else frozenset()
         key = (entity, label, excluded)
         cached = self._neighbours.get(key)
         if cached is None:
@@ -234,9 +227,10 @@ class PromptBuilder:
                      rng: np.random.Generator) -> tuple[list[Distractor], int]:
         """The setting's distractors in order of preference, and how many candidates there
         were."""
-        if self.setting != "distractor":
+        if self.settings.setting != "distractor":
             return [], 0
-        return self.spec_kind.distractors(sample, rng, self.max_distractors, self.weighting)
+        return self.spec_kind.distractors(sample, rng, self.settings.max_distractors,
+                                          self.settings.weighting)
 
     def _random_entities(self, label: str, rng: np.random.Generator) -> Iterator[str]:
         members = self.graph.label_members(label)
@@ -282,8 +276,9 @@ class PromptBuilder:
         dag = self.spec_kind.dag(sample)
         correct = self.correct_answers(sample)
         query_rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/query", index)
-        rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/{self.setting}", index)
-        query = self.spec_kind.query(sample, dag, query_rng, fixed=self.setting == "baseline")
+        rng = sample_rng(self.seed, f"{self.spec_hash}/prompt/{self.settings.setting}", index)
+        query = self.spec_kind.query(sample, dag, query_rng,
+                                     fixed=self.settings.setting == "baseline")
         distractors, candidates = self._distractors(sample, rng)
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
@@ -307,13 +302,14 @@ class PromptBuilder:
         pools = OptionPools(distractors=[d.id for d in distractors], path=dag.path,
                             related=graph.option_pool(related),
                             random=lambda: self._random_entities(label, rng))
-        options = choose_options(dag.answer, correct, pools, self.options, rng,
+        options = choose_options(dag.answer, correct, pools, self.settings.options, rng,
                                  name=graph.name, label=graph.label, excluded=dag.given)
         base = self._provenance(sample, dag, query, index, rejected_prompts, correct,
                                 candidates)
-        if len(options) < self.options:
+        if len(options) < self.settings.options:
             return Prompt("", base, skipped=f"only {len(options)} answer options of type "
-                                            f"{label} were found, {self.options} were asked for")
+                                            f"{label} were found, {self.settings.options} "
+                                            "were asked for")
 
         tiers = self._tiers(sample, dag, options, distractors, neighbours, rng)
         layout = Layout(self.examples, query.text, tuple(o.name for o in options), query.notes,
@@ -374,7 +370,7 @@ class PromptBuilder:
                neighbours: Callable[[], Sequence[Mapping[str, Sequence[Fact]]]],
                rng: np.random.Generator) -> ctx.Tiers:
         graph = self.graph
-        tiers = self.tier_engine(graph, self.filler_per_entity, self._measured_lengths,
+        tiers = self.tier_engine(graph, self.settings.filler_per_entity, self._measured_lengths,
                                   self.array_tiers_from)
         tiers.essential(dag.essential)
         by_id = {d.id: d for d in distractors}
@@ -408,19 +404,19 @@ class PromptBuilder:
         extra: dict[str, Any] = {
             "sample_seed": sample.seed,
             "correct_answers": list(correct),
-            "few_shot": self.few_shot,
+            "few_shot": self.settings.few_shot,
             "shuffle": self.shuffle,
             "budget": self.budget.describe(),
             "notes": list(query.notes),
         }
-        if self.setting == "distractor":
+        if self.settings.setting == "distractor":
             extra["distractor_candidates"] = candidates
-            extra.update(self.spec_kind.provenance(self.weighting))
+            extra.update(self.spec_kind.provenance(self.settings.weighting))
         if query.relation_aliases:
             extra["relation_aliases"] = list(query.relation_aliases)
         return Provenance(
             spec=self.spec.name, spec_hash=self.spec_hash, kind=self.kind, seed=self.seed,
-            index=index, setting=self.setting, nodes=dict(dag.roles), edges=dag.edges,
+            index=index, setting=self.settings.setting, nodes=dict(dag.roles), edges=dag.edges,
             template=query.template, aliases=dict(query.aliases),
             rejected_draws=sample.rejected, rejected_prompts=rejected_prompts, extra=extra)
 
@@ -432,15 +428,12 @@ def _with(base: Provenance, details: dict[str, Any], **changes: Any) -> Provenan
 
 
 def build_prompt(store: GraphStore, spec: RelationSpec | EntitySpec,
-                 sample: DagSample | PathSample, setting: str = "vanilla", *,
-                 options_count: int = defaults.OPTIONS, few_shot: int = defaults.FEW_SHOT,
-                 shuffle: bool = True,
-                 budget: Budget | None = None,
+                 sample: DagSample | PathSample, *,
+                 settings: PromptSettings = DEFAULT_SETTINGS,
                  sampler: RelationSampler | EntitySampler | None = None,
-                 graph: PromptGraph | None = None, **settings: Any) -> Prompt:
+                 graph: PromptGraph | None = None) -> Prompt:
     """The prompt for one drawn sample (run seed and index taken from the sample). For many
     prompts, keep one :class:`PromptBuilder` (it caches the graph reads)."""
-    builder = PromptBuilder(store, spec, sampler, seed=sample.seed, setting=setting,
-                            options=options_count, few_shot=few_shot, shuffle=shuffle,
-                            budget=budget, graph=graph, **settings)
+    builder = PromptBuilder(store, spec, sampler, settings=settings, seed=sample.seed,
+                            graph=graph)
     return builder.render(sample)

@@ -88,12 +88,6 @@ class PromptSettings:
                    budget=Budget.characters(config.context_chars),
                    weighting=config.distractor_weighting)
 
-    @classmethod
-    def of(cls, settings: PromptSettings | None, **knobs: Any) -> PromptSettings:
-        """`settings` (default: the defaults) with `knobs` changed."""
-        found = settings if settings is not None else cls()
-        return found.with_(**knobs) if knobs else found
-
     def with_(self, **changes: Any) -> PromptSettings:
         return dataclasses.replace(self, **changes)
 
@@ -115,3 +109,7 @@ class PromptSettings:
         """What a run records of a task job's knobs."""
         return {"textualization": self.textualization,
                 "entity_names": "pseudonymized" if self.pseudonymize else "real"}
+
+
+# The builders' default (frozen, so one instance serves every call).
+DEFAULT_SETTINGS = PromptSettings()

@@ -1,7 +1,7 @@
 """KG-LLM-Bench task prompts: a task instance's subgraph in one textualization, its question.
 
-    builder = TaskPromptBuilder(store, "shortest_path", seed=0, textualization="yaml")
-    builder = TaskPromptBuilder(store, spec, settings=PromptSettings(textualization="yaml"))
+    settings = PromptSettings(textualization="yaml")
+    builder = TaskPromptBuilder(store, "shortest_path", settings=settings, seed=0)
     prompt = builder.build(3)
 
 The text holds an instruction, the format's one-line description, the textualized subgraph,
@@ -25,7 +25,7 @@ from typing import Any, Literal
 from kgcert.errors import InputError
 from kgcert.models.base import ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.prompts.settings import PromptSettings
+from kgcert.prompts.settings import DEFAULT_SETTINGS, PromptSettings
 from kgcert.store.graph import GraphStore
 from kgcert.tasks import pseudonym, score_exact, score_flexible
 from kgcert.tasks.base import TaskGenerator
@@ -54,22 +54,23 @@ def _core_ids(instance: TaskInstance, core_label: str | None) -> list[str]:
     return [n.id for n in nodes]
 
 
-def build_task_prompt(instance: TaskInstance, textualization: str, *,
-                      pseudonymize: bool = False, seed: int | str | None = None,
-                      core_label: str | None = None, spec_name: str | None = None) -> Prompt:
-    """The prompt for one task instance.
+def build_task_prompt(instance: TaskInstance, settings: PromptSettings = DEFAULT_SETTINGS, *,
+                      seed: int | str | None = None, core_label: str | None = None,
+                      spec_name: str | None = None) -> Prompt:
+    """The prompt for one task instance, in `settings.textualization`, its core entities
+    renamed when `settings.pseudonymize`.
 
     `seed` fixes the fictional names (default: the instance's run seed and index, so each
     instance gets its own names). `core_label` says which entities are renamed: those of that
     type (default: the task spec's core type, as the instance records it); every entity when
     none has that type.
     """
-    textualizer = get_textualizer(textualization)
+    textualizer = get_textualizer(settings.textualization)
     subgraph = instance.subgraph
     question, answer_format, answers = instance.question, instance.answer_format, instance.answers
     extra: dict[str, Any] = {"instance_provenance": instance.provenance}
     setting = "real"
-    if pseudonymize:
+    if settings.pseudonymize:
         names_seed = seed if seed is not None else f"{instance.seed}/{instance.index}"
         renaming = pseudonym.pseudonymize(subgraph, names_seed, ids=_core_ids(instance, core_label))
         subgraph = renaming.apply_subgraph(subgraph)
@@ -119,10 +120,9 @@ class TaskPromptBuilder:
     KEEP = 1_024  # recent instances kept for scoring; older ones are regenerated
 
     def __init__(self, store: GraphStore, spec: TaskSpec | str | Path, *, seed: int = 0,
-                 settings: PromptSettings | None = None,
+                 settings: PromptSettings = DEFAULT_SETTINGS,
                  generator: TaskGenerator | None = None,
-                 headline: Literal["exact", "flexible"] = "exact", **knobs: Any) -> None:
-        settings = PromptSettings.of(settings, **knobs)  # knobs: PromptSettings fields
+                 headline: Literal["exact", "flexible"] = "exact") -> None:
         get_textualizer(settings.textualization)  # unknown names fail here
         if headline not in ("exact", "flexible"):
             raise InputError(f"headline scorer must be exact or flexible, got {headline!r}")
@@ -134,8 +134,6 @@ class TaskPromptBuilder:
         self.generator = generator
         self.seed = generator.seed
         self.settings = settings
-        self.textualization = settings.textualization
-        self.pseudonymize = settings.pseudonymize
 
     @property
     def spec(self) -> TaskSpec:
@@ -169,7 +167,5 @@ class TaskPromptBuilder:
 
     def render(self, instance: TaskInstance) -> Prompt:
         spec = self.generator.spec
-        return build_task_prompt(instance, self.textualization,
-                                 pseudonymize=self.pseudonymize,
-                                 core_label=spec.sampling.core_label,
+        return build_task_prompt(instance, self.settings, core_label=spec.sampling.core_label,
                                  spec_name=spec.name or spec.task)

@@ -13,7 +13,7 @@ from kgcert.graphview import open_graph, pull
 from kgcert.graphview.arrays import SENTENCE_CACHE_EDGES
 from kgcert.graphview.edge_sentences import SentenceWriter, load
 from kgcert.graphview.reads import ReadGraph
-from kgcert.prompts import PromptBuilder
+from kgcert.prompts import PromptBuilder, PromptSettings
 from kgcert.specs import EntitySpec, load_spec_file, prepare_sampler
 from kgcert.specs.generate import generate_entity_specs
 from kgcert.store.graph import GraphStore
@@ -97,7 +97,8 @@ def test_snapshot_prompts_are_the_reads_prompts(texts_kg, tmp_path, setting) -> 
     assert snapshot is not None
     texts = []
     for graph in (ReadGraph(texts_kg), open_graph(texts_kg, snapshot)):
-        builder = PromptBuilder(texts_kg, spec, sampler, seed=3, setting=setting, graph=graph)
+        builder = PromptBuilder(texts_kg, spec, sampler, seed=3,
+                                settings=PromptSettings(setting=setting), graph=graph)
         texts.append([builder.build(index).text for index in range(8)])
     assert texts[0] == texts[1]
     assert any(texts[0])

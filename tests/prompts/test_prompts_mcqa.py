@@ -19,7 +19,7 @@ from kg_helpers import load_kg
 
 from kgcert.answer_format.checker import Outcome, check_answer
 from kgcert.graphview import PromptGraph, open_graph
-from kgcert.prompts import Budget, Prompt, PromptBuilder
+from kgcert.prompts import Budget, Prompt, PromptBuilder, PromptSettings, build_prompt
 from kgcert.prompts.distractors import path_candidates
 from kgcert.prompts.layout import LINE_OVERHEAD
 from kgcert.specs import (
@@ -186,7 +186,8 @@ def test_relation_prompts_hold_supporting_sentences_and_one_correct_option(
     sampler = samplers[name]
     spec = sampler.compiled.spec
     for seed in SEEDS:
-        builder = PromptBuilder(alz, spec, sampler, seed=seed, setting=setting, graph=alz_graph)
+        builder = PromptBuilder(alz, spec, sampler, seed=seed,
+                                settings=PromptSettings(setting=setting), graph=alz_graph)
         for index in INDICES:
             prompt = builder.build(index)
             nodes = sampler.sample(seed, index).nodes
@@ -207,8 +208,10 @@ def test_distractor_setting_shows_definition_2_3_distractors_and_vanilla_none(
         alz, samplers, alz_graph):
     sampler = samplers["exposure_drug"]
     spec = sampler.compiled.spec
-    vanilla = PromptBuilder(alz, spec, sampler, setting="vanilla", graph=alz_graph)
-    noisy = PromptBuilder(alz, spec, sampler, setting="distractor", graph=alz_graph)
+    vanilla = PromptBuilder(alz, spec, sampler,
+                            settings=PromptSettings(setting="vanilla"), graph=alz_graph)
+    noisy = PromptBuilder(alz, spec, sampler,
+                          settings=PromptSettings(setting="distractor"), graph=alz_graph)
     with_distractors = 0
     for index in range(40):
         nodes = sampler.sample(0, index).nodes
@@ -241,8 +244,10 @@ def test_vanilla_context_has_no_other_edge_of_the_dags_types(alz, samplers, alz_
 def test_settings_ask_the_same_question(alz, samplers, alz_graph):
     sampler = samplers["contraindication_indication"]
     spec = sampler.compiled.spec
-    plain = PromptBuilder(alz, spec, sampler, setting="vanilla", graph=alz_graph)
-    noisy = PromptBuilder(alz, spec, sampler, setting="distractor", graph=alz_graph)
+    plain = PromptBuilder(alz, spec, sampler,
+                          settings=PromptSettings(setting="vanilla"), graph=alz_graph)
+    noisy = PromptBuilder(alz, spec, sampler,
+                          settings=PromptSettings(setting="distractor"), graph=alz_graph)
     for index in INDICES:
         a, b = plain.build(index), noisy.build(index)
         assert a.text.split("\nQuestion: ")[-1].split("\n")[0] == \
@@ -253,18 +258,22 @@ def test_settings_ask_the_same_question(alz, samplers, alz_graph):
 def test_same_seed_same_text_byte_for_byte(alz, samplers):
     sampler = samplers["dual_indication"]
     spec = sampler.compiled.spec
-    first = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
+    first = PromptBuilder(alz, spec, sampler, seed=11,
+                          settings=PromptSettings(setting="distractor"),
                           graph=open_graph(alz))
     in_order = [first.build(i) for i in range(6)]
-    alone = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
+    alone = PromptBuilder(alz, spec, sampler, seed=11,
+                          settings=PromptSettings(setting="distractor"),
                           graph=open_graph(alz)).build(5)
     assert alone.text.encode() == in_order[5].text.encode()
     assert alone.as_dict() == in_order[5].as_dict()
-    backwards = PromptBuilder(alz, spec, sampler, seed=11, setting="distractor",
+    backwards = PromptBuilder(alz, spec, sampler, seed=11,
+                              settings=PromptSettings(setting="distractor"),
                               graph=open_graph(alz))
     assert [backwards.build(i).text for i in reversed(range(6))][::-1] == \
         [p.text for p in in_order]
-    other = PromptBuilder(alz, spec, sampler, seed=12, setting="distractor",
+    other = PromptBuilder(alz, spec, sampler, seed=12,
+                          settings=PromptSettings(setting="distractor"),
                           graph=open_graph(alz))
     assert [other.build(i).text for i in range(6)] != [p.text for p in in_order]
 
@@ -272,21 +281,40 @@ def test_same_seed_same_text_byte_for_byte(alz, samplers):
 def test_provenance_regenerates_the_prompt(alz, samplers, alz_graph):
     sampler = samplers["exposure_drug"]
     spec = sampler.compiled.spec
-    prompt = PromptBuilder(alz, spec, sampler, seed=4, setting="distractor",
+    prompt = PromptBuilder(alz, spec, sampler, seed=4,
+                           settings=PromptSettings(setting="distractor"),
                            graph=alz_graph).build(9)
     record = prompt.provenance
     assert (record.spec, record.kind, record.seed, record.index, record.setting) == \
         (spec.name, "relation", 4, 9, "distractor")
     assert record.spec_hash == sampler.spec_hash and record.template is not None
     assert len(record.edges) == len(sampler.compiled.edges)
-    again = PromptBuilder(alz, spec, seed=record.seed, setting=record.setting,
-                          few_shot=record.extra["few_shot"]).build(record.index)
+    settings = PromptSettings(setting=record.setting, few_shot=record.extra["few_shot"])
+    again = PromptBuilder(alz, spec, seed=record.seed, settings=settings).build(record.index)
     assert again.text == prompt.text
 
 
+
+def test_builders_take_their_knobs_only_as_prompt_settings(alz, samplers, alz_graph):
+    """A loose knob beside `settings` is refused (PromptSettings is every knob's one home);
+    `build_prompt` renders a drawn sample as the builder's prompt of its index."""
+    sampler = samplers["dual_indication"]
+    spec = sampler.compiled.spec
+    with pytest.raises(TypeError, match="setting"):
+        PromptBuilder(alz, spec, sampler, setting="distractor")  # type: ignore[call-arg]
+    sample = sampler.sample(3, 2)
+    with pytest.raises(TypeError, match="few_shot"):
+        build_prompt(alz, spec, sample, few_shot=0)  # type: ignore[call-arg]
+    settings = PromptSettings(setting="distractor", few_shot=0)
+    built = PromptBuilder(alz, spec, sampler, seed=3, settings=settings, graph=alz_graph)
+    prompt = build_prompt(alz, spec, sample, settings=settings, sampler=sampler)
+    assert built.build(2).as_dict() == prompt.as_dict()
+    assert (prompt.provenance.setting, prompt.provenance.extra["few_shot"]) == ("distractor", 0)
+
 def test_option_count_is_configurable(alz, samplers, alz_graph):
     sampler = samplers["contraindication_indication"]
-    builder = PromptBuilder(alz, sampler.compiled.spec, sampler, options=6, graph=alz_graph)
+    builder = PromptBuilder(alz, sampler.compiled.spec, sampler,
+                            settings=PromptSettings(options=6), graph=alz_graph)
     for index in range(3):
         prompt = builder.build(index)
         check_options(prompt, relation_answers(alz, sampler, prompt.provenance.nodes), 6)
@@ -295,10 +323,12 @@ def test_option_count_is_configurable(alz, samplers, alz_graph):
 def test_character_budget_is_respected_and_essentials_never_cut(alz, samplers, alz_graph):
     sampler = samplers["dual_indication"]
     spec = sampler.compiled.spec
-    roomy = PromptBuilder(alz, spec, sampler, graph=alz_graph, few_shot=0).build(2)
+    roomy = PromptBuilder(alz, spec, sampler, graph=alz_graph,
+                          settings=PromptSettings(few_shot=0)).build(2)
     for limit in (1800, 2500, 4000):
-        prompt = PromptBuilder(alz, spec, sampler, graph=alz_graph, few_shot=0,
-                               budget=Budget.characters(limit)).build(2)
+        prompt = PromptBuilder(alz, spec, sampler, graph=alz_graph,
+                               settings=PromptSettings(few_shot=0,
+                                                       budget=Budget.characters(limit))).build(2)
         assert prompt.skipped is None
         assert len(prompt.text) <= limit
         assert prompt.provenance.extra["context_kept"]["essential"] == 2
@@ -311,8 +341,8 @@ def test_character_budget_is_respected_and_essentials_never_cut(alz, samplers, a
 
 def test_essential_sentences_that_do_not_fit_skip_the_prompt(alz, samplers, alz_graph):
     sampler = samplers["dual_indication"]
-    tiny = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph, few_shot=2,
-                         budget=Budget.characters(1500))
+    tiny = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph,
+                         settings=PromptSettings(few_shot=2, budget=Budget.characters(1500)))
     prompt = tiny.build(0)
     assert prompt.text == ""
     assert prompt.skipped and "essential" in prompt.skipped
@@ -327,8 +357,8 @@ def test_token_budget_with_a_real_tokenizer(alz, samplers, alz_graph):
     budget = Budget.from_hf_tokenizer(tokenizer, 1500)
     sampler = samplers["exposure_drug"]
     # two worked examples leave room for the context in 1,500 tokens of this tokenizer
-    builder = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph, budget=budget,
-                            few_shot=2)
+    builder = PromptBuilder(alz, sampler.compiled.spec, sampler, graph=alz_graph,
+                            settings=PromptSettings(budget=budget, few_shot=2))
     for index in range(3):
         prompt = builder.build(index)
         assert prompt.skipped is None
@@ -346,7 +376,8 @@ def test_required_distractors_condition_the_draws(alz, samplers, alz_graph, tmp_
     assert isinstance(spec, RelationSpec)
     conditioned = prepare_sampler(spec, alz, None)
     assert isinstance(conditioned, RelationSampler)
-    builder = PromptBuilder(alz, spec, conditioned, graph=alz_graph, setting="vanilla")
+    builder = PromptBuilder(alz, spec, conditioned, graph=alz_graph,
+                            settings=PromptSettings(setting="vanilla"))
     refused = []
     for index in range(8):
         prompt = builder.build(index)
@@ -367,7 +398,8 @@ def test_required_distractors_condition_the_draws(alz, samplers, alz_graph, tmp_
 def test_entity_prompts_hold_the_path_and_one_correct_option(countries, entity_spec,
                                                              entity_sampler, setting):
     graph = open_graph(countries)
-    builder = PromptBuilder(countries, entity_spec, entity_sampler, seed=1, setting=setting,
+    builder = PromptBuilder(countries, entity_spec, entity_sampler, seed=1,
+                            settings=PromptSettings(setting=setting),
                             graph=graph)
     for index in INDICES:
         sample = entity_sampler.sample(1, index)
@@ -386,10 +418,12 @@ def test_entity_prompts_hold_the_path_and_one_correct_option(countries, entity_s
 def test_entity_distractors_follow_algorithm_6_and_vanilla_has_none(countries, entity_spec,
                                                                     entity_sampler):
     graph = open_graph(countries)
-    plain = PromptBuilder(countries, entity_spec, entity_sampler, setting="vanilla",
+    plain = PromptBuilder(countries, entity_spec, entity_sampler,
+                          settings=PromptSettings(setting="vanilla"),
                           graph=graph)
-    noisy = {w: PromptBuilder(countries, entity_spec, entity_sampler, setting="distractor",
-                              weighting=w, graph=graph) for w in ("tail", "head", "uniform")}
+    noisy = {w: PromptBuilder(countries, entity_spec, entity_sampler,
+                              settings=PromptSettings(setting="distractor", weighting=w),
+                              graph=graph) for w in ("tail", "head", "uniform")}
     checked = 0
     for index in range(12):
         sample = entity_sampler.sample(0, index)
@@ -471,7 +505,8 @@ def test_edge_sentences_aliases_and_alias_notes(texts_kg):
                        "pivots": ["Q1"], "rho": 3}, "test")
     assert isinstance(spec, EntitySpec)
     sampler = prepare_sampler(spec, texts_kg)
-    builder = PromptBuilder(texts_kg, spec, sampler, few_shot=0, options=3, shuffle=False)
+    builder = PromptBuilder(texts_kg, spec, sampler,
+                            settings=PromptSettings(few_shot=0, options=3, shuffle=False))
     pivots_shown, relations_shown, own_sentences = set(), set(), 0
     for index in range(30):
         sample = sampler.sample(0, index)
@@ -517,10 +552,11 @@ def test_snapshot_gives_the_same_prompts_as_per_entity_reads(alz, samplers, sett
     assert stored is not None and list(tmp_path.rglob("prompt-graph-*.npz"))
     for name, sampler in samplers.items():
         spec = sampler.compiled.spec
-        reads = PromptBuilder(alz, spec, sampler, seed=5, setting=setting,
+        reads = PromptBuilder(alz, spec, sampler, seed=5, settings=PromptSettings(setting=setting),
                               graph=open_graph(alz))
         for graph in (open_graph(alz, snapshot), open_graph(alz, stored)):
-            local = PromptBuilder(alz, spec, sampler, seed=5, setting=setting, graph=graph)
+            local = PromptBuilder(alz, spec, sampler, seed=5,
+                                  settings=PromptSettings(setting=setting), graph=graph)
             for index in range(8):
                 assert local.build(index) == reads.build(index), (name, index)
             assert graph.round_trips < reads.graph.round_trips  # no edge read, only aliases
@@ -547,9 +583,11 @@ def test_snapshot_gives_the_same_entity_prompts(countries, entity_spec):
     assert snapshot is not None
     sampler = prepare_sampler(entity_spec, countries)
     for setting in ("vanilla", "distractor"):
-        reads = PromptBuilder(countries, entity_spec, sampler, setting=setting,
+        reads = PromptBuilder(countries, entity_spec, sampler,
+                              settings=PromptSettings(setting=setting),
                               graph=open_graph(countries))
-        local = PromptBuilder(countries, entity_spec, sampler, setting=setting,
+        local = PromptBuilder(countries, entity_spec, sampler,
+                              settings=PromptSettings(setting=setting),
                               graph=open_graph(countries, snapshot))
         assert [local.build(i) for i in range(8)] == [reads.build(i) for i in range(8)]
 
@@ -629,14 +667,18 @@ def test_snapshot_prompts_are_the_reads_prompts_on_a_synthetic_primekg(synthetic
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, synthetic, tmp_path)
-        reads = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
+        reads = PromptBuilder(synthetic, spec, sampler, seed=1,
+                              settings=PromptSettings(setting=setting),
                               graph=reads_graph)
-        rows = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
+        rows = PromptBuilder(synthetic, spec, sampler, seed=1,
+                             settings=PromptSettings(setting=setting),
                              graph=rows_graph)
-        arrays = PromptBuilder(synthetic, spec, sampler, seed=1, setting=setting,
+        arrays = PromptBuilder(synthetic, spec, sampler, seed=1,
+                               settings=PromptSettings(setting=setting),
                                graph=rows_graph)
         arrays.array_tiers_from = 0  # tiers 2 and 3 as arrays in every prompt
-        every_line = _WritesEveryLine(synthetic, spec, sampler, seed=1, setting=setting,
+        every_line = _WritesEveryLine(synthetic, spec, sampler, seed=1,
+                                      settings=PromptSettings(setting=setting),
                                       graph=rows_graph)
         for index in range(5):
             expected = every_line.build(index)
@@ -668,11 +710,12 @@ def test_array_tier_engine_gives_the_reference_engines_prompts(synthetic, settin
         spec = load_spec_file(path)
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, synthetic, tmp_path)
-        arrays = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting, graph=graph,
-                               budget=budget)
+        arrays = PromptBuilder(synthetic, spec, sampler, seed=2,
+                               settings=PromptSettings(setting=setting, budget=budget), graph=graph)
         arrays.array_tiers_from = 0
-        reference = PromptBuilder(synthetic, spec, sampler, seed=2, setting=setting,
-                                  graph=graph, budget=budget)
+        reference = PromptBuilder(synthetic, spec, sampler, seed=2,
+                                  settings=PromptSettings(setting=setting, budget=budget),
+                                  graph=graph)
         reference.tier_engine = FactTiers
         assert arrays.tier_engine is ArrayTiers
         for index in range(4):
@@ -706,9 +749,11 @@ def test_emptying_the_graph_cache_changes_no_prompt(synthetic, over_snapshot, tm
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, synthetic, tmp_path)
         for setting in ("vanilla", "distractor"):
-            always = PromptBuilder(synthetic, spec, sampler, seed=3, setting=setting,
+            always = PromptBuilder(synthetic, spec, sampler, seed=3,
+                                   settings=PromptSettings(setting=setting),
                                    graph=kept)
-            often = PromptBuilder(synthetic, spec, sampler, seed=3, setting=setting,
+            often = PromptBuilder(synthetic, spec, sampler, seed=3,
+                                  settings=PromptSettings(setting=setting),
                                   graph=emptied)
             for index in range(6):
                 assert often.build(index) == always.build(index), (name, setting, index)
@@ -738,7 +783,8 @@ def test_hub_caches_at_their_smallest_change_no_prompt(synthetic, tmp_path, monk
         cases += [(spec, sampler, setting) for setting in ("vanilla", "distractor")]
 
     def prompts(graph: PromptGraph) -> list[Prompt]:
-        return [PromptBuilder(synthetic, spec, sampler, seed=5, setting=setting,
+        return [PromptBuilder(synthetic, spec, sampler, seed=5,
+                              settings=PromptSettings(setting=setting),
                               graph=graph).build(index)
                 for spec, sampler, setting in cases for index in range(8)]
 
@@ -915,7 +961,8 @@ def test_token_budget_keeps_a_distractor_when_the_whole_prompt_is_recounted(synt
         spec = load_spec_file(SPECS / f"{name}.yaml")
         assert isinstance(spec, RelationSpec)
         builder = PromptBuilder(synthetic, spec, prepare_sampler(spec, synthetic, tmp_path),
-                                seed=4, setting="distractor", budget=budget)
+                                seed=4, settings=PromptSettings(setting="distractor",
+                                                                budget=budget))
         for index in range(5):
             prompt = builder.build(index)
             if prompt.skipped is None:

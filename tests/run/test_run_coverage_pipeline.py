@@ -25,6 +25,7 @@ from kgcert.models.bernoulli import answer_line
 from kgcert.prompts.budget import Budget
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
+from kgcert.prompts.settings import PromptSettings
 from kgcert.run.config import RunConfig, SequentialConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.specs import find_spec, prepare_sampler
@@ -81,8 +82,9 @@ def prepared(alzheimer_kg):
     spec = find_spec(SPEC, []).spec
     sampler = prepare_sampler(spec, store, None)
     assert isinstance(sampler, RelationSampler) and sampler.table is not None
-    builder = PromptBuilder(store, spec, sampler, seed=0, setting="vanilla", few_shot=1,
-                            budget=Budget.characters(200_000))
+    builder = PromptBuilder(store, spec, sampler, seed=0,
+                            settings=PromptSettings(setting="vanilla", few_shot=1,
+                                                    budget=Budget.characters(200_000)))
     rendered: dict[tuple[tuple[str, str], ...], Prompt] = {}
     for row_number, row in enumerate(sampler.table):
         nodes = {var: str(sampler.ids[int(pos)])

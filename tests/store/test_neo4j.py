@@ -25,7 +25,7 @@ from kgcert.graphview import open_graph
 from kgcert.graphview.snapshot import pull
 from kgcert.loaders import LoadOptions, get_loader
 from kgcert.loading.pipeline import load
-from kgcert.prompts import PromptBuilder
+from kgcert.prompts import PromptBuilder, PromptSettings
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.specs.folders import is_suite_file
 from kgcert.store.cypher import escape_identifier, kg_label
@@ -243,11 +243,13 @@ def test_prompts_are_identical_on_both_servers(alz_pair, setting):
     texts = []
     for store in alz_pair:
         sampler = prepare_sampler(spec, store)
-        builder = PromptBuilder(store, spec, sampler, seed=5, setting=setting)
+        builder = PromptBuilder(store, spec, sampler, seed=5,
+                                settings=PromptSettings(setting=setting))
         texts.append([builder.build(i).text for i in range(15)])
         snapshot = pull(store)  # the whole KG read in pages, as a run reads it
         assert snapshot is not None
-        local = PromptBuilder(store, spec, sampler, seed=5, setting=setting,
+        local = PromptBuilder(store, spec, sampler, seed=5,
+                              settings=PromptSettings(setting=setting),
                               graph=open_graph(store, snapshot))
         texts.append([local.build(i).text for i in range(15)])
     assert texts[0] == texts[1] == texts[2] == texts[3] and all(texts[0])

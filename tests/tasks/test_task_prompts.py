@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from kg_helpers import load_kg
 
+from kgcert.prompts import PromptSettings
 from kgcert.tasks import TaskGenerator, TaskInstance, make_view, names, score_exact
 from kgcert.tasks.prompt import TaskPromptBuilder, build_task_prompt, restore_response
 from kgcert.tasks.shortest_path import PREFIX
@@ -42,7 +43,7 @@ def test_each_textualization_shows_the_subgraph_question_and_answer_format(insta
     textualizer = get_textualizer(fmt)
     for task, found in instances.items():
         for instance in found:
-            prompt = build_task_prompt(instance, fmt)
+            prompt = build_task_prompt(instance, PromptSettings(textualization=fmt))
             assert textualizer.render(instance.subgraph) in prompt.text
             assert textualizer.description in prompt.text
             assert f"Question: {instance.question}\n{instance.answer_format}\n" in prompt.text
@@ -68,7 +69,8 @@ def _without(text: str, names_kept: list[str]) -> str:
 def test_pseudonymized_prompts_name_no_real_core_entity(instances, fmt):
     for found in instances.values():
         for instance in found:
-            prompt = build_task_prompt(instance, fmt, pseudonymize=True)
+            prompt = build_task_prompt(instance, PromptSettings(textualization=fmt,
+                                                                pseudonymize=True))
             record = prompt.provenance.extra["pseudonyms"]
             assert prompt.provenance.setting == "pseudonymized"
             core = [n for n in instance.subgraph.nodes if n.type == CORE]
@@ -92,7 +94,8 @@ def _apply(by_name: dict[str, str], text: str) -> str:
 def test_pseudonymized_replies_are_scored_against_the_real_instance(instances):
     for task, found in instances.items():
         for instance in found:
-            prompt = build_task_prompt(instance, "json", pseudonymize=True)
+            prompt = build_task_prompt(instance, PromptSettings(textualization="json",
+                                                                pseudonymize=True))
             answer = prompt.answers[0]
             reply = {"shortest_path": f"{PREFIX} {answer}",
                      "triple_retrieval": answer}.get(task, f"Answer: {answer}")
@@ -102,23 +105,21 @@ def test_pseudonymized_replies_are_scored_against_the_real_instance(instances):
 
 
 def test_builder_gives_the_same_prompt_for_the_same_seed(store, instances):
-    first = TaskPromptBuilder(store, "shortest_path", seed=2, textualization="turtle",
-                              pseudonymize=True)
-    again = TaskPromptBuilder(store, "shortest_path", seed=2, textualization="turtle",
-                              pseudonymize=True)
+    settings = PromptSettings(textualization="turtle", pseudonymize=True)
+    first = TaskPromptBuilder(store, "shortest_path", seed=2, settings=settings)
+    again = TaskPromptBuilder(store, "shortest_path", seed=2, settings=settings)
     a, b = first.build(1), again.build(1)
     assert a.text.encode() == b.text.encode() and a.as_dict() == b.as_dict()
-    assert a.text == build_task_prompt(instances["shortest_path"][1], "turtle",
-                                       pseudonymize=True, core_label=CORE,
-                                       spec_name=first.spec.name).text
+    assert a.text == build_task_prompt(instances["shortest_path"][1], settings,
+                                       core_label=CORE, spec_name=first.spec.name).text
     assert first.build(0).text != a.text
 
 
 def test_builder_scores_replies_like_the_runner_expects(store):
     from kgcert.models.base import ModelResponse
 
-    builder = TaskPromptBuilder(store, "shortest_path", seed=2, textualization="list",
-                                pseudonymize=True)
+    builder = TaskPromptBuilder(store, "shortest_path", seed=2,
+                                settings=PromptSettings(textualization="list", pseudonymize=True))
     prompt = builder.build(0)
     right = ModelResponse(f"{PREFIX} {prompt.answers[0]}")
     assert builder.score(prompt, right) == {"outcome": "correct", "exact": True,
@@ -127,7 +128,22 @@ def test_builder_scores_replies_like_the_runner_expects(store):
         "wrong"
     assert builder.score(prompt, ModelResponse(""))["outcome"] == "unparseable"
     assert builder.score(prompt, ModelResponse.failure("timeout"))["outcome"] == "error"
-    flexible = TaskPromptBuilder(store, "shortest_path", seed=2, pseudonymize=True,
-                                 headline="flexible")
+    flexible = TaskPromptBuilder(store, "shortest_path", seed=2,
+                                 settings=PromptSettings(pseudonymize=True), headline="flexible")
     loose = ModelResponse(f"**{PREFIX}** {prompt.answers[0]}")
     assert flexible.score(prompt, loose)["outcome"] == "correct"
+
+
+def test_builder_takes_its_knobs_only_as_prompt_settings(store, instances):
+    """A loose knob beside `settings` is refused, so a prompt's knobs have one home."""
+    with pytest.raises(TypeError, match="textualization"):
+        TaskPromptBuilder(store, "shortest_path", seed=2,  # type: ignore[call-arg]
+                          textualization="yaml")
+    instance = instances["shortest_path"][0]
+    with pytest.raises(TypeError, match="pseudonymize"):
+        build_task_prompt(instance, pseudonymize=True)  # type: ignore[call-arg]
+    settings = PromptSettings(textualization="yaml", pseudonymize=True)
+    built = TaskPromptBuilder(store, "shortest_path", seed=2, settings=settings).build(0)
+    assert (built.provenance.textualization, built.provenance.setting) == \
+        ("yaml", "pseudonymized")
+    assert build_task_prompt(instance, settings).provenance.setting == "pseudonymized"

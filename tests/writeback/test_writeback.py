@@ -25,6 +25,7 @@ from kgcert.loading.manifest import read_manifest
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.mcqa import PromptBuilder
+from kgcert.prompts.settings import PromptSettings
 from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.rundir.sample_record import SampleRecord
@@ -104,8 +105,10 @@ def make_run(store: GraphStore, run_dir: Path, cache: Path) -> Path:
         assert isinstance(spec, RelationSpec)
         sampler = prepare_sampler(spec, store, cache)
         for setting in config.settings:
-            builder = PromptBuilder(store, spec, sampler, seed=config.seed, setting=setting,
-                                    options=config.options, few_shot=config.few_shot)
+            builder = PromptBuilder(store, spec, sampler, seed=config.seed,
+                                    settings=PromptSettings(setting=setting,
+                                                            options=config.options,
+                                                            few_shot=config.few_shot))
             jobs.append(Job(spec.name, spec_hash(spec), setting, builder.build,
                             {"kg": config.kg, "kg_fingerprint": fingerprint,
                              "spec_kind": spec.kind}))
@@ -281,7 +284,7 @@ def test_the_kg_is_unchanged_and_prompts_still_build_the_same(alz, written, tmp_
     spec = find_spec(str(written["data"].config.specs.names[1])).spec
     assert isinstance(spec, RelationSpec)
     builder = PromptBuilder(alz, spec, prepare_sampler(spec, alz, tmp_path),
-                            setting="distractor", few_shot=2)
+                            settings=PromptSettings(setting="distractor", few_shot=2))
     for index in range(5):
         assert builder.build(index).text == records[(spec.name, "distractor", index)]
 
