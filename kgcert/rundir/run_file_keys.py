@@ -24,7 +24,7 @@ from kgcert.answer_format.strategies import STANDARD, STRATEGIES
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
 from kgcert.prompts.distractors import Weighting
-from kgcert.run.suite import SuiteConfig
+from kgcert.rundir.suite_config import SuiteConfig
 from kgcert.util import defaults
 from kgcert.util.yamlfile import read_yaml
 

@@ -27,13 +27,13 @@ from kgcert.answer_format.strategies import Strategy
 from kgcert.errors import InputError
 from kgcert.prompts.budget import Budget as PromptBudget
 from kgcert.prompts.settings import PromptKnobError, PromptSettings
-from kgcert.run.suite import SuiteConfig
 from kgcert.rundir.run_file_keys import (
     BudgetPart,
     RunFileKeys,
     SequentialConfig,
     load_run_file_keys,
 )
+from kgcert.rundir.suite_config import SuiteConfig
 
 # Not part of the design: models may be added (they answer the same prompts), batching and
 # caching change no answer, how the seed came about is reported, not hashed, and where the
