@@ -67,7 +67,7 @@ def measure(n: int, specs: str, repeat: int, digest: bool = True) -> dict[str, A
     store = connect(store_target.resolve(None, folder)).open(KG)
     cache = data_dir(folder) / "cache" / "specs"
     config = RunSpec.of(kg=KG, specs=tuple(specs.split(",")), models=("oracle",),
-                       settings=SETTINGS, n=n, cache=False)
+                        settings=SETTINGS, n=n, cache=False)
     found: dict[str, Any] = {"kgcert": str(Path(kgcert.__file__).resolve().parent),
                              "pairs": {}}
     for _ in range(repeat):

@@ -129,7 +129,7 @@ def bench_run(store: GraphStore, kg: str, cache: Path, n: int,
 
     specs = tuple(load_spec_file(path).name for path in prompt_specs(only))
     config = RunSpec.of(kg=kg, specs=specs, models=("bernoulli:0.7", "oracle"),
-                       settings=SETTINGS, n=n, cache=False)
+                        settings=SETTINGS, n=n, cache=False)
     models = build_models(config, None)
     inside = [0.0, 0.0]  # wall, CPU seconds in the models
 

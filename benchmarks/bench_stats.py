@@ -327,7 +327,7 @@ def until_coverage(runs: int, seed: int, n: int = 250) -> tuple[float, float, in
             slots = [ModelSlot(name, get_model(name, generation, seed=seed + sim), generation)
                      for name in accuracy]
             config = RunSpec.of(kg="toy", specs=("toy",), models=tuple(accuracy), n=n,
-                               batch_size=25, until="ranked", seed=seed + sim)
+                                batch_size=25, until="ranked", seed=seed + sim)
             job = Job("toy", "toy", "vanilla", lambda i, s=sim: build(i, s))
             paths = Runner(config, Path(work) / f"run{sim}", [job], slots).run()
             wrong = 0

@@ -52,7 +52,7 @@ def without_distractors(store: Any, work: Path, kg: str, spec_dir: Path, names: 
     from kgcert.rundir.run_spec import RunSpec
 
     config = RunSpec.of(kg=kg, specs=tuple(names), models=(MODEL,), settings=("distractor",),
-                       n=n, seed=seed, cache=False, specs_dirs=(str(spec_dir.resolve()),))
+                        n=n, seed=seed, cache=False, specs_dirs=(str(spec_dir.resolve()),))
     models = build_models(config, None)
     config = fix_budget(config, [(slot.spec_string, slot.model) for slot in models])
     jobs = build_jobs(store, config, [spec_dir], work / "data" / "cache" / "specs",

@@ -50,7 +50,6 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     from kgcert.run.suite_weights import count_match_weights
     from kgcert.rundir.entity_names import write_entity_names
     from kgcert.rundir.run_dir import run_dir_of
-    from kgcert.rundir.run_spec import RunSpec
 
     pace_for_prompts()
     if half_width is not None or threshold is not None:
@@ -64,16 +63,7 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         flags.update(specs=stated.specs, suite=stated.model_dump())
     elif weights is not None:
         raise InputError("--weights goes with --suite")
-    spec = RunSpec.parse(config_file, flags)
-    if quant is not None:
-        from kgcert.run.quantization import with_quantization
-
-        spec = with_quantization(spec, quant)
-    if price_flags or prices_file is not None:
-        spec = spec.revised(prices=with_prices(spec, price_flags, prices_file))
-    if limit is not None:
-        spec = spec.revised(n=min(spec.design.n, limit),
-                            baseline=min(spec.variants.baseline, limit))
+    spec = _given_spec(config_file, flags, quant, price_flags, prices_file, limit)
     seed_given = flags.get("seed") is not None or _file_gives(config_file, "seed")
     run_path = folder_for(spec, out)
     spec, saved = settle(spec, run_path, seed_given=seed_given, new_design=new_design)
@@ -134,6 +124,26 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
     _refuse_unanswered(run_dir, certificates)
 
 
+
+
+def _given_spec(config_file: Path | None, flags: dict[str, Any], quant: str | None,
+                price_flags: tuple[str, ...], prices_file: Path | None,
+                limit: int | None) -> RunSpec:
+    """The run as the command gives it: the run file with the flags on top, then --quant,
+    the prices and --limit, each checked as a run file is (before run.yaml is consulted)."""
+    from kgcert.rundir.run_spec import RunSpec
+
+    spec = RunSpec.parse(config_file, flags)
+    if quant is not None:
+        from kgcert.run.quantization import with_quantization
+
+        spec = with_quantization(spec, quant)
+    if price_flags or prices_file is not None:
+        spec = spec.revised(prices=with_prices(spec, price_flags, prices_file))
+    if limit is not None:
+        spec = spec.revised(n=min(spec.design.n, limit),
+                            baseline=min(spec.variants.baseline, limit))
+    return spec
 
 
 def with_prices(spec: RunSpec, flags: tuple[str, ...], file: Path | None

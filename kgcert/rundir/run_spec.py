@@ -285,6 +285,3 @@ class RunSpec:
     def fingerprint(self) -> str:
         """What the run samples and asks (the run folder's name ends with it)."""
         return self._keys.fingerprint()
-
-    def character_budget(self) -> PromptBudget:
-        return self.prompts.prompt_budget

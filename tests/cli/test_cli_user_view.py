@@ -84,7 +84,7 @@ def test_run_help_describes_every_option():
 
 def test_default_run_folders_are_readable_and_found_again(tmp_path: Path):
     config = RunSpec.of(kg="primekg", specs=("primekg.dual_indication", "primekg.off_label"),
-                       models=("bernoulli:0.7",), n=5)
+                        models=("bernoulli:0.7",), n=5)
     first = default_run_dir(config, tmp_path)
     assert re.fullmatch(r"primekg-dual_indication\+1-\d{8}-[0-9a-f]{8}", first.name)
     assert first.name.endswith(config.fingerprint()[:8])

@@ -186,6 +186,6 @@ def test_a_run_file_asks_for_coupled_test_models_through_model_options() -> None
     from kgcert.rundir.run_spec import RunSpec
 
     config = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.7", "bernoulli:0.6"),
-                       model_options={"bernoulli:0.7": {"coupled": True}})
+                        model_options={"bernoulli:0.7": {"coupled": True}})
     draws = [slot.model.identity()["draw"] for slot in build_models(config, None)]
     assert draws == ["coupled", "independent (bernoulli:0.6)"]

@@ -28,8 +28,8 @@ def alz_store(embedded_server, shared_data):
 
 def _certify_report_write_back(store, tmp_path: Path, model: str, n: int) -> None:
     config = RunSpec.of(kg="alz_e2e", specs=("primekg.exposure_drug",), models=(model,),
-                       settings=("vanilla", "distractor"), n=n, few_shot=1,
-                       context_chars=2500, max_new_tokens=24, batch_size=4)
+                        settings=("vanilla", "distractor"), n=n, few_shot=1,
+                        context_chars=2500, max_new_tokens=24, batch_size=4)
     run_dir = tmp_path / "run"
     models = build_models(config, None)
     budgets = prompt_budgets(config, models)

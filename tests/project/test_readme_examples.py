@@ -213,7 +213,7 @@ def test_the_fields_how_to_read_a_certificate_names_are_in_a_written_certificate
     names = ("bernoulli:0.9", "bernoulli:0.2")
     slots = [ModelSlot(name, get_model(name, generation, seed=3), generation) for name in names]
     config = RunSpec.of(kg="toy", specs=("toy",), models=names, n=40, batch_size=10,
-                       until="ranked", seed=3)
+                        until="ranked", seed=3)
     paths = Runner(config, tmp_path / "run", [Job("toy", "toy", "vanilla", build)], slots).run()
     body = json.loads(paths[0].read_text())
     for dotted in NAMED_FIELDS:

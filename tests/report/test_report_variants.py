@@ -191,7 +191,7 @@ def task_run(embedded_server, shared_data: Path, tmp_path_factory: pytest.TempPa
     store, _ = load_kg(embedded_server, "wikidatasets", [shared_data / "countries"],
                        "variants_countries")
     config = RunSpec.of(kg=store.kg, specs=(TASK,), models=(COIN, YES), formats=FORMATS,
-                       entity_names=("real", "pseudonymized"), n=TASK_N, seed=3)
+                        entity_names=("real", "pseudonymized"), n=TASK_N, seed=3)
     run = tmp_path_factory.mktemp("task-variants") / "run"
     jobs = build_jobs(store, config, [], None)
     assert sorted(job.setting for job in jobs) == [

@@ -190,7 +190,7 @@ def test_context_tokens_caps_the_run_budget_and_each_models_own_alike():
     small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
     for budget in ("run", "per-model"):
         config = RunSpec.of(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36,
-                           budget=budget, context_tokens=1000)
+                            budget=budget, context_tokens=1000)
         found = {names: (b.limit, b.unit) for b, names in prompt_budgets(config, [large])}
         assert found == {None: (1000, "tokens (words)")}, budget
         found = {names: (b.limit, b.unit) for b, names in prompt_budgets(config, [small])}
@@ -201,7 +201,7 @@ def test_per_model_budgets_give_each_model_its_own_on_request():
     from kgcert.run.jobs import prompt_budgets
 
     config = RunSpec.of(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36,
-                       budget="per-model")
+                        budget="per-model")
     small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
     large = ModelSlot("large", _LocalModel(4000), GenerationConfig())  # type: ignore[arg-type]
     api = _slot()

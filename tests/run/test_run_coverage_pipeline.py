@@ -120,7 +120,7 @@ def test_every_reported_bound_covers_its_true_value(prepared, tmp_path: Path, mo
     stopped_early = 0
     for seed in range(SEEDS):
         config = RunSpec.of(kg=ALZHEIMER_KG, specs=(SPEC,), models=("answer-keyed",), n=n,
-                           seed=seed, confidence=1 - DELTA, batch_size=10, **extra)
+                            seed=seed, confidence=1 - DELTA, batch_size=10, **extra)
         path = Runner(config, tmp_path / str(seed), [_job(sampler, rendered, seed)],
                       [slot]).run()[0]
         body = json.loads(path.read_text())

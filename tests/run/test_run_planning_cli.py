@@ -60,7 +60,7 @@ def test_run_half_width_warns_when_n_cannot_reach_it(capsys):
 
     def said(n: int) -> str:
         config = RunSpec.of(kg="k", specs=("s",), models=("m",), n=n,
-                           sequential=SequentialConfig(half_width=0.05))
+                            sequential=SequentialConfig(half_width=0.05))
         _warn_unreachable(config, 0.95)
         return " ".join(capsys.readouterr().out.split())
 

@@ -60,7 +60,7 @@ def test_first_line_before_the_model_loads_then_one_per_answer(
         tiny_llama_dir: Path, tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache")
     run = RunSpec.of(kg="toy", specs=("toy",), models=("hf:tiny",), n=6, batch_size=3,
-                    mode="choice")
+                     mode="choice")
     events = _Events()
     slot = _hf_slot(tiny_llama_dir, cache)
     assert not slot.model.inner.loaded  # nothing asked yet: the weights are not loaded

@@ -92,9 +92,9 @@ def make_run(store: GraphStore, run_dir: Path, cache: Path) -> Path:
     spec_file.write_text(TEST_SPEC, encoding="utf-8")
     # the flat run-file keys (what run.yaml holds); the Runner gets them grouped
     config = RunFileKeys(kg=store.kg, specs=("primekg.dual_indication", str(spec_file)),
-                       models=MODELS, settings=SETTINGS, n=N,
-                       few_shot=2, batch_size=8,
-                       model_options={"bernoulli:0.4": {"unparseable_rate": 0.2}})
+                         models=MODELS, settings=SETTINGS, n=N,
+                         few_shot=2, batch_size=8,
+                         model_options={"bernoulli:0.4": {"unparseable_rate": 0.2}})
     (run_dir / "run.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"),
                                                      sort_keys=False), encoding="utf-8")
     manifest = read_manifest(store)
