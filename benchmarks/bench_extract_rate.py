@@ -56,8 +56,8 @@ def measure(n: int, specs: str, repeat: int, digest: bool = True) -> dict[str, A
     from bench_common import moved, pace_as_the_commands_do
 
     import kgcert
-    from kgcert.run.config import RunConfig
     from kgcert.run.jobs import build_jobs
+    from kgcert.rundir.run_spec import RunSpec
     from kgcert.store import connect
 
     store_target = moved("StoreTarget", "kgcert.util.locations", "kgcert.config")
@@ -66,8 +66,8 @@ def measure(n: int, specs: str, repeat: int, digest: bool = True) -> dict[str, A
     folder = os.environ["KGCERT_DATA_DIR"]
     store = connect(store_target.resolve(None, folder)).open(KG)
     cache = data_dir(folder) / "cache" / "specs"
-    config = RunConfig(kg=KG, specs=tuple(specs.split(",")), models=("oracle",),
-                       settings=SETTINGS, n=n, cache=False)
+    config = RunSpec.of(kg=KG, specs=tuple(specs.split(",")), models=("oracle",),
+                        settings=SETTINGS, n=n, cache=False)
     found: dict[str, Any] = {"kgcert": str(Path(kgcert.__file__).resolve().parent),
                              "pairs": {}}
     for _ in range(repeat):

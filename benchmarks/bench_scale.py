@@ -125,13 +125,13 @@ def bench_run(store: GraphStore, kg: str, cache: Path, n: int,
               only: str | None = None) -> dict[str, float]:
     """A run's overhead per prompt after its preparation: every spec x both settings x `n`
     with two test models, wall and CPU time less the time inside the models' `generate`."""
-    from kgcert.run.config import RunConfig
     from kgcert.run.jobs import build_jobs, build_models
     from kgcert.run.runner import Runner
+    from kgcert.rundir.run_spec import RunSpec
 
     specs = tuple(load_spec_file(path).name for path in prompt_specs(only))
-    config = RunConfig(kg=kg, specs=specs, models=("bernoulli:0.7", "oracle"),
-                       settings=SETTINGS, n=n, cache=False)
+    config = RunSpec.of(kg=kg, specs=specs, models=("bernoulli:0.7", "oracle"),
+                        settings=SETTINGS, n=n, cache=False)
     models = build_models(config, None)
     inside = [0.0, 0.0]  # wall, CPU seconds in the models
 

@@ -259,8 +259,8 @@ def pairing_table(sims: int, seed: int, n: int = 200, p: float = 0.7) -> None:
     from kgcert.prompts.record import Prompt, Provenance
     from kgcert.report.compare import compare
     from kgcert.report.run_frames import load_runs
-    from kgcert.run.config import RunConfig
     from kgcert.run.runner import Job, ModelSlot, Runner
+    from kgcert.rundir.run_spec import RunSpec
 
     def build(index: int, sim: int = 0) -> Prompt:
         provenance = Provenance(spec="toy", spec_hash="toy", kind="relation", seed=sim,
@@ -281,7 +281,7 @@ def pairing_table(sims: int, seed: int, n: int = 200, p: float = 0.7) -> None:
                 slots.append(ModelSlot(name, model, config))
             run_dir = Path(work) / f"run{sim}"
             job = Job("toy", "toy", "vanilla", lambda i, s=sim: build(i, s))
-            Runner(RunConfig(kg="toy", specs=("toy",), models=names, n=n, batch_size=n),
+            Runner(RunSpec.of(kg="toy", specs=("toy",), models=names, n=n, batch_size=n),
                    run_dir, [job], slots).run()
             [comparison] = compare(load_runs([run_dir]).samples, alpha=ALPHA)
             assert comparison.hierarchy is not None
@@ -308,8 +308,8 @@ def until_coverage(runs: int, seed: int, n: int = 250) -> tuple[float, float, in
     from kgcert.models.base import GenerationConfig
     from kgcert.models.registry import get_model
     from kgcert.prompts.record import Prompt, Provenance
-    from kgcert.run.config import RunConfig
     from kgcert.run.runner import Job, ModelSlot, Runner
+    from kgcert.rundir.run_spec import RunSpec
 
     accuracy = {"bernoulli:0.70": 0.70, "bernoulli:0.72": 0.72, "bernoulli:0.75": 0.75}
 
@@ -326,8 +326,8 @@ def until_coverage(runs: int, seed: int, n: int = 250) -> tuple[float, float, in
         for sim in range(runs):
             slots = [ModelSlot(name, get_model(name, generation, seed=seed + sim), generation)
                      for name in accuracy]
-            config = RunConfig(kg="toy", specs=("toy",), models=tuple(accuracy), n=n,
-                               batch_size=25, until="ranked", seed=seed + sim)
+            config = RunSpec.of(kg="toy", specs=("toy",), models=tuple(accuracy), n=n,
+                                batch_size=25, until="ranked", seed=seed + sim)
             job = Job("toy", "toy", "vanilla", lambda i, s=sim: build(i, s))
             paths = Runner(config, Path(work) / f"run{sim}", [job], slots).run()
             wrong = 0

@@ -46,13 +46,13 @@ def without_distractors(store: Any, work: Path, kg: str, spec_dir: Path, names: 
     prompts holds a distractor: on a sparse KG a pivot's unique-answer paths may have no
     wrong turn), found as the command finds them: the same jobs, the same check, per job."""
     from kgcert.errors import InputError
-    from kgcert.run.config import RunConfig
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.preflight import refuse_distractor_settings_without_distractors
     from kgcert.run.start import fix_budget
+    from kgcert.rundir.run_spec import RunSpec
 
-    config = RunConfig(kg=kg, specs=tuple(names), models=(MODEL,), settings=("distractor",),
-                       n=n, seed=seed, cache=False, specs_dirs=(str(spec_dir.resolve()),))
+    config = RunSpec.of(kg=kg, specs=tuple(names), models=(MODEL,), settings=("distractor",),
+                        n=n, seed=seed, cache=False, specs_dirs=(str(spec_dir.resolve()),))
     models = build_models(config, None)
     config = fix_budget(config, [(slot.spec_string, slot.model) for slot in models])
     jobs = build_jobs(store, config, [spec_dir], work / "data" / "cache" / "specs",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
@@ -19,9 +19,11 @@ from kgcert.cli.run_folder import _locks, run_dir_locked
 from kgcert.cli.run_folder import run_path as folder_for
 from kgcert.cli.run_options import run_options
 from kgcert.errors import InputError, NothingAnsweredError
-from kgcert.run.config import RunConfig, load_run_config, with_quantization
 from kgcert.rundir.run_dir import read_certificate
 from kgcert.util.locations import data_dir
+
+if TYPE_CHECKING:  # the spec's module imports the prompt layer: not for --help
+    from kgcert.rundir.run_spec import RunSpec
 
 __all__ = ["_locks", "run_command", "with_prices"]  # _locks: tests release them between runs
 
@@ -61,56 +63,48 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         flags.update(specs=stated.specs, suite=stated.model_dump())
     elif weights is not None:
         raise InputError("--weights goes with --suite")
-    config = load_run_config(config_file, flags)
-    if quant is not None:
-        config = with_quantization(config, quant)
-    if price_flags or prices_file is not None:
-        config = load_run_config(None, config.model_dump() | {
-            "prices": with_prices(config, price_flags, prices_file)})
-    if limit is not None:
-        config = load_run_config(None, config.model_dump() | {
-            "n": min(config.n, limit), "baseline": min(config.baseline, limit)})
+    spec = _given_spec(config_file, flags, quant, price_flags, prices_file, limit)
     seed_given = flags.get("seed") is not None or _file_gives(config_file, "seed")
-    run_path = folder_for(config, out)
-    config, saved = settle(config, run_path, seed_given=seed_given, new_design=new_design)
-    if saved is not None and saved.prices:  # a resume keeps the prices it was given before
-        config = config.model_copy(update={"prices": saved.prices | config.prices})
+    run_path = folder_for(spec, out)
+    spec, saved = settle(spec, run_path, seed_given=seed_given, new_design=new_design)
+    if saved is not None and saved.models.prices:  # a resume keeps the prices given before
+        spec = spec.with_prices(dict(saved.models.prices) | dict(spec.models.prices))
     with run_dir_locked(run_path) as run_dir:
         cache = data_dir(ctx.data_dir) / "cache"  # per data dir: the KGs' spec counts
         # Responses are the user's cache (README): KGCERT_CACHE_DIR, else the user cache dir.
         from kgcert.models.cache import default_cache_dir
 
-        models = build_models(config, default_cache_dir())  # a bad key is refused before
-        store = ctx.server().open(config.kg)  # the graph server starts
-        config = fix_budget(config, [(slot.spec_string, slot.model) for slot in models])
+        models = build_models(spec, default_cache_dir())  # a bad key is refused before
+        store = ctx.server().open(spec.kg.name)  # the graph server starts
+        spec = fix_budget(spec, [(slot.spec_string, slot.model) for slot in models])
         # Folders named now must exist; those a run file recorded may be gone (the copies
         # in the run folder stand in for their files).
-        spec_dirs = list(specs_dirs) or [Path(f) for f in config.specs_dirs if Path(f).is_dir()]
+        spec_dirs = list(specs_dirs) or [Path(f) for f in spec.specs.dirs if Path(f).is_dir()]
         for folder in (config_file.parent if config_file else None, run_dir):
             if folder is not None:
                 # a run folder's own copies, when the originals are gone
                 run_dir_of(folder).use_spec_copies()
-        config = count_match_weights(config, store, spec_dirs, cache / "specs")
-        jobs = build_jobs(store, config, spec_dirs, cache / "specs",
-                          lambda answer: prompt_budgets(config, models, answer))
-        refuse_distractor_settings_without_distractors(jobs, config.n)  # before any call
+        spec = count_match_weights(spec, store, spec_dirs, cache / "specs")
+        jobs = build_jobs(store, spec, spec_dirs, cache / "specs",
+                          lambda answer: prompt_budgets(spec, models, answer))
+        refuse_distractor_settings_without_distractors(jobs, spec.design.n)  # before any call
         looks = LookRecord(data_dir(ctx.data_dir))
         # prompts another folder looked at: refused before anything is written or asked
-        Runner(config, run_dir, jobs, models, looks=looks,
+        Runner(spec, run_dir, jobs, models, looks=looks,
                new_design=new_design).refuse_unseen_extensions()
-        run_dir_of(run_dir).save_specs(store, config.specs, spec_dirs)
-        for warning in preflight_warnings(store, config, spec_dirs, cache / "specs"):
+        run_dir_of(run_dir).save_specs(store, spec.specs.names, spec_dirs)
+        for warning in preflight_warnings(store, spec, spec_dirs, cache / "specs"):
             errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
             TimeRemainingColumn()]
         with progress_display(*columns, console=errors if as_json else console) as progress:
             display = RunDisplay(progress)
-            runner = Runner(config, run_dir, jobs, models,
+            runner = Runner(spec, run_dir, jobs, models,
                             RunProgress(display.update, display.begin, display.answered),
                             looks=looks, new_design=new_design)
-            record_start(run_dir, config, saved, runner.confidence)
-            _warn_unreachable(config, runner.confidence)
+            record_start(run_dir, spec, saved, runner.confidence)
+            _warn_unreachable(spec, runner.confidence)
             with built_graphs_frozen():  # the jobs' prompt graphs, read by now
                 paths = runner.run()
         # The report captions subgraphs by name: the names from the run's prompt graph.
@@ -132,18 +126,39 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
 
 
 
-def with_prices(config: RunConfig, flags: tuple[str, ...], file: Path | None
+def _given_spec(config_file: Path | None, flags: dict[str, Any], quant: str | None,
+                price_flags: tuple[str, ...], prices_file: Path | None,
+                limit: int | None) -> RunSpec:
+    """The run as the command gives it: the run file with the flags on top, then --quant,
+    the prices and --limit, each checked as a run file is (before run.yaml is consulted)."""
+    from kgcert.rundir.run_spec import RunSpec
+
+    spec = RunSpec.parse(config_file, flags)
+    if quant is not None:
+        from kgcert.run.quantization import with_quantization
+
+        spec = with_quantization(spec, quant)
+    if price_flags or prices_file is not None:
+        spec = spec.revised(prices=with_prices(spec, price_flags, prices_file))
+    if limit is not None:
+        spec = spec.revised(n=min(spec.design.n, limit),
+                            baseline=min(spec.variants.baseline, limit))
+    return spec
+
+
+def with_prices(spec: RunSpec, flags: tuple[str, ...], file: Path | None
                 ) -> dict[str, dict[str, float]]:
     """The run file's prices, then a prices file's, then each --price (which must name a
     model of the run)."""
     from kgcert.certify.cost import parse_price, read_prices
 
-    prices = dict(config.prices) | (read_prices(file) if file is not None else {})
+    prices = {model: dict(price) for model, price in spec.models.prices.items()}
+    prices |= read_prices(file) if file is not None else {}
     for text in flags:
         model, price = parse_price(text)
-        if model not in config.models:
+        if model not in spec.models.names:
             raise InputError(f"--price names {model}, which is not a model of this run "
-                             f"({', '.join(config.models)})")
+                             f"({', '.join(spec.models.names)})")
         prices[model] = price
     return prices
 
@@ -178,16 +193,17 @@ def _file_gives(path: Path | None, key: str) -> bool:
     return isinstance(loaded, dict) and key in loaded
 
 
-def _warn_unreachable(config: RunConfig, confidence: float) -> None:
+def _warn_unreachable(spec: RunSpec, confidence: float) -> None:
     """`--half-width` that n samples cannot reach when the accuracy is near 0.5."""
-    target = config.sequential.half_width if config.sequential else None
+    design = spec.design
+    target = design.sequential.half_width if design.sequential else None
     if target is None:
         return
     from kgcert.stats import plan_sequential_size
 
     needed = plan_sequential_size(target, confidence=confidence).n
-    if config.n < needed:
-        console.print(Text(f"warning: n = {config.n} cannot reach half-width {target} at "
+    if design.n < needed:
+        console.print(Text(f"warning: n = {design.n} cannot reach half-width {target} at "
                            f"confidence {confidence:.6g} when the accuracy is near 0.5 (the "
                            f"sequence needs n = {needed}); such certificates end wider"),
                       style="yellow")

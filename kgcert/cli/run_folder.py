@@ -7,18 +7,20 @@ import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kgcert.run.config import RunConfig
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.run_dir import RunDir, run_dir_of
 from kgcert.util.paths import check_folder
 
+if TYPE_CHECKING:  # the spec's module imports the prompt layer: not for --help
+    from kgcert.rundir.run_spec import RunSpec
+
 _locks: list[Any] = []  # run-directory locks, held until the process ends
 
 
-def run_path(config: RunConfig, out: Path | None) -> Path:
-    run_dir = out or default_run_dir(config)
+def run_path(spec: RunSpec, out: Path | None) -> Path:
+    run_dir = out or default_run_dir(spec)
     # a file, under a file, a link loop: one line (a write that fails says why itself)
     check_folder(run_dir, "--out", writable=False, fix="name a folder for the run")
     return run_dir
@@ -38,30 +40,31 @@ def run_dir_locked(run_dir: Path) -> Iterator[Path]:
         raise
 
 
-def default_run_dir(config: RunConfig, root: Path = Path("runs")) -> Path:
+def default_run_dir(spec: RunSpec, root: Path = Path("runs")) -> Path:
     """runs/<kg>-<first spec>[+N]-<date>-<config hash>: readable, and the same command run
     again (another day too) finds the folder of its hash and resumes there."""
     import re
     from datetime import date
 
-    fingerprint = config.fingerprint()
+    fingerprint = spec.fingerprint()
     for found in sorted(root.glob(f"*-{fingerprint[:8]}")) if root.is_dir() else []:
         saved = RunDir(RunLayout(found)).read_run_spec()
-        if saved is not None and _same_run(saved.to_config(), config):
+        if saved is not None and _same_run(saved, spec):
             return found
-    first = config.suite.name if config.suite else config.specs[0] if config.specs else "run"
-    spec = Path(first).stem if first.endswith((".yaml", ".yml")) else first.split(".")[-1]
-    more = f"+{len(config.specs) - 1}" if len(config.specs) > 1 and not config.suite else ""
-    parts = [re.sub(r"[^A-Za-z0-9_-]+", "_", part) for part in (config.kg, spec)]
+    suite, names = spec.specs.suite, spec.specs.names
+    first = suite.name if suite else names[0] if names else "run"
+    short = Path(first).stem if first.endswith((".yaml", ".yml")) else first.split(".")[-1]
+    more = f"+{len(names) - 1}" if len(names) > 1 and not suite else ""
+    parts = [re.sub(r"[^A-Za-z0-9_-]+", "_", part) for part in (spec.kg.name, short)]
     return root / f"{parts[0]}-{parts[1]}{more}-{date.today():%Y%m%d}-{fingerprint[:8]}"
 
 
-def _same_run(saved: RunConfig, config: RunConfig) -> bool:
-    """Whether `config` (as given, before a seed is drawn) asks what `saved` recorded: a seed
+def _same_run(saved: RunSpec, spec: RunSpec) -> bool:
+    """Whether `spec` (as given, before a seed is drawn) asks what `saved` recorded: a seed
     the run drew stands for the one the command left out."""
-    if saved.seed_source == "drawn":
-        saved = saved.model_copy(update={"seed": config.seed})
-    return saved.fingerprint() == config.fingerprint()
+    if saved.seed.source == "drawn":
+        saved = saved.with_seed(spec.seed.value, "drawn")
+    return saved.fingerprint() == spec.fingerprint()
 
 
 def _topmost_missing(path: Path) -> Path | None:

@@ -1,6 +1,6 @@
 """Every knob of a prompt's rendering in one frozen record, built once and described once.
 
-    settings = PromptSettings.of_run(config)            # a run's knobs, from its config
+    settings = spec.prompts                             # a run's knobs (rundir's RunSpec)
     PromptBuilder(store, spec, settings=settings.with_(setting="distractor"))
     TaskPromptBuilder(store, spec, settings=settings.with_(textualization="yaml"))
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from kgcert.errors import InputError
 from kgcert.prompts.budget import Budget
@@ -29,21 +29,14 @@ SETTINGS: tuple[Setting, ...] = ("vanilla", "distractor", "baseline")
 FILLER_PER_ENTITY = 40
 
 
-class RunKnobs(Protocol):
-    """The prompt knobs a run's config sets (`kgcert.run.config.RunConfig` is one): named
-    here, so the prompt layer never imports the run layer, not even for a type."""
+class PromptKnobError(InputError):
+    """A knob out of range. `key` and `reason` let a run name it as the run file's key is
+    named (`run settings: few_shot: Input should be ...`); the message is for a prompt
+    command's flag."""
 
-    @property
-    def options(self) -> int: ...
-
-    @property
-    def few_shot(self) -> int: ...
-
-    @property
-    def context_chars(self) -> int: ...
-
-    @property
-    def distractor_weighting(self) -> Weighting: ...
+    def __init__(self, key: str, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.key, self.reason = key, reason
 
 
 @dataclass(frozen=True)
@@ -72,21 +65,17 @@ class PromptSettings:
                              f"got {self.setting!r}")
         if self.options < 2:
             raise InputError(f"a question needs at least 2 options, got {self.options}")
-        if not 0 <= self.few_shot <= MAX_EXAMPLES:
-            raise InputError(f"few-shot examples: 0 to {MAX_EXAMPLES}, got {self.few_shot}")
+        if not 0 <= self.few_shot <= MAX_EXAMPLES:  # the one check, for runs too
+            bound = ("greater than or equal to 0" if self.few_shot < 0
+                     else f"less than or equal to {MAX_EXAMPLES}")
+            raise PromptKnobError("few_shot", f"Input should be {bound}",
+                                  f"few-shot examples: 0 to {MAX_EXAMPLES}, got {self.few_shot}")
         if self.weighting not in WEIGHTINGS:
             raise InputError(f"distractor weighting must be one of {', '.join(WEIGHTINGS)}")
         if self.max_distractors is not None and self.max_distractors < 1:
             raise InputError("max_distractors must be at least 1")
         if self.filler_per_entity < 0:
             raise InputError("filler_per_entity must be non-negative")
-
-    @classmethod
-    def of_run(cls, config: RunKnobs) -> PromptSettings:
-        """The knobs a run config sets (its settings, formats and budgets vary per job)."""
-        return cls(options=config.options, few_shot=config.few_shot,
-                   budget=Budget.characters(config.context_chars),
-                   weighting=config.distractor_weighting)
 
     def with_(self, **changes: Any) -> PromptSettings:
         return dataclasses.replace(self, **changes)

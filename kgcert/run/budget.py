@@ -17,7 +17,8 @@ from typing import Any
 
 from kgcert.errors import InputError
 from kgcert.prompts.budget import Budget
-from kgcert.run.config import BudgetPart, RunConfig
+from kgcert.rundir.run_file_keys import BudgetPart
+from kgcert.rundir.run_spec import RunSpec
 
 TEMPLATE_RESERVE = 64  # tokens for the chat template's wrapping around the prompt
 SCALE = 1_000_000  # a budget of several parts counts in millionths of the tightest part
@@ -40,39 +41,40 @@ def _tokenizer(slot_model: Any) -> tuple[Any, str, int] | None:
     return tokenizer, str(getattr(tokenizer, "name_or_path", type(tokenizer).__name__)), int(limit)
 
 
-def window(slot_model: Any, config: RunConfig, max_new_tokens: int | None = None
+def window(slot_model: Any, run: RunSpec, max_new_tokens: int | None = None
            ) -> Window | None:
     found = _tokenizer(slot_model)
     if found is None:
         return None
     tokenizer, name, limit = found
-    answer = config.max_new_tokens if max_new_tokens is None else max_new_tokens
+    answer = run.generation.max_new_tokens if max_new_tokens is None else max_new_tokens
     return Window(tokenizer, name, max(1, limit - answer - TEMPLATE_RESERVE))
 
 
-def capped_room(room: int, config: RunConfig) -> int:
+def capped_room(room: int, run: RunSpec) -> int:
     """A tokenizer's room for a prompt under the run's `context_tokens` cap: the one place
     the cap applies (the run's budget and each model's own budget both ask here)."""
-    return room if config.context_tokens is None else min(room, config.context_tokens)
+    cap = run.budget.context_tokens
+    return room if cap is None else min(room, cap)
 
 
-def resolve_parts(config: RunConfig, models: Sequence[tuple[str, Any]]
+def resolve_parts(run: RunSpec, models: Sequence[tuple[str, Any]]
                   ) -> tuple[BudgetPart, ...]:
     """The run's budget from the user's `--budget`, else from the models of its start."""
-    if config.budget not in ("run", "per-model"):
-        limit, _, tokenizer = config.budget.partition(":")
+    if run.budget.mode not in ("run", "per-model"):
+        limit, _, tokenizer = run.budget.mode.partition(":")
         if tokenizer:
             return (BudgetPart(unit="tokens", limit=int(limit), tokenizer=tokenizer.strip()),)
         return (BudgetPart(unit="characters", limit=int(limit)),)
     parts: list[BudgetPart] = []
     rooms: dict[str, int] = {}
     for _, model in models:
-        found = window(model, config)
+        found = window(model, run)
         if found is None:
             if not any(p.unit == "characters" for p in parts):
-                parts.append(BudgetPart(unit="characters", limit=config.context_chars))
+                parts.append(BudgetPart(unit="characters", limit=run.prompts.prompt_budget.limit))
             continue
-        room = capped_room(found.room, config)
+        room = capped_room(found.room, run)
         rooms[found.name] = min(room, rooms.get(found.name, room))
     parts += [BudgetPart(unit="tokens", limit=room, tokenizer=name)
               for name, room in rooms.items()]
@@ -87,11 +89,11 @@ def holds(part: BudgetPart, found: Window) -> bool:
     return part.limit <= found.room
 
 
-def check_windows(config: RunConfig, parts: Sequence[BudgetPart],
+def check_windows(run: RunSpec, parts: Sequence[BudgetPart],
                   models: Sequence[tuple[str, Any]]) -> None:
     """Refuse, in one line, a model whose window cannot hold the run's budget."""
     for name, model in models:
-        found = window(model, config)
+        found = window(model, run)
         if found is None or any(holds(part, found) for part in parts):
             continue
         raise InputError(
@@ -132,12 +134,13 @@ def _load_tokenizer(name: str) -> Any:
                          f"{str(error).splitlines()[0]}") from None
 
 
-def run_budget(config: RunConfig, models: Sequence[tuple[str, Any]],
+def run_budget(run: RunSpec, models: Sequence[tuple[str, Any]],
                max_new_tokens: int | None = None) -> Budget:
     """The recorded budget (or, when none is recorded yet, the one the models give) as one
     `Budget`; a strategy with a longer answer gives each token part that much less room."""
-    parts = config.run_budget or resolve_parts(config, models)
-    extra = max(0, (max_new_tokens or config.max_new_tokens) - config.max_new_tokens)
+    parts = run.budget.parts or resolve_parts(run, models)
+    answer = run.generation.max_new_tokens
+    extra = max(0, (max_new_tokens or answer) - answer)
     limits = [max(1, p.limit - extra) if p.unit == "tokens" else p.limit for p in parts]
     counters = [_counter(p, models) for p in parts]
     if len(parts) == 1:

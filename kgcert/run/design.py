@@ -16,11 +16,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from kgcert.run.config import RunConfig
 from kgcert.rundir.design_record import DesignEntry
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.run_dir import RunDir
-from kgcert.rundir.run_spec import design_fields, design_hash
+from kgcert.rundir.run_spec import RunSpec, design_fields, design_hash
 
 __all__ = ["DesignEntry", "changed_fields", "design_fields", "design_hash", "draw_seed",
            "entry_for", "read_designs", "record_design", "refusal"]
@@ -31,14 +30,14 @@ def draw_seed() -> int:
     return secrets.randbelow(2**31 - 1)
 
 
-def changed_fields(saved: RunConfig, config: RunConfig) -> list[str]:
-    before, after = design_fields(saved), design_fields(config)
+def changed_fields(saved: RunSpec, spec: RunSpec) -> list[str]:
+    before, after = design_fields(saved), design_fields(spec)
     return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
 
 
-def refusal(run_dir: Path, saved: RunConfig, config: RunConfig, changed: list[str]) -> str:
+def refusal(run_dir: Path, saved: RunSpec, spec: RunSpec, changed: list[str]) -> str:
     """One line naming each field a resume would change."""
-    before, after = design_fields(saved), design_fields(config)
+    before, after = design_fields(saved), design_fields(spec)
     shown = "; ".join(f"{name} was {_short(before.get(name))}, now {_short(after.get(name))}"
                       for name in changed)
     if changed == ["race"]:
@@ -60,9 +59,10 @@ def read_designs(run_dir: Path) -> list[DesignEntry]:
     return RunDir(RunLayout(run_dir)).read_designs()
 
 
-def entry_for(config: RunConfig, confidence: float, reason: str) -> DesignEntry:
-    return DesignEntry(design_hash(config), confidence, config.n, config.sequential is not None,
-                       config.extendable, reason,
+def entry_for(spec: RunSpec, confidence: float, reason: str) -> DesignEntry:
+    design = spec.design
+    return DesignEntry(spec.design_hash(), confidence, design.n, design.sequential is not None,
+                       design.extendable, reason,
                        datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from kgcert.errors import InputError
 from kgcert.prompts.record import Prompt
 from kgcert.prompts.setting_names import parse_setting
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.store.graph import GraphStore
 
 # The run's own first prompts probed in each distractor-setting job; the probe stops at the
@@ -20,22 +20,22 @@ from kgcert.store.graph import GraphStore
 PROBE = 30
 
 
-def preflight_warnings(store: GraphStore, config: RunConfig, spec_dirs: Iterable[Path],
+def preflight_warnings(store: GraphStore, run: RunSpec, spec_dirs: Iterable[Path],
                        cache_dir: Path | None) -> list[str]:
     from kgcert.specs import RelationSampler, find_spec, prepare_sampler
     from kgcert.specs.kind import spec_kind
 
     found = []
-    for name in config.specs:
+    for name in run.specs.names:
         spec = find_spec(name, spec_dirs).spec
         if not spec_kind(spec).dag:  # only a DAG pattern's matches are counted
             continue
         sampler = prepare_sampler(spec, store, cache_dir)  # cached: build_jobs made it
         assert isinstance(sampler, RelationSampler)
         matches = sampler.count().matches
-        if matches is not None and config.n > matches:
-            found.append(f"{spec.name}: --n {config.n} exceeds its {matches:,} matches in "
-                         f"{config.kg}: prompts repeat (draws are with replacement), and the "
+        if matches is not None and run.design.n > matches:
+            found.append(f"{spec.name}: --n {run.design.n} exceeds its {matches:,} matches in "
+                         f"{run.kg.name}: prompts repeat (draws are with replacement), and the "
                          "bounds are about this small distribution")
     return found
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from kgcert.certify.certificate import skip_cause
 from kgcert.errors import InputError
 from kgcert.run.budget import run_budget
-from kgcert.run.config import RunConfig
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.store.graph import GraphStore
 from kgcert.util import defaults
 
@@ -57,10 +57,10 @@ def probe_skips(store: GraphStore, *, kg: str, spec: str, budget: str | None, se
     setting) how many have distractor candidates and how many keep a distractor."""
     from kgcert.run.jobs import build_jobs
 
-    config = RunConfig(kg=kg, specs=(spec,), models=("oracle",), settings=(setting,),
-                       few_shot=few_shot, budget=budget or str(defaults.CONTEXT_CHARS))
-    chosen = run_budget(config, [])
-    jobs = build_jobs(store, config, spec_dirs, cache_dir, [(chosen, None)])
+    run = RunSpec.of(kg=kg, specs=(spec,), models=("oracle",), settings=(setting,),
+                     few_shot=few_shot, budget=budget or str(defaults.CONTEXT_CHARS))
+    chosen = run_budget(run, [])
+    jobs = build_jobs(store, run, spec_dirs, cache_dir, [(chosen, None)])
     if not jobs:
         raise InputError(f"spec {spec} has no prompts to probe")
     prompts = [jobs[0].prompts(index) for index in range(probe)]

@@ -32,8 +32,7 @@ from kgcert.models.base import (
     set_answer_hook,
 )
 from kgcert.prompts.record import Prompt
-from kgcert.run.config import RunConfig
-from kgcert.run.design import design_hash, read_designs
+from kgcert.run.design import read_designs
 from kgcert.run.look_record import (
     LookRecord,
     RecordedLook,
@@ -45,7 +44,7 @@ from kgcert.run.looks import plan_look
 from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import REFUSED, SKIPPED
 from kgcert.rundir.run_dir import RunDir
-from kgcert.rundir.run_spec import RunSpec
+from kgcert.rundir.run_spec import Design, RunSpec
 from kgcert.rundir.sample_log import SampleLog
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.stats import bonferroni_confidence
@@ -140,10 +139,10 @@ def generation(job: Job, slot: ModelSlot) -> GenerationConfig:
 
 
 class Runner:
-    def __init__(self, config: RunConfig, run_dir: Path, jobs: list[Job], models: list[ModelSlot],
+    def __init__(self, spec: RunSpec, run_dir: Path, jobs: list[Job], models: list[ModelSlot],
                  progress: Progress | None = None, looks: LookRecord | None = None,
                  new_design: bool = False) -> None:
-        self.config = config
+        self.spec = spec
         self.run_dir = run_dir
         self.jobs = jobs
         self.models = models
@@ -151,9 +150,9 @@ class Runner:
         self.layout = RunLayout(run_dir)
         self.dir = RunDir(self.layout)
         self.certificates = sum(len(self.slots(job)) for job in jobs)
-        self.confidence = (bonferroni_confidence(config.confidence, self.certificates)
-                           if config.simultaneous else config.confidence)
-        self.design = design_hash(config)  # carried by every sample and certificate
+        self.confidence = (bonferroni_confidence(spec.design.confidence, self.certificates)
+                           if spec.design.simultaneous else spec.design.confidence)
+        self.design = spec.design_hash()  # carried by every sample and certificate
         self.looks = looks  # the data dir's record of looks (None: not kept, e.g. tests)
         self.new_design = new_design  # --new-design: another run's looks make an extension
 
@@ -170,16 +169,16 @@ class Runner:
     def _prompts_key(self, job: Job, slot: ModelSlot) -> str:
         # the model as it answers: its identity and its generation settings for this job
         model = {**slot.model.identity(), "generation": generation(job, slot).as_dict()}
-        return prompts_key(job.context, job.spec_hash, job.setting, self.config.seed,
+        return prompts_key(job.context, job.spec_hash, job.setting, self.spec.seed.value,
                            slot.spec_string, model)
 
     def _look_kind(self, job: Job) -> str:
-        config = self.config
-        rule = {"sequential": config.sequential.model_dump() if config.sequential else None,
-                "until": config.until, "margin": config.margin,
-                "extendable": config.extendable,
-                "race": sorted(config.models) if config.until else None}
-        return look_kind(job.n or config.n, self.confidence, rule)
+        design = self.spec.design
+        rule = {"sequential": design.sequential.model_dump() if design.sequential else None,
+                "until": design.until, "margin": design.margin,
+                "extendable": design.extendable,
+                "race": sorted(self.spec.models.names) if design.until else None}
+        return look_kind(job.n or design.n, self.confidence, rule)
 
     def _this_run(self) -> tuple[str, str | None]:
         designs = read_designs(self.run_dir)
@@ -218,14 +217,14 @@ class Runner:
 
     def run(self) -> list[Path]:
         # the resolved settings, for resuming, reports and write-back (unless recorded)
-        RunDir(self.layout).write_run_spec(RunSpec.from_config(self.config), replace=False)
+        RunDir(self.layout).write_run_spec(self.spec, replace=False)
         written: list[Path] = []
         for job in self.jobs:
             written += self._run_job(job)
         return written
 
     def _run_job(self, job: Job) -> list[Path]:
-        total = job.n or self.config.n
+        total = job.n or self.spec.design.n
         slots = self.slots(job)
         logs = {slot.spec_string: self.log(job, slot) for slot in slots}
         done = {name: log.read() for name, log in logs.items()}
@@ -262,7 +261,7 @@ class Runner:
                        for s in slots):
                     yield i
 
-        for batch in _batches(missing(), self.config.batch_size):
+        for batch in _batches(missing(), self.spec.generation.batch_size):
             prompts = {i: job.prompts(i) for i in batch}
             as_dicts: dict[int, dict[str, Any]] = {}  # one per prompt, shared by the models
             for slot in slots:
@@ -296,10 +295,11 @@ class Runner:
                 for slot in slots]
 
     def _race(self, job: Job, slots: list[ModelSlot], total: int) -> JobRace | None:
-        if self.config.until is None or job.setting == "baseline" or len(slots) < 2:
+        if self.spec.design.until is None or job.setting == "baseline" or len(slots) < 2:
             return None
-        threshold = self.config.sequential.threshold if self.config.sequential else None
-        return JobRace(stop_rule(self.config.until, self.config.margin, threshold, total,
+        sequential = self.spec.design.sequential
+        threshold = sequential.threshold if sequential else None
+        return JobRace(stop_rule(self.spec.design.until, self.spec.design.margin, threshold, total,
                                  self.confidence),
                        [slot.spec_string for slot in slots])
 
@@ -307,7 +307,7 @@ class Runner:
              ) -> tuple[int | None, tuple[float, float] | None]:
         """Sequential mode: the first index after which the stopping rule holds (outcomes
         taken in index order, over the finished prefix), and the anytime-valid bounds there."""
-        sequential = self.config.sequential
+        sequential = self.spec.design.sequential
         if sequential is None:
             return None, None
         prefix: list[SampleRecord] = []
@@ -392,7 +392,7 @@ class Runner:
 
     def _certify(self, job: Job, slot: ModelSlot, records: dict[int, SampleRecord],
                  total: int, race: JobRace | None = None) -> Path:
-        sequential = ((self.config.sequential is not None or race is not None)
+        sequential = ((self.spec.design.sequential is not None or race is not None)
                       and job.setting != "baseline")
         cut = (race.last_index(slot.spec_string) if race is not None
                else self._cut(records, total)[0] if sequential else None)
@@ -403,32 +403,33 @@ class Runner:
         history = self.dir.written_at(job.spec, job.setting, slot.spec_string)
         written_at = history + [total] if not history or history[-1] != total else history
         look = plan_look(records, total=total, confidence=self.confidence, design=self.design,
-                         sequential=sequential, extendable=self.config.extendable,
+                         sequential=sequential, extendable=self.spec.design.extendable,
                          designs=read_designs(self.run_dir), written_at=written_at,
                          elsewhere=self._elsewhere(job, slot))
         # every call this certificate's samples took, over all sessions: `records` is what
         # the sample file holds (read at the start, then appended to); a race adds what the
         # fixed-n design of the same n would have asked
         cost = file_cost(self.log(job, slot), records.values(),
-                         self.config.prices.get(slot.spec_string))
+                         self.spec.models.prices.get(slot.spec_string))
         if race is not None:
             cost = calls_saved(cost, records, total)
         context = {
             **job.context, "spec": job.spec, "spec_hash": job.spec_hash, "setting": job.setting,
             "model": slot.spec_string, "model_identity": dict(slot.model.identity()),
-            "generation": generation(job, slot).as_dict(), "seed": self.config.seed,
-            "seed_source": self.config.seed_source, "design": self.design,
+            "generation": generation(job, slot).as_dict(), "seed": self.spec.seed.value,
+            "seed_source": self.spec.seed.source, "design": self.design,
             "looks": look.as_dict(),
             "samples_requested": total, "samples_recorded": len(ordered),
             "written_at_n": written_at,
-            "sequential": (_stop_fields(self.config, race) | {"stopped_at_index": cut}
+            "sequential": (_stop_fields(self.spec.design, race) | {"stopped_at_index": cut}
                            if sequential else None),
-            "simultaneous": ({"method": "bonferroni", "family_confidence": self.config.confidence,
+            "simultaneous": ({"method": "bonferroni",
+                              "family_confidence": self.spec.design.confidence,
                               "certificates": self.certificates,
                               "covers": "the headline bound of every certificate of the run; "
                                         "the unconditional and parseable-only bounds are each "
                                         "a separate family of the same size and level"}
-                             if self.config.simultaneous else None),
+                             if self.spec.design.simultaneous else None),
             "sample_file": str(self.log(job, slot).path.relative_to(self.run_dir)),
             "cost": cost,
         }
@@ -442,13 +443,13 @@ class Runner:
         return path
 
 
-def _stop_fields(config: RunConfig, race: JobRace | None) -> dict[str, Any]:
+def _stop_fields(design: Design, race: JobRace | None) -> dict[str, Any]:
     """The certificate's stop rule: its own (--half-width, --threshold) and the run's
     comparison (--until, --margin) when its models were compared as they answered."""
-    fields = config.sequential.model_dump() if config.sequential else {
+    fields = design.sequential.model_dump() if design.sequential else {
         "half_width": None, "threshold": None}
     if race is not None:
-        fields |= {"until": config.until, "margin": config.margin}
+        fields |= {"until": design.until, "margin": design.margin}
     return fields
 
 

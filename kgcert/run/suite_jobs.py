@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job
 from kgcert.run.suite import mixture, refuse_specs_that_fit_nothing, suite_hash
+from kgcert.rundir.run_spec import RunSpec
 
 
-def suite_jobs(config: RunConfig, jobs: list[Job]) -> list[Job]:
+def suite_jobs(spec: RunSpec, jobs: list[Job]) -> list[Job]:
     """One job per (setting, models, n) whose prompt i is the suite's prompt i: the spec
     that index draws, then that spec's own prompt i under the same setting (drawn again
     within the spec when it is skipped). A spec none of whose probed prompts fits is
     refused here, before the first answer."""
-    suite = config.suite
+    suite = spec.specs.suite
     assert suite is not None and not suite.pending, "weights by matches are counted first"
     groups: dict[tuple[str, tuple[str, ...] | None, int | None], list[Job]] = {}
     for job in jobs:
@@ -39,7 +39,7 @@ def suite_jobs(config: RunConfig, jobs: list[Job]) -> list[Job]:
         context["suite"] = {"name": suite.name, "weighting": suite.weighting,
                             "components": components}
         folded.append(Job(suite.name, suite_hash(suite, hashes), first.setting,
-                          mixture(config.seed, suite, [part.prompts for part in parts]),
+                          mixture(spec.seed.value, suite, [part.prompts for part in parts]),
                           context, scorer=first.scorer, n=first.n, models=first.models,
                           max_new_tokens=first.max_new_tokens))
     return folded

@@ -14,36 +14,36 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgcert.errors import InputError
-from kgcert.run.config import RunConfig
 from kgcert.run.suite import MatchCount
+from kgcert.rundir.run_spec import RunSpec
 
 if TYPE_CHECKING:
     from kgcert.specs import RelationSpec
     from kgcert.store.graph import GraphStore
 
 
-def count_match_weights(config: RunConfig, store: GraphStore, spec_dirs: Iterable[Path],
-                        cache_dir: Path | None) -> RunConfig:
+def count_match_weights(spec: RunSpec, store: GraphStore, spec_dirs: Iterable[Path],
+                        cache_dir: Path | None) -> RunSpec:
     """The run with its suite's weights by matches counted (unchanged when it has none to
     count)."""
-    suite = config.suite
+    suite = spec.specs.suite
     if suite is None or not suite.pending:
-        return config
+        return spec
     from kgcert.specs import find_spec
     from kgcert.specs.kind import relation_spec
 
     folders = list(spec_dirs)
     specs: list[RelationSpec] = []
     for name in suite.specs:  # every spec checked before the graph is read
-        spec = find_spec(name, folders).spec
-        relation = relation_spec(spec)
+        found = find_spec(name, folders).spec
+        relation = relation_spec(found)
         if relation is None:
             raise InputError(f"suite {suite.name}: --weights matches counts the matches of "
-                             f"relation specs, and {spec.name} is a {spec.kind} spec; give "
+                             f"relation specs, and {found.name} is a {found.kind} spec; give "
                              "the weights (--weights a=0.3,b=0.7) or equal")
         specs.append(relation)
-    counts = [_matches(suite.name, spec, store, cache_dir) for spec in specs]
-    return config.model_copy(update={"suite": suite.weighted_by(counts)})
+    counts = [_matches(suite.name, relation, store, cache_dir) for relation in specs]
+    return spec.with_suite(suite.weighted_by(counts))
 
 
 def _matches(suite: str, spec: RelationSpec, store: GraphStore,
@@ -64,12 +64,12 @@ def _matches(suite: str, spec: RelationSpec, store: GraphStore,
     return MatchCount(count=counted.estimated_matches, exact=False)
 
 
-def keep_counted_weights(config: RunConfig, saved: RunConfig | None) -> RunConfig:
+def keep_counted_weights(spec: RunSpec, saved: RunSpec | None) -> RunSpec:
     """A resume of a suite weighted by matches: the weights run.yaml recorded at the run's
     start (the same suite, the same specs), not a new count."""
-    suite, before = config.suite, saved.suite if saved is not None else None
+    suite, before = spec.specs.suite, saved.specs.suite if saved is not None else None
     if suite is None or not suite.pending or before is None or before.pending:
-        return config
+        return spec
     if (before.weighting, before.name, before.specs) != ("matches", suite.name, suite.specs):
-        return config
-    return config.model_copy(update={"suite": before})
+        return spec
+    return spec.with_suite(before)

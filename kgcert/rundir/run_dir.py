@@ -140,7 +140,7 @@ class RunDir:
         """run.yaml's settings, checked (None when the run has none yet). One written before
         runs had one budget (it has no seed_source) is marked `older_budget`: its samples
         hold per-model prompts."""
-        from kgcert.run.config import run_config_from
+        from kgcert.rundir.run_file_keys import run_file_keys_from
         from kgcert.rundir.run_spec import RunSpec
 
         path = self.layout.run_file
@@ -149,8 +149,8 @@ class RunDir:
             return None
         if not isinstance(raw, dict):
             raise InputError(f"run file {path} must be a YAML mapping")
-        return RunSpec.from_config(run_config_from(raw, str(path)),
-                                   older_budget="seed_source" not in raw)
+        return RunSpec.from_keys(run_file_keys_from(raw, str(path)),
+                                 older_budget="seed_source" not in raw, source=str(path))
 
     def write_run_spec(self, spec: RunSpec, *, replace: bool = True) -> None:
         """run.yaml, whole: the flat run-file keys in their order (a run file users pass back
@@ -162,7 +162,7 @@ class RunDir:
         path = self.layout.run_file
         if not replace and path.exists():
             return
-        write_text(path, yaml.safe_dump(spec.to_config().model_dump(mode="json"),
+        write_text(path, yaml.safe_dump(spec.settings(),
                                         sort_keys=False))
 
     def read_designs(self) -> list[DesignEntry]:

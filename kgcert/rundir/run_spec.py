@@ -1,17 +1,20 @@
 """`RunSpec`: a run's settings as one frozen, nested record, parsed once.
 
     spec = RunSpec.parse(run_file, flags)       # a run file with the flags on top
-    spec = RunSpec.from_config(config)          # the flat run-file schema, grouped
+    spec = RunSpec.of(kg="toy", specs=("a",), models=("oracle",), n=50)  # tests, simulations
+    spec.design.n, spec.prompts.few_shot, spec.generation.max_new_tokens  # what layers read
     spec.design_hash()                          # what every sample and certificate carries
 
-The run file (and run.yaml, which is one) keeps its flat keys: `RunConfig` parses them and
-`to_config` gives them back exactly, so run.yaml is the same bytes and the design hash and the
-run-folder fingerprint the same values as before the settings were grouped. `RunDir` alone
-reads and writes run.yaml (`read_run_spec`, `write_run_spec`).
+The run file (and run.yaml, which is one) keeps its flat keys: `RunFileKeys`, the parser,
+checks them, `RunSpec` groups them, and `settings()` gives them back exactly, so run.yaml is
+the same bytes and the design hash and the run-folder fingerprint the same values as before
+the settings were grouped. Every layer reads the grouped parts, never the flat keys. `RunDir`
+alone reads and writes run.yaml (`read_run_spec`, `write_run_spec`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
@@ -21,15 +24,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kgcert.answer_format.strategies import Strategy
-from kgcert.prompts.budget import Budget
-from kgcert.prompts.settings import PromptSettings
-from kgcert.run.config import (
+from kgcert.errors import InputError
+from kgcert.prompts.budget import Budget as PromptBudget
+from kgcert.prompts.settings import PromptKnobError, PromptSettings
+from kgcert.rundir.run_file_keys import (
     BudgetPart,
-    RunConfig,
+    RunFileKeys,
     SequentialConfig,
-    load_run_config,
+    load_run_file_keys,
 )
-from kgcert.run.suite import SuiteConfig
+from kgcert.rundir.suite_config import SuiteConfig
 
 # Not part of the design: models may be added (they answer the same prompts), batching and
 # caching change no answer, how the seed came about is reported, not hashed, and where the
@@ -38,8 +42,9 @@ OUTSIDE = ("models", "model_options", "batch_size", "cache", "seed_source", "spe
            "prices")
 
 
-def design_fields(config: RunConfig) -> dict[str, Any]:
+def design_fields(spec: RunSpec) -> dict[str, Any]:
     """What a design hash covers, as the flat run-file keys (a resume names the changed ones)."""
+    config = spec._keys
     body = config.model_dump(mode="json", exclude=set(OUTSIDE))
     for name in ("suite", "until", "margin"):  # older runs hash as they did before these
         if body.get(name) is None:
@@ -53,8 +58,8 @@ def design_fields(config: RunConfig) -> dict[str, Any]:
     return body
 
 
-def design_hash(config: RunConfig) -> str:
-    body = json.dumps(design_fields(config), sort_keys=True)
+def design_hash(spec: RunSpec) -> str:
+    body = json.dumps(design_fields(spec), sort_keys=True)
     return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
@@ -178,17 +183,32 @@ class RunSpec:
     @classmethod
     def parse(cls, path: Path | None, overrides: Mapping[str, Any]) -> RunSpec:
         """The run file's settings with every given flag on top (None flags are not given)."""
-        return cls.from_config(load_run_config(path, dict(overrides)))
+        source = str(path) if path else "run settings"
+        return cls.from_keys(load_run_file_keys(path, dict(overrides)), source=source)
 
     @classmethod
-    def from_config(cls, config: RunConfig, *, kg_fingerprint: str | None = None,
-                    older_budget: bool = False) -> RunSpec:
+    def of(cls, **keys: Any) -> RunSpec:
+        """A run's settings from flat run-file keys, checked as a run file's are (tests,
+        benchmarks and simulations name a run this way)."""
+        return cls.from_keys(RunFileKeys.model_validate(keys))
+
+    @classmethod
+    def from_keys(cls, config: RunFileKeys, *, kg_fingerprint: str | None = None,
+                  older_budget: bool = False, source: str = "run settings") -> RunSpec:
+        """The flat run-file keys grouped; a prompt knob `PromptSettings` refuses is an
+        InputError naming `source` and the key, as the parser names its own."""
+        try:
+            prompts = PromptSettings(options=config.options, few_shot=config.few_shot,
+                                     budget=PromptBudget.characters(config.context_chars),
+                                     weighting=config.distractor_weighting)
+        except PromptKnobError as error:
+            raise InputError(f"{source}: {error.key}: {error.reason}") from None
         return cls(
             kg=KgChoice(config.kg, kg_fingerprint),
             specs=SpecChoice(config.specs, config.suite, config.specs_dirs),
             models=ModelChoice(config.models, config.model_options, config.prices),
             seed=SeedChoice(config.seed, config.seed_source),
-            prompts=PromptSettings.of_run(config),
+            prompts=prompts,
             variants=Variants(config.settings, config.formats, config.entity_names,
                               config.strategies, config.system_prompt,
                               config.reasoning_tokens, config.baseline),
@@ -199,13 +219,39 @@ class RunSpec:
                           config.margin, config.simultaneous, config.extendable),
             older_budget=older_budget)
 
-    def to_config(self) -> RunConfig:
-        """The flat run-file keys, in the run file's order (what run.yaml holds)."""
-        return self._config
+    def revised(self, **keys: Any) -> RunSpec:
+        """These run-file keys changed, and the whole checked again as a run file is (what
+        `kgcert run` does with --price and --limit)."""
+        return RunSpec.from_keys(load_run_file_keys(None, self._keys.model_dump() | keys))
+
+    # Typed changes: a resume's seed, budget, suite weights and models, and quantization.
+
+    def with_seed(self, value: int, source: Literal["given", "drawn"]) -> RunSpec:
+        return dataclasses.replace(self, seed=SeedChoice(value, source))
+
+    def with_budget_parts(self, parts: tuple[BudgetPart, ...] | None) -> RunSpec:
+        return dataclasses.replace(self, budget=dataclasses.replace(self.budget, parts=parts))
+
+    def with_budget_mode(self, mode: str) -> RunSpec:
+        return dataclasses.replace(self, budget=dataclasses.replace(self.budget, mode=mode))
+
+    def with_suite(self, suite: SuiteConfig | None) -> RunSpec:
+        return dataclasses.replace(self, specs=dataclasses.replace(self.specs, suite=suite))
+
+    def with_models(self, names: tuple[str, ...]) -> RunSpec:
+        return dataclasses.replace(self, models=dataclasses.replace(self.models, names=names))
+
+    def with_model_options(self, options: Mapping[str, Mapping[str, Any]]) -> RunSpec:
+        return dataclasses.replace(self, models=dataclasses.replace(self.models,
+                                                                    options=options))
+
+    def with_prices(self, prices: Mapping[str, Mapping[str, float]]) -> RunSpec:
+        return dataclasses.replace(self, models=dataclasses.replace(self.models, prices=prices))
 
     @cached_property
-    def _config(self) -> RunConfig:
-        return RunConfig.model_validate({
+    def _keys(self) -> RunFileKeys:
+        """The flat run-file keys, in the run file's order (what run.yaml holds)."""
+        return RunFileKeys.model_validate({
             "kg": self.kg.name, "specs": self.specs.names, "models": self.models.names,
             "model_options": {name: dict(values) for name, values in self.models.options.items()},
             "settings": self.variants.settings, "formats": self.variants.formats,
@@ -230,15 +276,12 @@ class RunSpec:
 
     def settings(self) -> dict[str, Any]:
         """The flat keys as JSON values (what run.yaml says, for reports and summaries)."""
-        return self.to_config().model_dump(mode="json")
+        return self._keys.model_dump(mode="json")
 
     def design_hash(self) -> str:
         """The hash of the design, carried by every sample and certificate of the run."""
-        return design_hash(self.to_config())
+        return design_hash(self)
 
     def fingerprint(self) -> str:
         """What the run samples and asks (the run folder's name ends with it)."""
-        return self.to_config().fingerprint()
-
-    def character_budget(self) -> Budget:
-        return self.prompts.prompt_budget
+        return self._keys.fingerprint()

@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.run.start import record_start, settle
 from kgcert.rundir.run_dir import run_dir_of
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.simulate.rerun import toy_prompt
 
 
@@ -37,16 +37,16 @@ class GrowthSim:
 
 def _run(run_dir: Path, run: int, models: Sequence[str], n: int,
          until: Literal["ranked", "best"], new_design: bool) -> None:
-    config = RunConfig(kg="toy", specs=("toy",), models=tuple(models), n=n, batch_size=25,
-                       seed=run, until=until)
-    config, saved = settle(config, run_dir, seed_given=True, new_design=new_design)
+    spec = RunSpec.of(kg="toy", specs=("toy",), models=tuple(models), n=n, batch_size=25,
+                      seed=run, until=until)
+    spec, saved = settle(spec, run_dir, seed_given=True, new_design=new_design)
     run_dir.mkdir(parents=True, exist_ok=True)
-    record_start(run_dir, config, saved, config.confidence)
+    record_start(run_dir, spec, saved, spec.design.confidence)
     generation = GenerationConfig()
     slots = [ModelSlot(name, get_model(name, generation, seed=run), generation)
              for name in models]
     job = Job("toy", "toy", "vanilla", lambda index: toy_prompt(index, run))
-    Runner(config, run_dir, [job], slots).run()
+    Runner(spec, run_dir, [job], slots).run()
 
 
 def wrong_claims(body: dict[str, Any], accuracy: dict[str, float]) -> int:

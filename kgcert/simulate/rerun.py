@@ -19,11 +19,11 @@ from kgcert.certify.record import Certificate
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig
 from kgcert.run.look_record import LookRecord
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.run.start import record_start, settle
 from kgcert.rundir.run_dir import read_certificate
+from kgcert.rundir.run_spec import RunSpec
 
 OPTIONS = ("w", "x", "y", "z")
 MODEL = "bernoulli:0.5"
@@ -49,21 +49,21 @@ def run_into(run_dir: Path, data_dir: Path | None, seed: int, n: int, *, p: floa
              new_design: bool = False) -> Certificate:
     """One run of the toy spec with seed `seed` into `run_dir`; its certificate. The data
     dir's record of looks is kept when `data_dir` is given (as `kgcert run` keeps it)."""
-    config = RunConfig(kg="toy", specs=("toy",), models=(MODEL,), n=n, batch_size=n,
-                       seed=seed)
-    config, saved = settle(config, run_dir, seed_given=True, new_design=new_design)
+    spec = RunSpec.of(kg="toy", specs=("toy",), models=(MODEL,), n=n, batch_size=n,
+                      seed=seed)
+    spec, saved = settle(spec, run_dir, seed_given=True, new_design=new_design)
     generation = GenerationConfig()
     # the model's accuracy is p whatever its name; its stream is the run's seed and name
     slots = [ModelSlot(MODEL, get_model(f"bernoulli:{p}", generation, seed=seed),
                        generation)]
     job = Job("toy", "toy", "vanilla", lambda index: toy_prompt(index, seed),
               {"kg": "toy", "budget": "12000 characters"})
-    runner = Runner(config, run_dir, [job], slots,
+    runner = Runner(spec, run_dir, [job], slots,
                     looks=LookRecord(data_dir) if data_dir is not None else None,
                     new_design=new_design)
     runner.refuse_unseen_extensions()
     run_dir.mkdir(parents=True, exist_ok=True)
-    record_start(run_dir, config, saved, runner.confidence)
+    record_start(run_dir, spec, saved, runner.confidence)
     [path] = runner.run()
     return read_certificate(path)
 

@@ -23,10 +23,10 @@ from kgcert.certify.record import Certificate
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.bernoulli import answer_line, uniform
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.run.suite import SuiteConfig, drawn_component, mixture
 from kgcert.rundir.run_dir import read_certificate
+from kgcert.rundir.run_spec import RunSpec
 
 OPTIONS = ("w", "x", "y", "z")
 
@@ -107,9 +107,9 @@ def one_run(run_dir: Path, seed: int, *, weights: Sequence[float], fits: Sequenc
     job = Job("sim", "sim", "vanilla", prompts, context)
     generation = GenerationConfig()
     model = ModelSlot("spec-accuracy", SpecAccuracyModel(accuracies, seed), generation)
-    config = RunConfig(kg="sim", specs=specs, models=("spec-accuracy",), n=n, batch_size=n,
-                       seed=seed, confidence=confidence)
-    [path] = Runner(config, run_dir, [job], [model]).run()
+    spec = RunSpec.of(kg="sim", specs=specs, models=("spec-accuracy",), n=n, batch_size=n,
+                      seed=seed, confidence=confidence)
+    [path] = Runner(spec, run_dir, [job], [model]).run()
     return read_certificate(path)
 
 

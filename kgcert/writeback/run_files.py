@@ -122,7 +122,7 @@ class RunData:
         return [s for c in self.certificates for s in c.samples]
 
     def run_props(self) -> dict[str, Any]:
-        config = self.config.to_config().model_dump(mode="json")
+        config = self.config.settings()
         return {"kg": self.kg, "config": json.dumps(config, sort_keys=True),
                 "fingerprint": self.config.fingerprint(), "path": str(self.path),
                 "specs": list(self.config.specs.names),

@@ -23,8 +23,8 @@ from kgcert.prompts.budget import Budget
 from kgcert.prompts.layout import Layout
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.prompts.setting_names import PSEUDONYMIZED, SettingParts, parse_setting, setting_name
-from kgcert.run.config import RunConfig, load_run_config
 from kgcert.run.runner import _request, score_choice
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.tasks.scoring import exact_entity, exact_yes_no
 
 OPTIONS = ("(drug) Donepezil", "(drug) Memantine", "(drug) Galantamine", "(drug) Rivastigmine")
@@ -156,21 +156,22 @@ def test_setting_names_round_trip():
     assert parse_setting("odd+thing") == SettingParts("odd+thing")
 
 
-def _config(**options: object) -> RunConfig:
-    return load_run_config(None, {"kg": "k", "specs": ("s",), "models": ("oracle",),
-                                  **options})
+def _config(**options: object) -> RunSpec:
+    return RunSpec.parse(None, {"kg": "k", "specs": ("s",), "models": ("oracle",),
+                                **options})
 
 
 def test_run_options_choose_strategies(tmp_path: Path):
     config = _config(strategies=("standard", "cot", "tot"), reasoning_tokens=64,
                      max_new_tokens=32)
-    assert [config.strategy(s).max_new_tokens(32) for s in config.strategies] == [32, 96, 160]
+    variants = config.variants
+    assert [variants.strategy(s).max_new_tokens(32) for s in variants.strategies] == [32, 96, 160]
     assert config.fingerprint() != _config().fingerprint()
     text = tmp_path / "system.txt"
     text.write_text("  Be brief.\n", encoding="utf-8")
     with_file = _config(strategies=("standard", "system"), system_prompt=f"@{text}")
-    assert with_file.system_prompt == "Be brief."
-    assert with_file.strategy("system").system == "Be brief."
+    assert with_file.variants.system_prompt == "Be brief."
+    assert with_file.variants.strategy("system").system == "Be brief."
     for options, message in (
         ({"strategies": ("system",)}, "needs a system prompt"),
         ({"system_prompt": "hi"}, "no strategy uses it"),
@@ -200,12 +201,12 @@ def test_show_prints_the_system_message():
 def test_a_system_prompt_is_read_up_to_its_cap(tmp_path: Path):
     """`--system-prompt @FILE` reads at most 64 KiB (issue 46): `@/dev/zero` or a wrong, huge
     file is refused in one line without being read whole; the cap itself is accepted."""
-    from kgcert.run.config import SYSTEM_PROMPT_MAX_BYTES
+    from kgcert.rundir.run_file_keys import SYSTEM_PROMPT_MAX_BYTES
 
     fits = tmp_path / "fits.txt"
     fits.write_text("b" * SYSTEM_PROMPT_MAX_BYTES)
-    assert len(_config(strategies=("system",), system_prompt=f"@{fits}").system_prompt) == (
-        SYSTEM_PROMPT_MAX_BYTES)
+    read = _config(strategies=("system",), system_prompt=f"@{fits}").variants.system_prompt
+    assert read is not None and len(read) == SYSTEM_PROMPT_MAX_BYTES
     big = tmp_path / "big.txt"
     big.write_text("b" * (SYSTEM_PROMPT_MAX_BYTES + 1))
     for source in (f"@{big}", "@/dev/zero", "b" * (SYSTEM_PROMPT_MAX_BYTES + 1)):

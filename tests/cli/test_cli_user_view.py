@@ -19,7 +19,7 @@ from kgcert.cli.console import PipeFriendlyConsole, keep_names, print_table
 from kgcert.cli.run import run_command
 from kgcert.cli.run_folder import default_run_dir
 from kgcert.cli.specs import specs_group
-from kgcert.run.config import RunConfig
+from kgcert.rundir.run_spec import RunSpec
 
 LONG = "wikidata5m.a_spec_name_long_enough_to_be_cut_at_sixty_columns"
 GOOD = """\
@@ -83,13 +83,13 @@ def test_run_help_describes_every_option():
 
 
 def test_default_run_folders_are_readable_and_found_again(tmp_path: Path):
-    config = RunConfig(kg="primekg", specs=("primekg.dual_indication", "primekg.off_label"),
-                       models=("bernoulli:0.7",), n=5)
+    config = RunSpec.of(kg="primekg", specs=("primekg.dual_indication", "primekg.off_label"),
+                        models=("bernoulli:0.7",), n=5)
     first = default_run_dir(config, tmp_path)
     assert re.fullmatch(r"primekg-dual_indication\+1-\d{8}-[0-9a-f]{8}", first.name)
     assert first.name.endswith(config.fingerprint()[:8])
     # the same run another day: its folder is found by the hash, whatever the date says
     older = tmp_path / f"primekg-dual_indication+1-20200101-{config.fingerprint()[:8]}"
     older.mkdir()
-    (older / "run.yaml").write_text(json.dumps(config.model_dump(mode="json")))
+    (older / "run.yaml").write_text(json.dumps(config.settings()))
     assert default_run_dir(config, tmp_path) == older

@@ -18,9 +18,9 @@ from kgcert.models import GenerationConfig, ModelRequest, get_model
 from kgcert.models.openai_compat import OpenAICompatModel
 from kgcert.models.replicas import ReplicaPool
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig, load_run_config
 from kgcert.run.jobs import build_models
 from kgcert.run.runner import Job, Runner
+from kgcert.rundir.run_spec import RunSpec
 
 REQUESTS = [ModelRequest(prompt=f"question {i} pick {i % 4 + 1}") for i in range(40)]
 
@@ -86,7 +86,7 @@ def test_bad_replica_lists_are_one_line_errors() -> None:
     with pytest.raises(InputError, match="must be an http"):
         _model(base_urls="http://127.0.0.1:9/v1,ftp://x")
     with pytest.raises(ValueError, match="password"):
-        RunConfig(kg="k", specs=("s",), models=("openai:m",), model_options={
+        RunSpec.of(kg="k", specs=("s",), models=("openai:m",), model_options={
             "openai:m": {"base_urls": ["http://127.0.0.1:9/v1", "http://u:pw@127.0.0.1:10"]}})
 
 
@@ -126,7 +126,7 @@ def _certified(tmp_path: Path, folder: str, options: dict[str, Any]) -> dict[str
     run_file.write_text(json.dumps({
         "kg": "toy", "specs": ["toy"], "models": ["openai:test-model"], "n": 30,
         "batch_size": 10, "cache": False, "model_options": {"openai:test-model": options}}))
-    config = load_run_config(run_file, {})
+    config = RunSpec.parse(run_file, {})
     slots = build_models(config, None)
     [path] = Runner(config, tmp_path / folder, [Job("toy", "toy", "vanilla", _prompt)],
                     slots).run()

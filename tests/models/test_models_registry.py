@@ -182,10 +182,10 @@ def test_smollm2_path_or_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_run_file_asks_for_coupled_test_models_through_model_options() -> None:
-    from kgcert.run.config import RunConfig
     from kgcert.run.jobs import build_models
+    from kgcert.rundir.run_spec import RunSpec
 
-    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.7", "bernoulli:0.6"),
-                       model_options={"bernoulli:0.7": {"coupled": True}})
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.7", "bernoulli:0.6"),
+                        model_options={"bernoulli:0.7": {"coupled": True}})
     draws = [slot.model.identity()["draw"] for slot in build_models(config, None)]
     assert draws == ["coupled", "independent (bernoulli:0.6)"]

@@ -18,7 +18,7 @@ import yaml
 from fake_openai import serve
 
 from kgcert.errors import InputError
-from kgcert.run.config import load_run_config
+from kgcert.rundir.run_file_keys import load_run_file_keys
 from kgcert.synth.primekg import SyntheticPrimeKG
 
 pytest.importorskip("httpx")
@@ -95,16 +95,16 @@ def test_run_file_refuses_a_password_in_a_model_option() -> None:
     settings = {"kg": "k", "specs": ["s"], "models": ["openai:m"],
                 "model_options": {"openai:m": {"base_url": "http://u:pw@127.0.0.1:1/v1"}}}
     with pytest.raises(InputError, match="password.*environment") as refused:
-        load_run_config(None, settings)
+        load_run_file_keys(None, settings)
     assert "pw@" not in str(refused.value)
     # A token given as the URL's user name is as secret as a password (issue 46).
     for url in ("http://sk-token-46@127.0.0.1:1/v1", "http://127.0.0.1:1/v1,http://sk-46@h/v1"):
         settings["model_options"] = {"openai:m": {"base_url": url}}
         with pytest.raises(InputError, match="user name or password") as refused:
-            load_run_config(None, settings)
+            load_run_file_keys(None, settings)
         assert "sk-" not in str(refused.value)
     settings["model_options"] = {"openai:m": {"base_url": "http://127.0.0.1:1/v1"}}
-    assert load_run_config(None, settings).model_options["openai:m"]["base_url"] == \
+    assert load_run_file_keys(None, settings).model_options["openai:m"]["base_url"] == \
         "http://127.0.0.1:1/v1"
 
 

@@ -11,9 +11,9 @@ import pytest
 from kg_helpers import load_kg
 
 from kgcert.report import write_report
-from kgcert.run.config import RunConfig
 from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
 from kgcert.run.runner import Runner
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.writeback import read_run, write_run
 
 pytest.importorskip("transformers")
@@ -27,9 +27,9 @@ def alz_store(embedded_server, shared_data):
 
 
 def _certify_report_write_back(store, tmp_path: Path, model: str, n: int) -> None:
-    config = RunConfig(kg="alz_e2e", specs=("primekg.exposure_drug",), models=(model,),
-                       settings=("vanilla", "distractor"), n=n, few_shot=1,
-                       context_chars=2500, max_new_tokens=24, batch_size=4)
+    config = RunSpec.of(kg="alz_e2e", specs=("primekg.exposure_drug",), models=(model,),
+                        settings=("vanilla", "distractor"), n=n, few_shot=1,
+                        context_chars=2500, max_new_tokens=24, batch_size=4)
     run_dir = tmp_path / "run"
     models = build_models(config, None)
     budgets = prompt_budgets(config, models)

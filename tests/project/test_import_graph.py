@@ -188,6 +188,15 @@ def test_reports_write_back_and_exports_import_no_run_orchestration():
     assert orchestration_imports(import_graph()) <= PENDING
 
 
+def test_the_run_directory_imports_no_run_orchestration():
+    """rundir holds the run's record (RunSpec, the run-file keys, the suite record) that
+    orchestration, reports and write-back read: it imports none of kgcert.run, lazily or
+    for types either."""
+    graph = import_graph()
+    assert {(name, target) for name, targets in graph.items() if _within(name, ("kgcert.rundir",))
+            for target in targets if _within(target, ORCHESTRATION)} == set()
+
+
 def test_the_orchestration_rule_catches_an_import():
     graph = {"kgcert.report.html": {"kgcert.run.runner", "kgcert.rundir.run_dir"},
              "kgcert.export.rdf": {"kgcert.certify.comparison"},

@@ -196,8 +196,8 @@ def test_the_fields_how_to_read_a_certificate_names_are_in_a_written_certificate
     from kgcert.models.base import GenerationConfig
     from kgcert.models.registry import get_model
     from kgcert.prompts.record import Prompt, Provenance
-    from kgcert.run.config import RunConfig
     from kgcert.run.runner import Job, ModelSlot, Runner
+    from kgcert.rundir.run_spec import RunSpec
 
     text = (REPO / "README.md").read_text(encoding="utf-8")
     section = text.split("### How to read a certificate", 1)[1].split("\n### ", 1)[0]
@@ -212,8 +212,8 @@ def test_the_fields_how_to_read_a_certificate_names_are_in_a_written_certificate
     generation = GenerationConfig()
     names = ("bernoulli:0.9", "bernoulli:0.2")
     slots = [ModelSlot(name, get_model(name, generation, seed=3), generation) for name in names]
-    config = RunConfig(kg="toy", specs=("toy",), models=names, n=40, batch_size=10,
-                       until="ranked", seed=3)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=names, n=40, batch_size=10,
+                        until="ranked", seed=3)
     paths = Runner(config, tmp_path / "run", [Job("toy", "toy", "vanilla", build)], slots).run()
     body = json.loads(paths[0].read_text())
     for dotted in NAMED_FIELDS:

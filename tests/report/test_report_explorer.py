@@ -31,8 +31,8 @@ from kgcert.report.explorer import CHUNK, ROW_FIELDS, explorer_data, script_json
 from kgcert.report.prompt_parts import question_line
 from kgcert.report.run_frames import load_runs
 from kgcert.report.sample_graph import sample_graph, sample_graphs
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, Runner
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.synth.primekg import SyntheticPrimeKG
 
 MODELS = ("bernoulli:0.7", "bernoulli:0.4")
@@ -326,7 +326,7 @@ def test_text_from_the_kg_or_a_model_stays_text(browser, tmp_path: Path):
                       options=(HOSTILE, "plain"), option_ids=(HOSTILE, "e2"),
                       correct_option=1, answer_id=HOSTILE)
 
-    config = RunConfig(kg="toy", specs=("toy",), models=("echo",), n=3)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("echo",), n=3)
     Runner(config, tmp_path / "run", [Job("hostile", "h", "vanilla", build)],
            [ModelSlot("echo", _Echo(), GenerationConfig())]).run()  # type: ignore[arg-type]
     write_report([tmp_path / "run"], tmp_path / "report", figures=False)

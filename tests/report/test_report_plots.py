@@ -24,9 +24,9 @@ from kgcert.prompts.record import Prompt, Provenance
 from kgcert.report import write_report
 from kgcert.report.build import Report
 from kgcert.report.tables import chance_levels, heatmap_cells
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
 from kgcert.rundir.layout import slug
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.specs import spec_hash
 from kgcert.specs.catalog import catalog
 from kgcert.stats import clopper_pearson
@@ -132,7 +132,7 @@ def make_wide_run(root: Path) -> Path:
     slots = [ModelSlot(m, get_model(m, config, seed=0), config) for m in MODELS]
     slots.append(ModelSlot(FREE, FreeAnswerModel(0.6), config))  # type: ignore[arg-type]
     run = root / "wide"
-    Runner(RunConfig(kg="toy", specs=("toy",), models=MODELS, n=N, batch_size=64), run,
+    Runner(RunSpec.of(kg="toy", specs=("toy",), models=MODELS, n=N, batch_size=64), run,
            wide_jobs(user_spec), slots).run()
     return run
 

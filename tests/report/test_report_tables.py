@@ -31,9 +31,9 @@ from kgcert.report import (
 from kgcert.report import plots as report_plots
 from kgcert.report.html import HOW_TO_READ
 from kgcert.report.run_frames import iter_records
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice
 from kgcert.rundir.run_dir import run_dir_of
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.stats import clopper_pearson
 
 N = 60
@@ -155,7 +155,7 @@ def jobs() -> list[Job]:
 def make_runs(root: Path) -> tuple[Path, Path]:
     """Run A: three models (bernoulli:0.6 has failing calls) on every job; run B: one more
     model on the relation spec, same prompts."""
-    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.9",), n=N, batch_size=32)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.9",), n=N, batch_size=32)
     first, second = root / "run-a", root / "run-b"
     Runner(config, first, jobs(),
            slots("bernoulli:0.9", "bernoulli:0.6", "bernoulli:0.75", flaky=("bernoulli:0.6",))

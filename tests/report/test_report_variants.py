@@ -30,8 +30,8 @@ from kgcert.report import load_runs
 from kgcert.report.compare import compare_all
 from kgcert.report.run_frames import item_sha
 from kgcert.report.variants import variant_comparisons
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner, score_choice
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.stats import holm_adjust, mcnemar
 
 ANSWERED = ("correct", "wrong", "unparseable")
@@ -62,7 +62,7 @@ def strategy_jobs() -> list[Job]:
 @pytest.fixture(scope="module")
 def strategy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = tmp_path_factory.mktemp("strategies") / "run"
-    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.7",), n=N, batch_size=40)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.7",), n=N, batch_size=40)
     Runner(config, run, strategy_jobs(),
            slots("bernoulli:0.7", "bernoulli:0.5", flaky=("bernoulli:0.5",))).run()
     return run
@@ -190,8 +190,8 @@ def task_run(embedded_server, shared_data: Path, tmp_path_factory: pytest.TempPa
 
     store, _ = load_kg(embedded_server, "wikidatasets", [shared_data / "countries"],
                        "variants_countries")
-    config = RunConfig(kg=store.kg, specs=(TASK,), models=(COIN, YES), formats=FORMATS,
-                       entity_names=("real", "pseudonymized"), n=TASK_N, seed=3)
+    config = RunSpec.of(kg=store.kg, specs=(TASK,), models=(COIN, YES), formats=FORMATS,
+                        entity_names=("real", "pseudonymized"), n=TASK_N, seed=3)
     run = tmp_path_factory.mktemp("task-variants") / "run"
     jobs = build_jobs(store, config, [], None)
     assert sorted(job.setting for job in jobs) == [

@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kgcert.run.config import RunConfig
 from kgcert.run.jobs import build_jobs, build_models
 from kgcert.run.runner import Runner
+from kgcert.rundir.run_spec import RunSpec
 
 
 def test_baseline_prompts_are_static_and_certified_apart(alzheimer_kg, tmp_path: Path):
     alz_store = alzheimer_kg.store
-    config = RunConfig(kg=alzheimer_kg.name, specs=("primekg.exposure_drug",),
-                       models=("bernoulli:0.9",), settings=("vanilla",), n=12, baseline=5)
+    config = RunSpec.of(kg=alzheimer_kg.name, specs=("primekg.exposure_drug",),
+                        models=("bernoulli:0.9",), settings=("vanilla",), n=12, baseline=5)
     jobs = build_jobs(alz_store, config, [], None)
     assert [(job.setting, job.n) for job in jobs] == [("vanilla", None), ("baseline", 5)]
     names = {row["id"]: row["name"] for row in alz_store.query(

@@ -14,8 +14,9 @@ import pytest
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig, SequentialConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_file_keys import SequentialConfig
+from kgcert.rundir.run_spec import RunSpec
 
 OPTIONS = ("alpha", "beta", "gamma", "delta")
 
@@ -66,7 +67,7 @@ def _slot(p: float = 0.8, failing: set[int] | None = None, **options: Any) -> Mo
 
 def _run(tmp_path: Path, job: Job, n: int = 40, slot: ModelSlot | None = None,
          **config: Any) -> dict[str, Any]:
-    run = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.8",), n=n, **config)
+    run = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.8",), n=n, **config)
     path = Runner(run, tmp_path, [job], [slot or _slot()]).run()[0]
     # strict JSON: NaN or Infinity would fail here
     return json.loads(path.read_text(), parse_constant=lambda name: pytest.fail(name))
@@ -122,7 +123,7 @@ def test_unconditional_bound_counts_skips_and_errors_wrong(tmp_path: Path):
 def test_one_budget_for_every_model_of_the_run_the_tightest_that_fits_them_all():
     from kgcert.run.jobs import prompt_budgets
 
-    config = RunConfig(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36)
     small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
     large = ModelSlot("large", _LocalModel(4000), GenerationConfig())  # type: ignore[arg-type]
     [(budget, names)] = prompt_budgets(config, [small, large, _slot()])
@@ -188,8 +189,8 @@ def test_context_tokens_caps_the_run_budget_and_each_models_own_alike():
     large = ModelSlot("large", _LocalModel(4000), GenerationConfig())  # type: ignore[arg-type]
     small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
     for budget in ("run", "per-model"):
-        config = RunConfig(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36,
-                           budget=budget, context_tokens=1000)
+        config = RunSpec.of(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36,
+                            budget=budget, context_tokens=1000)
         found = {names: (b.limit, b.unit) for b, names in prompt_budgets(config, [large])}
         assert found == {None: (1000, "tokens (words)")}, budget
         found = {names: (b.limit, b.unit) for b, names in prompt_budgets(config, [small])}
@@ -199,8 +200,8 @@ def test_context_tokens_caps_the_run_budget_and_each_models_own_alike():
 def test_per_model_budgets_give_each_model_its_own_on_request():
     from kgcert.run.jobs import prompt_budgets
 
-    config = RunConfig(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36,
-                       budget="per-model")
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("a",), max_new_tokens=36,
+                        budget="per-model")
     small = ModelSlot("small", _LocalModel(600), GenerationConfig())  # type: ignore[arg-type]
     large = ModelSlot("large", _LocalModel(4000), GenerationConfig())  # type: ignore[arg-type]
     api = _slot()
@@ -218,7 +219,7 @@ def test_jobs_for_some_models_are_asked_of_those_only_and_counted_once(tmp_path:
     slots = [ModelSlot(name, get_model("bernoulli:0.5", config), config) for name in "ab"]
     jobs = [Job("toy", "toy", "vanilla", _prompts(), models=("a",)),
             Job("toy", "toy", "vanilla", _prompts(), models=("b",))]
-    run = RunConfig(kg="toy", specs=("toy",), models=("a", "b"), n=12, simultaneous=True)
+    run = RunSpec.of(kg="toy", specs=("toy",), models=("a", "b"), n=12, simultaneous=True)
     bodies = [json.loads(p.read_text()) for p in Runner(run, tmp_path, jobs, slots).run()]
     assert sorted(b["model"] for b in bodies) == ["a", "b"]
     assert all(b["simultaneous"]["certificates"] == 2 for b in bodies)

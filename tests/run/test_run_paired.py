@@ -8,8 +8,8 @@ from pathlib import Path
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.rundir.sample_log import SampleLog
 from kgcert.stats import clopper_pearson, hierarchy
 
@@ -35,7 +35,7 @@ def _first_decisions(tmp_path: Path, tag: str) -> tuple[int, int]:
     slots = [ModelSlot(f"bernoulli:{p}", get_model(f"bernoulli:{p}", config), config)
              for p in (0.7, 0.8)]
     job = Job("toy", "toy", "vanilla", _prompts(tag))
-    runner = Runner(RunConfig(kg="toy", specs=("toy",), models=("x",), n=N, batch_size=500),
+    runner = Runner(RunSpec.of(kg="toy", specs=("toy",), models=("x",), n=N, batch_size=500),
                     tmp_path, [job], slots)
     runner.run()
     outcomes = {}

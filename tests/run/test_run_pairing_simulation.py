@@ -18,8 +18,8 @@ from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
 from kgcert.report.compare import compare
 from kgcert.report.run_frames import load_runs
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_spec import RunSpec
 
 ALPHA = 0.05
 RUNS, N, P = 100, 60, 0.7
@@ -44,7 +44,7 @@ def test_models_of_a_run_are_paired_on_every_prompt_and_holm_keeps_alpha(
                  for number, name in enumerate(names)]  # independent: a seed each
         run_dir = tmp_path / f"run{run}"
         job = Job("toy", "toy", "vanilla", partial(_prompt, run=run))
-        Runner(RunConfig(kg="toy", specs=("toy",), models=names, n=N, batch_size=N),
+        Runner(RunSpec.of(kg="toy", specs=("toy",), models=names, n=N, batch_size=N),
                run_dir, [job], slots).run()
         [comparison] = compare(load_runs([run_dir]).samples, alpha=ALPHA)
         assert comparison.alignment.n == N  # every prompt answered by every model, paired

@@ -55,11 +55,12 @@ def test_plan_states_the_family_and_refuses_bad_input_in_one_line():
 
 def test_run_half_width_warns_when_n_cannot_reach_it(capsys):
     from kgcert.cli.run import _warn_unreachable
-    from kgcert.run.config import RunConfig, SequentialConfig
+    from kgcert.rundir.run_file_keys import SequentialConfig
+    from kgcert.rundir.run_spec import RunSpec
 
     def said(n: int) -> str:
-        config = RunConfig(kg="k", specs=("s",), models=("m",), n=n,
-                           sequential=SequentialConfig(half_width=0.05))
+        config = RunSpec.of(kg="k", specs=("s",), models=("m",), n=n,
+                            sequential=SequentialConfig(half_width=0.05))
         _warn_unreachable(config, 0.95)
         return " ".join(capsys.readouterr().out.split())
 

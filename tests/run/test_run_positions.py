@@ -14,8 +14,8 @@ import pytest
 from kgcert.certify.positions import binomial_upper_tail, position_summary
 from kgcert.models.base import GenerationConfig, ModelResponse
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_spec import RunSpec
 
 
 def record(chosen: int | None, correct: int, options: int = 4,
@@ -90,7 +90,7 @@ def test_a_run_certifies_positions_and_keeps_choice_probabilities(tmp_path: Path
                       option_ids=("e0", "e1", "e2", "e3"), correct_option=correct,
                       answer_id=f"e{correct - 1}")
 
-    config = RunConfig(kg="toy", specs=("toy",), models=("fixed",), n=24)
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("fixed",), n=24)
     Runner(config, tmp_path / "run", [Job("toy", "h", "vanilla", build)],
            [ModelSlot("fixed", _Fixed(), GenerationConfig())]).run()  # type: ignore[arg-type]
     [path] = (tmp_path / "run" / "certificates").glob("*.json")

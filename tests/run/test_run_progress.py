@@ -18,9 +18,9 @@ from kgcert.models.base import GenerationConfig, ModelRequest
 from kgcert.models.cache import CachedModel, ResponseCache
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Progress, Runner
 from kgcert.rundir.run_dir import read_certificate
+from kgcert.rundir.run_spec import RunSpec
 
 OPTIONS = ("alpha", "beta", "gamma", "delta")
 HEAD = "Answer from the context with one line: correct answer: <number>. <option>. " * 3
@@ -59,8 +59,8 @@ def _hf_slot(tiny_llama_dir: Path, cache: ResponseCache) -> ModelSlot:
 def test_first_line_before_the_model_loads_then_one_per_answer(
         tiny_llama_dir: Path, tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache")
-    run = RunConfig(kg="toy", specs=("toy",), models=("hf:tiny",), n=6, batch_size=3,
-                    mode="choice")
+    run = RunSpec.of(kg="toy", specs=("toy",), models=("hf:tiny",), n=6, batch_size=3,
+                     mode="choice")
     events = _Events()
     slot = _hf_slot(tiny_llama_dir, cache)
     assert not slot.model.inner.loaded  # nothing asked yet: the weights are not loaded
@@ -131,7 +131,7 @@ def test_a_logs_first_line_says_what_is_cached_and_a_finished_one_shows_its_tall
     """Written to a log (not a terminal) lines come at most every few seconds, so the first
     one is the one that must say what spares model calls; a certificate with every sample
     recorded already gets its tally as its one line."""
-    run = RunConfig(kg="toy", specs=("toy",), models=("oracle",), n=6, batch_size=3)
+    run = RunSpec.of(kg="toy", specs=("toy",), models=("oracle",), n=6, batch_size=3)
 
     def logged(folder: str) -> list[str]:
         out = io.StringIO()
@@ -172,7 +172,7 @@ def test_progress_final_table_and_certificate_hold_one_count(
     models = ("bernoulli:0.1", "bernoulli:0.95")
     extra: dict[str, Any] = {"fixed": {"n": 20}, "until": {"n": 400, "until": "ranked"},
                              "threshold": {"n": 400, "sequential": {"threshold": 0.3}}}[design]
-    run = RunConfig(kg="toy", specs=("toy",), models=models, batch_size=16, seed=5, **extra)
+    run = RunSpec.of(kg="toy", specs=("toy",), models=models, batch_size=16, seed=5, **extra)
     out = io.StringIO()
     slots = [ModelSlot(name, get_model(name), GenerationConfig()) for name in models]
     with PlainProgress("{task.description}", "{task.fields[info]}",

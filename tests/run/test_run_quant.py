@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from kgcert.errors import InputError
-from kgcert.run.config import RunConfig, with_quantization
+from kgcert.run.quantization import with_quantization
+from kgcert.rundir.run_spec import RunSpec
 
 
-def _config(*models: str, **options: dict[str, object]) -> RunConfig:
-    return RunConfig(kg="k", specs=("s",), models=models, model_options=options)
+def _config(*models: str, **options: dict[str, object]) -> RunSpec:
+    return RunSpec.of(kg="k", specs=("s",), models=models, model_options=options)
 
 
 def test_quant_becomes_an_option_of_each_hf_model_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,11 +26,11 @@ def test_quant_becomes_an_option_of_each_hf_model_only(monkeypatch: pytest.Monke
     base = _config("hf:./a", "HF:./b", "oracle", **{"hf:./a": {"load_in_8bit": True,
                                                                "dtype": "float16"}})
     quantized = with_quantization(base, "4bit")
-    assert quantized.model_options == {
+    assert quantized.models.options == {
         "hf:./a": {"dtype": "float16", "load_in_4bit": True},  # 4bit replaces 8bit
         "HF:./b": {"load_in_4bit": True}}
     assert quantized.fingerprint() != base.fingerprint()  # a different run
-    assert with_quantization(quantized, "8bit").model_options["HF:./b"] == {"load_in_8bit": True}
+    assert with_quantization(quantized, "8bit").models.options["HF:./b"] == {"load_in_8bit": True}
     with pytest.raises(InputError, match="applies to hf: models, and the run has none"):
         with_quantization(_config("oracle", "openai:m"), "8bit")
 

@@ -16,8 +16,9 @@ from kgcert.errors import InputError
 from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.record import Prompt, Provenance
-from kgcert.run.config import RunConfig, SequentialConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_file_keys import SequentialConfig
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.rundir.sample_log import SampleLog
 from kgcert.stats import mixture_cs_limits
 
@@ -43,8 +44,8 @@ def _slots(p: float, count: int) -> list[ModelSlot]:
                       config) for seed in range(count)]
 
 
-def _config(n: int, **extra) -> RunConfig:
-    return RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.5",), n=n, **extra)
+def _config(n: int, **extra) -> RunSpec:
+    return RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.5",), n=n, **extra)
 
 
 @pytest.mark.parametrize("p", P_GRID)

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgcert.run.config import RunConfig, SequentialConfig
 from kgcert.run.runner import Runner
 from kgcert.rundir.outcomes import CORRECT, SKIPPED, UNPARSEABLE, WRONG
+from kgcert.rundir.run_file_keys import SequentialConfig
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.rundir.sample_record import SampleRecord
 from kgcert.stats import SequentialMonitor
 
@@ -45,8 +46,8 @@ def test_the_runner_and_the_monitor_stop_at_the_same_answer(tmp_path: Path,
                                                              half_width: float | None,
                                                              threshold: float | None):
     rng = np.random.default_rng(44)
-    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.5",), n=600,
-                       sequential=SequentialConfig(half_width=half_width, threshold=threshold))
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.5",), n=600,
+                        sequential=SequentialConfig(half_width=half_width, threshold=threshold))
     runner = Runner(config, tmp_path, [], [])
     stopped = 0
     for _ in range(40):
@@ -59,7 +60,7 @@ def test_the_runner_and_the_monitor_stop_at_the_same_answer(tmp_path: Path,
 
 
 def test_a_stream_with_no_answer_has_no_stop_and_the_whole_interval(tmp_path: Path):
-    config = RunConfig(kg="toy", specs=("toy",), models=("bernoulli:0.5",), n=5,
-                       sequential=SequentialConfig(half_width=0.1))
+    config = RunSpec.of(kg="toy", specs=("toy",), models=("bernoulli:0.5",), n=5,
+                        sequential=SequentialConfig(half_width=0.1))
     records = {i: SampleRecord(index=i, outcome=SKIPPED) for i in range(5)}
     assert Runner(config, tmp_path, [], [])._cut(records, 5) == (None, (0.0, 1.0))

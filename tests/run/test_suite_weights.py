@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from kgcert.errors import InputError
-from kgcert.run.config import load_run_config
 from kgcert.run.suite import MatchCount, SuiteConfig, drawn_component, load_suite_file, suite_of
 from kgcert.run.suite_weights import count_match_weights, keep_counted_weights
+from kgcert.rundir.run_spec import RunSpec
 
 KG = "alz_weights"
 EXPOSURE, DUAL = "primekg.exposure_drug", "primekg.dual_indication"
@@ -52,17 +52,17 @@ def test_a_resume_keeps_the_weights_counted_at_the_start():
     counted = _pending(EXPOSURE, DUAL).weighted_by([MatchCount(count=1, exact=True),
                                                     MatchCount(count=3, exact=False)])
     fields = {"kg": KG, "specs": (EXPOSURE, DUAL), "models": ("oracle",), "seed": 1}
-    saved = load_run_config(None, {**fields, "suite": counted.model_dump()})
-    again = load_run_config(None, {**fields, "suite": _pending(EXPOSURE, DUAL).model_dump()})
-    assert keep_counted_weights(again, saved).suite == counted
+    saved = RunSpec.parse(None, {**fields, "suite": counted.model_dump()})
+    again = RunSpec.parse(None, {**fields, "suite": _pending(EXPOSURE, DUAL).model_dump()})
+    assert keep_counted_weights(again, saved).specs.suite == counted
     assert keep_counted_weights(again, None) == again
     assert again.fingerprint() == saved.fingerprint()  # one run folder before and after
 
 
 def test_weights_by_matches_refuse_specs_without_subgraph_matches():
-    config = load_run_config(None, {"kg": KG, "specs": (EXPOSURE, "kgllmbench.shortest_path"),
-                                    "models": ("oracle",), "suite": _pending(
-                                        EXPOSURE, "kgllmbench.shortest_path").model_dump()})
+    config = RunSpec.parse(None, {"kg": KG, "specs": (EXPOSURE, "kgllmbench.shortest_path"),
+                                  "models": ("oracle",), "suite": _pending(
+                                          EXPOSURE, "kgllmbench.shortest_path").model_dump()})
     with pytest.raises(InputError) as refused:  # refused before the graph is read
         count_match_weights(config, None, [], None)  # type: ignore[arg-type]
     message = str(refused.value)

@@ -12,9 +12,9 @@ import yaml
 from run_yaml_commands import run_yaml_of_commands
 
 from kgcert.errors import InputError
-from kgcert.run.config import load_run_config
-from kgcert.run.start import saved_config
+from kgcert.run.start import saved_spec
 from kgcert.rundir.run_dir import RunDir
+from kgcert.rundir.run_file_keys import load_run_file_keys
 from kgcert.rundir.run_spec import RunSpec
 from kgcert.writeback.run_files import read_config
 
@@ -53,7 +53,7 @@ def test_a_spec_parsed_written_and_read_back_is_equal_and_hashes_as_main(
     run = RunDir.create(tmp_path / "run")
     run.write_run_spec(spec)
     again = run.read_run_spec()
-    assert again == spec and again.to_config() == spec.to_config()
+    assert again == spec and again.settings() == spec.settings()
     assert (spec.design_hash(), spec.fingerprint()) == MAIN_HASHES[name]
     assert (again.design_hash(), again.fingerprint()) == MAIN_HASHES[name]
     # the same file a run file passed back with --config reads as
@@ -133,9 +133,9 @@ def test_an_older_run_yaml_reads_as_main_read_it(tmp_path: Path) -> None:
     (folder / "run.yaml").write_text(OLDER_RUN_YAML)
     spec = RunDir.open(folder).read_run_spec()
     assert spec is not None and spec.older_budget and spec.budget.mode == "run"
-    resumed = saved_config(folder)
-    assert resumed is not None and resumed.budget == "per-model"
-    assert RunSpec.from_config(resumed).design_hash() == "3a87cfd2c18cd45c"
+    resumed = saved_spec(folder)
+    assert resumed is not None and resumed.budget.mode == "per-model"
+    assert resumed.design_hash() == "3a87cfd2c18cd45c"
     written_back = read_config(folder)
     assert (written_back.budget.mode, written_back.fingerprint()) == ("run", "f83183297d49db6a")
     assert spec.design_hash() == "d00beb774ae0e353"
@@ -166,8 +166,8 @@ def test_run_yaml_is_the_bytes_main_wrote_for_the_same_commands(
 
 
 def test_the_flat_parser_and_the_spec_agree() -> None:
-    config = load_run_config(None, CONFIGS["race"])
-    assert RunSpec.from_config(config).to_config() == config
+    config = load_run_file_keys(None, CONFIGS["race"])
+    assert RunSpec.from_keys(config).settings() == config.model_dump(mode="json")
 
 
 def test_run_settings_are_the_keys_as_written_for_summaries_and_reports(tmp_path: Path) -> None:
@@ -184,3 +184,31 @@ def test_run_settings_are_the_keys_as_written_for_summaries_and_reports(tmp_path
     run.layout.run_file.write_text("kg: [toy\n")
     [problem] = summarize(run.root).problems
     assert problem.startswith(f"{run.layout.run_file}: not valid YAML at line")
+
+
+def test_few_shot_is_checked_once_by_prompt_settings_in_the_words_a_run_always_used(
+        tmp_path: Path) -> None:
+    """The parser leaves few_shot to PromptSettings (its one check); a run names the bad key
+    as the parser names its own, a prompt command as its flag, and either is one line."""
+    from cli_process import kgcert_process
+
+    from kgcert.prompts.settings import PromptSettings
+    from kgcert.rundir.run_file_keys import RunFileKeys
+
+    keys = {"kg": "k", "specs": ("s",), "models": ("oracle",)}
+    assert RunFileKeys.model_validate({**keys, "few_shot": 9}).few_shot == 9  # not checked here
+    with pytest.raises(InputError, match=r"^few-shot examples: 0 to 5, got 9$"):
+        PromptSettings(few_shot=9)
+    with pytest.raises(InputError, match=r"^run settings: few_shot: Input should be less than "
+                                         r"or equal to 5$"):
+        RunSpec.of(**keys, few_shot=9)
+    for shots, bound in (("9", "less than or equal to 5"), ("-1", "greater than or equal to 0")):
+        done = kgcert_process("run", "--kg", "k", "--spec", "s", "--model", "oracle",
+                              "--few-shot", shots, data_dir=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == f"error: run settings: few_shot: Input should be {bound}\n"
+    run_file = tmp_path / "run.yaml"
+    run_file.write_text("kg: k\nspecs: [s]\nmodels: [oracle]\nfew_shot: 9\n")
+    done = kgcert_process("run", "--config", str(run_file), data_dir=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2, f"error: {run_file}: few_shot: Input should be less than or equal to 5\n")

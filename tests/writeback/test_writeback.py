@@ -26,8 +26,9 @@ from kgcert.models.base import GenerationConfig
 from kgcert.models.registry import get_model
 from kgcert.prompts.mcqa import PromptBuilder
 from kgcert.prompts.settings import PromptSettings
-from kgcert.run.config import RunConfig
 from kgcert.run.runner import Job, ModelSlot, Runner
+from kgcert.rundir.run_file_keys import RunFileKeys
+from kgcert.rundir.run_spec import RunSpec
 from kgcert.rundir.sample_record import SampleRecord
 from kgcert.specs import RelationSpec, find_spec, prepare_sampler, spec_hash
 from kgcert.store.cypher import KG_SCOPE, _statements, statement
@@ -90,10 +91,11 @@ def make_run(store: GraphStore, run_dir: Path, cache: Path) -> Path:
     run_dir.mkdir(parents=True)
     spec_file = run_dir.parent / "drug_related_disease.yaml"
     spec_file.write_text(TEST_SPEC, encoding="utf-8")
-    config = RunConfig(kg=store.kg, specs=("primekg.dual_indication", str(spec_file)),
-                       models=MODELS, settings=SETTINGS, n=N,
-                       few_shot=2, batch_size=8,
-                       model_options={"bernoulli:0.4": {"unparseable_rate": 0.2}})
+    # the flat run-file keys (what run.yaml holds); the Runner gets them grouped
+    config = RunFileKeys(kg=store.kg, specs=("primekg.dual_indication", str(spec_file)),
+                         models=MODELS, settings=SETTINGS, n=N,
+                         few_shot=2, batch_size=8,
+                         model_options={"bernoulli:0.4": {"unparseable_rate": 0.2}})
     (run_dir / "run.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"),
                                                      sort_keys=False), encoding="utf-8")
     manifest = read_manifest(store)
@@ -115,7 +117,7 @@ def make_run(store: GraphStore, run_dir: Path, cache: Path) -> Path:
     generation = GenerationConfig()
     slots = [ModelSlot(model, get_model(model, generation, **config.model_options.get(model, {})),
                        generation) for model in config.models]
-    Runner(config, run_dir, jobs, slots).run()
+    Runner(RunSpec.from_keys(config), run_dir, jobs, slots).run()
     return run_dir
 
 

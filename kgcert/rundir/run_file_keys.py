@@ -1,4 +1,8 @@
-"""A run's settings: from a YAML run file, with command-line flags taking precedence."""
+"""The parser of a run's flat keys: a YAML run file (run.yaml is one) with command-line flags
+taking precedence, each key checked here, except the prompt knobs `PromptSettings` checks.
+
+`RunFileKeys` is the schema of those keys and nothing else: `RunSpec.parse` groups them into
+the `RunSpec` every layer reads, and `RunSpec.settings()` gives them back for run.yaml."""
 
 from __future__ import annotations
 
@@ -16,10 +20,11 @@ from pydantic import (
     model_validator,
 )
 
-from kgcert.answer_format.strategies import STANDARD, STRATEGIES, Strategy
+from kgcert.answer_format.strategies import STANDARD, STRATEGIES
 from kgcert.errors import InputError
 from kgcert.models.secrets import split_credentials
-from kgcert.run.suite import SuiteConfig
+from kgcert.prompts.distractors import Weighting
+from kgcert.rundir.suite_config import SuiteConfig
 from kgcert.util import defaults
 from kgcert.util.yamlfile import read_yaml
 
@@ -65,7 +70,9 @@ class BudgetPart(BaseModel):
 BUDGET_MODES = ("run", "per-model")
 
 
-class RunConfig(BaseModel):
+class RunFileKeys(BaseModel):
+    """The flat run-file keys, checked (see the module docstring)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kg: str
@@ -79,7 +86,7 @@ class RunConfig(BaseModel):
     seed: int = Field(default=defaults.SEED, ge=0)
     seed_source: Literal["given", "drawn"] = "given"  # drawn: fresh for a run without --seed
     options: int = Field(default=defaults.OPTIONS, ge=2, le=10)
-    few_shot: int = Field(default=defaults.FEW_SHOT, ge=0, le=5)
+    few_shot: int = defaults.FEW_SHOT  # checked by PromptSettings, the knob's one home
     batch_size: int = Field(default=16, ge=1)
     max_new_tokens: int = Field(default=128, ge=1)
     temperature: float = Field(default=0.0, ge=0)
@@ -102,7 +109,7 @@ class RunConfig(BaseModel):
     system_prompt: str | None = None  # the `system` strategy's system message
     reasoning_tokens: int = Field(default=384, ge=1)  # cot: + this, tot: + twice this
     entity_names: tuple[str, ...] = ("real",)  # task specs: real and/or pseudonymized
-    distractor_weighting: Literal["tail", "head", "uniform"] = "tail"  # entity specs
+    distractor_weighting: Weighting = "tail"  # entity specs; the names are prompts' own
     specs_dirs: tuple[str, ...] = ()  # --specs-dir, as absolute paths
     # dollars per million prompt / completion tokens, by model: what certificates' cost says
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
@@ -186,7 +193,7 @@ class RunConfig(BaseModel):
         return tuple(dict.fromkeys(names))
 
     @model_validator(mode="after")
-    def _strategies_fit(self) -> RunConfig:
+    def _strategies_fit(self) -> RunFileKeys:
         has_system = bool((self.system_prompt or "").strip())
         if "system" in self.strategies and not has_system:
             raise ValueError("strategy system needs a system prompt (--system-prompt TEXT or "
@@ -201,14 +208,14 @@ class RunConfig(BaseModel):
         return self
 
     @model_validator(mode="after")
-    def _suite_fits(self) -> RunConfig:
+    def _suite_fits(self) -> RunFileKeys:
         if self.suite is not None and self.suite.specs != self.specs:
             raise ValueError(f"suite {self.suite.name} lists specs "
                              f"{', '.join(self.suite.specs)}, not the run's specs")
         return self
 
     @model_validator(mode="after")
-    def _comparison_fits(self) -> RunConfig:
+    def _comparison_fits(self) -> RunFileKeys:
         if self.margin is not None and self.until is None:
             raise ValueError("margin goes with until (ranked or best)")
         if self.until is not None and len(self.models) < 2:
@@ -217,10 +224,6 @@ class RunConfig(BaseModel):
             raise ValueError(f"until {self.until} stops when the comparisons are decided; "
                              "half_width stops each certificate on its own width: give one")
         return self
-
-    def strategy(self, name: str) -> Strategy:
-        return Strategy(name, self.system_prompt if name == "system" else None,
-                        self.reasoning_tokens)
 
     def fingerprint(self) -> str:
         """Identifies what the run samples and asks; n may grow on a later resume."""
@@ -231,40 +234,6 @@ class RunConfig(BaseModel):
             if body.get(name) == default:
                 body.pop(name, None)
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
-
-
-QUANT_OPTIONS = {"4bit": "load_in_4bit", "8bit": "load_in_8bit"}  # hf: model options
-
-
-def with_quantization(config: RunConfig, quant: str) -> RunConfig:
-    """The run with every hf: model loaded in 4 or 8 bits (bitsandbytes), as model options:
-    run.yaml keeps them, the certificates' model identity records them, and the run's
-    fingerprint tells it from the full-precision run."""
-    if quant not in QUANT_OPTIONS:
-        raise InputError(f"--quant must be one of {', '.join(QUANT_OPTIONS)}, got {quant!r}")
-    local = [m for m in config.models if m.strip().lower().startswith("hf:")]
-    if not local:
-        raise InputError(f"--quant {quant} applies to hf: models, and the run has none")
-    _check_cuda(quant)
-    options = {model: dict(values) for model, values in config.model_options.items()}
-    for model in local:
-        chosen = options.setdefault(model, {})
-        for key in QUANT_OPTIONS.values():
-            chosen.pop(key, None)
-        chosen[QUANT_OPTIONS[quant]] = True
-    return RunConfig.model_validate(config.model_dump() | {"model_options": options})
-
-
-def _check_cuda(quant: str) -> None:
-    """Refuse before anything starts: bitsandbytes quantizes on CUDA only."""
-    try:
-        import torch
-    except ImportError:
-        raise InputError(f"--quant {quant} needs torch with CUDA; install it with: "
-                         "pip install 'kgcert[hf,quant]'") from None
-    if not torch.cuda.is_available():
-        raise InputError(f"--quant {quant} uses bitsandbytes, which needs a CUDA GPU; none is "
-                         "available")
 
 
 def _first_error(error: ValidationError, source: str) -> InputError:
@@ -281,7 +250,7 @@ def _first_error(error: ValidationError, source: str) -> InputError:
     return InputError(f"{source}: {where}: {message}" if where else f"{source}: {message}")
 
 
-def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
+def load_run_file_keys(path: Path | None, overrides: dict[str, Any]) -> RunFileKeys:
     """The run file's settings with every given flag on top (None flags are not given)."""
     data: dict[str, Any] = {}
     if path is not None:
@@ -290,15 +259,15 @@ def load_run_config(path: Path | None, overrides: dict[str, Any]) -> RunConfig:
             raise InputError(f"run file {path} must be a YAML mapping")
         data.update(loaded)
     data.update({k: v for k, v in overrides.items() if v not in (None, ())})
-    return run_config_from(data, str(path) if path else "run settings")
+    return run_file_keys_from(data, str(path) if path else "run settings")
 
 
-def run_config_from(data: dict[str, Any], source: str) -> RunConfig:
+def run_file_keys_from(data: dict[str, Any], source: str) -> RunFileKeys:
     """The run-file keys of `data` checked (a bad one is an InputError naming `source`)."""
     if isinstance(data.get("system_prompt"), str):
         data = {**data, "system_prompt": read_system_prompt(data["system_prompt"])}
     try:
-        return RunConfig.model_validate(data)
+        return RunFileKeys.model_validate(data)
     except ValidationError as error:
         raise _first_error(error, source) from None
 
