@@ -162,6 +162,20 @@ def once(args: argparse.Namespace, step: str, command: list[str]) -> dict[str, A
     return figures
 
 
+def check_pivot_n(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A work folder's pivot run is measured again only at its first --pivot-n: kgcert's
+    record of looks (in the data dir) refuses the same prompts at another n as an
+    undeclared extension, so that is said before anything runs."""
+    record = args.work / "pivot-n.json"
+    if args.reuse and record.exists():
+        first = json.loads(record.read_text(encoding="utf-8"))
+        if first != args.pivot_n:
+            parser.error(f"--reuse: the pivot run in {args.work} was measured at --pivot-n "
+                         f"{first}, and kgcert refuses the same prompts at another n (its "
+                         f"record of looks); give --pivot-n {first} or a new --work")
+    record.write_text(json.dumps(args.pivot_n), encoding="utf-8")
+
+
 def bench_primekg(args: argparse.Namespace, results: dict[str, Any]) -> None:
     data, source = args.work / "data", args.work / "primekg"
     synth = once(args, "primekg-synth", [sys.executable, "-m", "kgcert", "synth", "--out",
@@ -248,6 +262,8 @@ def main() -> None:
         parser.error("--reuse needs --work (the folder of an earlier run)")
     args.work = args.work or Path(tempfile.mkdtemp(prefix="kgcert-bench-full-"))
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.only != PRIMEKG:
+        check_pivot_n(parser, args)
     results: dict[str, Any] = {"scale": args.scale}
     if args.only != WIKIDATA5M:
         bench_primekg(args, results)

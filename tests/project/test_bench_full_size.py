@@ -77,3 +77,14 @@ def test_reuse_without_a_work_folder_is_refused() -> None:
                           capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 2 and "--reuse needs --work" in done.stderr
+
+
+def test_reuse_at_another_pivot_n_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    (tmp_path / "pivot-n.json").write_text("20", encoding="utf-8")  # an earlier run's
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_full_size.py"), "--reuse",
+                           "--work", str(tmp_path), "--only", "wikidata5m", "--pivot-n", "5"],
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 2 and "measured at --pivot-n 20" in done.stderr
+    assert "give --pivot-n 20 or a new --work" in done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pivot-n.json"]
