@@ -150,12 +150,38 @@ def _child(mode: str, args: argparse.Namespace) -> Any:
     return {**written, "process": process} if isinstance(written, dict) else written
 
 
+def once(args: argparse.Namespace, step: str, command: list[str]) -> dict[str, Any]:
+    """`command`'s figures; with --reuse, a step that finished in this work folder before is
+    not run again and its recorded figures come back (synthesise and load once, measure many
+    times)."""
+    record = args.work / f"done-{step}.json"
+    if args.reuse and record.exists():
+        return dict(json.loads(record.read_text(encoding="utf-8")), reused=True)
+    figures = child_figures(command)
+    record.write_text(json.dumps(figures), encoding="utf-8")
+    return figures
+
+
+def check_pivot_n(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A work folder's pivot run is measured again only at its first --pivot-n: kgcert's
+    record of looks (in the data dir) refuses the same prompts at another n as an
+    undeclared extension, so that is said before anything runs."""
+    record = args.work / "pivot-n.json"
+    if args.reuse and record.exists():
+        first = json.loads(record.read_text(encoding="utf-8"))
+        if first != args.pivot_n:
+            parser.error(f"--reuse: the pivot run in {args.work} was measured at --pivot-n "
+                         f"{first}, and kgcert refuses the same prompts at another n (its "
+                         f"record of looks); give --pivot-n {first} or a new --work")
+    record.write_text(json.dumps(args.pivot_n), encoding="utf-8")
+
+
 def bench_primekg(args: argparse.Namespace, results: dict[str, Any]) -> None:
     data, source = args.work / "data", args.work / "primekg"
-    synth = child_figures([sys.executable, "-m", "kgcert", "synth", "--out", str(source),
-                           "--scale", str(args.scale)])
-    load = child_figures(kgcert(data, "load", "primekg", str(source / "kg.csv"),
-                                "--kg", PRIMEKG))
+    synth = once(args, "primekg-synth", [sys.executable, "-m", "kgcert", "synth", "--out",
+                                         str(source), "--scale", str(args.scale)])
+    load = once(args, "primekg-load", kgcert(data, "load", "primekg", str(source / "kg.csv"),
+                                             "--kg", PRIMEKG))
     print(f"PrimeKG scale {args.scale}: synth {synth['wall_s']:.0f} s, load {load['wall_s']:.0f} s "
           f"({load['cpu_s']:.0f} CPU-s, peak {load['peak_rss_mb']:,.0f} MB)", flush=True)
     count = kgcert(data, "specs", "count", args.count_spec, "--kg", PRIMEKG)
@@ -178,14 +204,17 @@ def bench_primekg(args: argparse.Namespace, results: dict[str, Any]) -> None:
 
 def bench_wikidata5m(args: argparse.Namespace, results: dict[str, Any]) -> None:
     data, source = args.work / "data", args.work / "wikidata5m"
-    synth = child_figures([sys.executable, "-m", "kgcert", "synth", "--layout", "wikidata5m",
-                           "--out", str(source), "--scale", str(args.scale)])
-    load = child_figures(kgcert(data, "load", "wikidata5m", str(source), "--kg", WIKIDATA5M))
+    synth = once(args, "wikidata5m-synth", [sys.executable, "-m", "kgcert", "synth", "--layout",
+                                            "wikidata5m", "--out", str(source), "--scale",
+                                            str(args.scale)])
+    load = once(args, "wikidata5m-load", kgcert(data, "load", "wikidata5m", str(source),
+                                                "--kg", WIKIDATA5M))
     print(f"Wikidata5m scale {args.scale}: synth {synth['wall_s']:.0f} s, load "
           f"{load['wall_s']:.0f} s ({load['cpu_s']:.0f} CPU-s, peak {load['peak_rss_mb']:,.0f} "
           "MB)", flush=True)
-    generate = child_figures(kgcert(data, "specs", "generate", "--kg", WIKIDATA5M, "--out",
-                                    str(args.work / "pivots"), "--count", str(args.pivots)))
+    generate = once(args, "wikidata5m-generate",
+                    kgcert(data, "specs", "generate", "--kg", WIKIDATA5M, "--out",
+                           str(args.work / "pivots"), "--count", str(args.pivots)))
     print(f"specs generate ({args.pivots} pivots): {generate['wall_s']:.0f} s", flush=True)
     _child("refused", args)
     run = _child("pivot-run", args)
@@ -213,6 +242,9 @@ def main() -> None:
     parser.add_argument("--only", choices=[PRIMEKG, WIKIDATA5M], default=None)
     parser.add_argument("--work", type=Path, default=None,
                         help="working folder (default: a new temporary one)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --work: steps that finished there before (synthesis, load, "
+                        "specs generate) are not run again; their recorded figures are shown")
     parser.add_argument("--out", type=Path, default=None, help="the figures as JSON")
     parser.add_argument("--child", choices=["run-loop", "refused", "pivot-run"],
                         help=argparse.SUPPRESS)
@@ -226,7 +258,12 @@ def main() -> None:
         return _refused_child(args)
     if not 0 < args.scale <= 1.0:
         parser.error("--scale takes a fraction in (0, 1]")
+    if args.reuse and args.work is None:
+        parser.error("--reuse needs --work (the folder of an earlier run)")
     args.work = args.work or Path(tempfile.mkdtemp(prefix="kgcert-bench-full-"))
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.only != PRIMEKG:
+        check_pivot_n(parser, args)
     results: dict[str, Any] = {"scale": args.scale}
     if args.only != WIKIDATA5M:
         bench_primekg(args, results)

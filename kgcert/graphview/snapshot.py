@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -35,6 +36,7 @@ import numpy as np
 
 from kgcert.graphview.edge_sentences import EdgeSentences, SentenceWriter
 from kgcert.graphview.edge_sentences import load as load_sentences
+from kgcert.graphview.packed_texts import aliases_of, names_of
 from kgcert.loading.manifest import read_manifest
 from kgcert.store.cypher import named
 from kgcert.store.graph import GraphStore
@@ -53,8 +55,8 @@ class GraphSnapshot:
     in_start[i+1]]` are the positions of its incoming edges."""
 
     ids: np.ndarray  # unicode, sorted
-    names: tuple[str | None, ...]
-    aliases: tuple[tuple[str, ...], ...]  # the non-empty ones, in stored order
+    names: Sequence[str | None]  # a tuple, or read from a file PackedNames (packed_texts.py)
+    aliases: Sequence[tuple[str, ...]]  # per entity the non-empty ones, in stored order
     labels: tuple[tuple[str, ...], ...]  # per distinct label set, see `label_set`
     label_set: np.ndarray  # int32 per entity: index into `labels`
     types: tuple[str, ...]
@@ -274,8 +276,8 @@ def fact_order(source: np.ndarray, target: np.ndarray, type_: np.ndarray,
     return edges.astype(dtype), start
 
 
-def _indexed(ids: np.ndarray, names: tuple[str | None, ...],
-             aliases: tuple[tuple[str, ...], ...], labels: tuple[tuple[str, ...], ...],
+def _indexed(ids: np.ndarray, names: Sequence[str | None],
+             aliases: Sequence[tuple[str, ...]], labels: tuple[tuple[str, ...], ...],
              label_set: np.ndarray, types: tuple[str, ...], displays: tuple[str, ...],
              source: np.ndarray, target: np.ndarray, type_: np.ndarray,
              display: np.ndarray, fact_edges: np.ndarray, fact_start: np.ndarray,
@@ -351,10 +353,16 @@ def _read(path: Path) -> GraphSnapshot:
     with np.load(path, allow_pickle=False) as data:
         ids, label_set, type_, display = (data["ids"], data["label_set"], data["type"],
                                           data["display"])
-        names = tuple(n if has else None for n, has in
-                      zip(_split(data, "names", len(ids)), data["named"], strict=True))
-        aliases = tuple(tuple(a.split("\x01")) if a else ()
-                        for a in _split(data, "aliases", len(ids)))
+        names: Sequence[str | None]
+        aliases: Sequence[tuple[str, ...]]
+        if "names_utf8" in data.files:  # kept as UTF-8, decoded per entity when asked for
+            names = names_of(data["names_utf8"], data["named"])
+            aliases = aliases_of(data["aliases_utf8"], len(ids))
+        else:  # a file written before the texts were UTF-8
+            names = tuple(n if has else None for n, has in
+                          zip(_split(data, "names", len(ids)), data["named"], strict=True))
+            aliases = tuple(tuple(a.split("\x01")) if a else ()
+                            for a in _split(data, "aliases", len(ids)))
         labels = tuple(tuple(s.split("\x01")) if s else () for s in
                        _split(data, "labels", int(label_set.max()) + 1 if len(ids) else 0))
         types = _split(data, "types", int(type_.max()) + 1 if len(type_) else 0)

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from benchmark_modules import BENCHMARKS, load_benchmark
@@ -54,3 +55,36 @@ def test_one_command_prints_every_figure_beside_its_target(tmp_path: Path) -> No
     assert run["specs"] == 3 and all(len(digest) == 64 for digest in run["prompts_sha256"])
     assert 50 < run["prepared_peak_rss_mb"] <= run["process"]["peak_rss_mb"]
     assert wikidata5m["load"]["peak_rss_mb"] > 50
+
+
+def test_reuse_runs_a_finished_step_once_and_hands_back_its_figures(tmp_path: Path) -> None:
+    bench = load_benchmark("bench_full_size")
+    marker = tmp_path / "ran"
+    # Fails when run a second time: only the recorded figures can answer the second call.
+    command = [sys.executable, "-c", f"import pathlib; pathlib.Path({str(marker)!r}).touch("
+                                     "exist_ok=False)"]
+    args = SimpleNamespace(work=tmp_path, reuse=True)
+    first = bench.once(args, "step", command)
+    assert marker.exists() and "reused" not in first and first["cpu_s"] > 0
+    again = bench.once(args, "step", command)
+    assert again == {**first, "reused": True}
+    with pytest.raises(SystemExit, match="failed"):  # without --reuse the step runs again
+        bench.once(SimpleNamespace(work=tmp_path, reuse=False), "step", command)
+
+
+def test_reuse_without_a_work_folder_is_refused() -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_full_size.py"), "--reuse"],
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 2 and "--reuse needs --work" in done.stderr
+
+
+def test_reuse_at_another_pivot_n_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    (tmp_path / "pivot-n.json").write_text("20", encoding="utf-8")  # an earlier run's
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_full_size.py"), "--reuse",
+                           "--work", str(tmp_path), "--only", "wikidata5m", "--pivot-n", "5"],
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 2 and "measured at --pivot-n 20" in done.stderr
+    assert "give --pivot-n 20 or a new --work" in done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pivot-n.json"]
