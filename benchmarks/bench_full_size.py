@@ -3,6 +3,7 @@
     python benchmarks/bench_full_size.py                 # full size: mind the machine's memory
     python benchmarks/bench_full_size.py --scale 0.25    # a quarter of each KG
     python benchmarks/bench_full_size.py --scale 0.002 --run-n 5 --pivot-n 5   # tiny (the test)
+    python benchmarks/bench_full_size.py --work W --loaded   # the run loop again, W's PrimeKG
 
 Synthesises the PrimeKG (`kgcert synth --scale S`) and Wikidata5m (`--layout wikidata5m`) into
 a work folder, loads both with `kgcert --no-server load` into its data dir, and prints each
@@ -18,6 +19,10 @@ figure beside its target:
   (`kgcert run` x vanilla, distractor x `--pivot-n`, bernoulli:0.7, in a process of its own):
   its peak RSS, and its peak when preparation ended (the jobs built: snapshot read, samplers
   prepared); the `kgcert load` process's peak beside it.
+
+`--loaded` measures the PrimeKG run loop alone over the KG an earlier call with the same
+`--work` loaded (the load and the counts take most of an hour at full size; a change to the
+loop is measured again in minutes).
 
 Every kgcert step runs in a child process, measured by wait4 (CPU user + system, peak RSS of
 that process alone); `--no-server` runs the embedded server (the JVM) inside each command, so
@@ -176,6 +181,15 @@ def check_pivot_n(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     record.write_text(json.dumps(args.pivot_n), encoding="utf-8")
 
 
+def bench_run_loop(args: argparse.Namespace, results: dict[str, Any]) -> None:
+    run = _child("run-loop", args)
+    per_prompt = run["overhead_cpu_ms_per_prompt"]
+    print(f"run loop: {run['prompts']:,} prompts, {per_prompt:.2f} CPU-ms per prompt after "
+          f"preparation ({verdict(per_prompt, RUN_LOOP_CPU_MS)}), "
+          f"{run['overhead_ms_per_prompt']:.2f} ms wall", flush=True)
+    results.setdefault(PRIMEKG, {})["run_loop"] = run
+
+
 def bench_primekg(args: argparse.Namespace, results: dict[str, Any]) -> None:
     data, source = args.work / "data", args.work / "primekg"
     synth = once(args, "primekg-synth", [sys.executable, "-m", "kgcert", "synth", "--out",
@@ -193,13 +207,9 @@ def bench_primekg(args: argparse.Namespace, results: dict[str, Any]) -> None:
           flush=True)
     print(f"later count: {later['cpu_s']:.1f} CPU-s, peak {later['peak_rss_mb']:,.0f} MB, "
           f"{later['wall_s']:.1f} s", flush=True)
-    run = _child("run-loop", args)
-    per_prompt = run["overhead_cpu_ms_per_prompt"]
-    print(f"run loop: {run['prompts']:,} prompts, {per_prompt:.2f} CPU-ms per prompt after "
-          f"preparation ({verdict(per_prompt, RUN_LOOP_CPU_MS)}), "
-          f"{run['overhead_ms_per_prompt']:.2f} ms wall", flush=True)
     results[PRIMEKG] = {"synth": synth, "load": load, "first_count": first,
-                        "later_count": later, "run_loop": run}
+                        "later_count": later}
+    bench_run_loop(args, results)
 
 
 def bench_wikidata5m(args: argparse.Namespace, results: dict[str, Any]) -> None:
@@ -246,6 +256,9 @@ def main() -> None:
                         help="with --work: steps that finished there before (synthesis, load, "
                         "specs generate) are not run again; their recorded figures are shown")
     parser.add_argument("--out", type=Path, default=None, help="the figures as JSON")
+    parser.add_argument("--loaded", action="store_true",
+                        help="only the PrimeKG run loop, over the KG an earlier call with the "
+                             "same --work loaded")
     parser.add_argument("--child", choices=["run-loop", "refused", "pivot-run"],
                         help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
@@ -260,11 +273,23 @@ def main() -> None:
         parser.error("--scale takes a fraction in (0, 1]")
     if args.reuse and args.work is None:
         parser.error("--reuse needs --work (the folder of an earlier run)")
+    if args.loaded:
+        if args.work is None or not (args.work / "data" / "cache").is_dir():
+            parser.error("--loaded takes the --work folder of an earlier call that loaded "
+                         "PrimeKG")
+        if args.only == WIKIDATA5M:
+            parser.error("--loaded measures the PrimeKG run loop alone")
+        results: dict[str, Any] = {"loaded": str(args.work)}
+        bench_run_loop(args, results)
+        if args.out:
+            args.out.write_text(json.dumps(results, indent=2), encoding="utf-8")
+            print(f"wrote {args.out}")
+        return
     args.work = args.work or Path(tempfile.mkdtemp(prefix="kgcert-bench-full-"))
     args.work.mkdir(parents=True, exist_ok=True)
     if args.only != PRIMEKG:
         check_pivot_n(parser, args)
-    results: dict[str, Any] = {"scale": args.scale}
+    results = {"scale": args.scale}
     if args.only != WIKIDATA5M:
         bench_primekg(args, results)
     if args.only != PRIMEKG:

@@ -206,6 +206,12 @@ def _distinct(sources: Sequence[FactRows], which: np.ndarray, at: np.ndarray,
 HASHED_FROM = 500
 
 
+def prepare_filler() -> None:
+    """Imports what `first_fresh` needs for many keys (pandas, whose import takes a fraction
+    of a CPU-second), so a run pays it while preparing rather than on its first hub prompt."""
+    import pandas  # noqa: F401
+
+
 def first_fresh(keys: np.ndarray, used: np.ndarray) -> np.ndarray:
     """Mask of the entries whose key is not in `used` and is met here for the first time."""
     count = len(keys)

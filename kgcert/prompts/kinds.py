@@ -12,6 +12,7 @@ Definition 2.3 distractors and the edges that carry a distractor's wrong turn on
 
 from __future__ import annotations
 
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -115,6 +116,21 @@ class SpecKind(ABC):
         return None
 
 
+Answers = dict[tuple[str, ...], tuple[str, ...]]  # the question's entities -> every answer
+_ANSWERS: weakref.WeakKeyDictionary[RelationSampler, tuple[PromptGraph, Answers]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _shared_answers(sampler: RelationSampler, graph: PromptGraph) -> Answers:
+    """The answer sets found for `sampler`'s samples over `graph`, one dict for every builder
+    of the pair: a run's settings draw the same samples (prompt i asks the same question in
+    each), so the second setting's prompts find their answers already worked out."""
+    kept = _ANSWERS.get(sampler)
+    if kept is None or kept[0] is not graph:
+        kept = _ANSWERS[sampler] = (graph, {})
+    return kept[1]
+
+
 class DagSamples(SpecKind):
     """Relation specs: DAG samples of a compiled pattern."""
 
@@ -124,7 +140,7 @@ class DagSamples(SpecKind):
         super().__init__(spec, graph)
         self.relation_spec = spec
         self.compiled = sampler.compiled
-        self._answers: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._answers = _shared_answers(sampler, graph)
         self._finder: AnswerSets | None = None
 
     @property

@@ -164,6 +164,7 @@ class PromptBuilder:
 
         self.graph.prepare(LINE_OVERHEAD if self.budget.counter is len else None)
         self.spec_kind.prepare()
+        self.tier_engine.prepare()
 
     # -- drawing ------------------------------------------------------------------------------
 

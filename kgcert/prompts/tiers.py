@@ -29,7 +29,7 @@ from kgcert.graphview import Fact, PromptGraph
 from kgcert.graphview.lengths import SentenceLengths
 from kgcert.graphview.rows import FactRows, RowIndex
 from kgcert.prompts import context as ctx
-from kgcert.prompts.filler import draw_filler, offer_rows
+from kgcert.prompts.filler import draw_filler, offer_rows, prepare_filler
 from kgcert.util.rng import sorted_subsets
 
 FactKey = tuple[str, str, str, str]
@@ -38,6 +38,10 @@ Lengths = Callable[[], SentenceLengths | None]  # measured line costs, worked ou
 
 class FactTiers:
     """The reference engine: tiers of Fact objects, each fact key once."""
+
+    @staticmethod
+    def prepare() -> None:
+        """What the engine's first prompt would otherwise pay (nothing here)."""
 
     def __init__(self, graph: PromptGraph, per_entity: int, lengths: Lengths,
                  array_from: int) -> None:
@@ -83,16 +87,20 @@ class FactTiers:
         return found
 
     def _add(self, facts: Sequence[Fact], tier: str, into: list[ctx.Line | Fact]) -> None:
-        used = self.used
+        used, add, append = self.used, self.used.add, into.append
         for fact in facts:
-            key = fact.fact_key
+            # `Fact.fact_key` written out: a prompt offers hundreds of facts, and the
+            # property's call was much of this loop's time.
+            source, rel_type, target, display, sentences = fact
+            key = ((source, rel_type, target, display or "") if source <= target
+                   else (target, rel_type, source, display or ""))
             if key in used:
                 continue
-            used.add(key)
-            if fact.sentences:
-                into.extend(ctx.Line(text, tier, fact) for text in fact.sentences)
+            add(key)
+            if sentences:
+                into.extend(ctx.Line(text, tier, fact) for text in sentences)
             else:  # written when the budget may still take it
-                into.append(fact)
+                append(fact)
 
     def finish(self, sources: Sequence[Sequence[Fact]], rng: np.random.Generator) -> ctx.Tiers:
         """Tier 3 from each entity's allowed facts (`sources`), and the three tiers."""
@@ -121,6 +129,13 @@ class FactTiers:
 
 class ArrayTiers(FactTiers):
     """The array engine over snapshot rows (see the module docstring)."""
+
+    @staticmethod
+    def prepare() -> None:
+        """Imports the hash table `first_fresh` uses on a hub prompt's keys (pandas): a
+        once-a-process cost that the first such prompt of a run paid inside the run loop,
+        now paid with the builder's preparation."""
+        prepare_filler()
 
     def __init__(self, graph: PromptGraph, per_entity: int, lengths: Lengths,
                  array_from: int) -> None:

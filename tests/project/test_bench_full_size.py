@@ -30,6 +30,16 @@ def test_a_scale_outside_a_fraction_is_refused(tmp_path: Path) -> None:
     assert not any(tmp_path.iterdir())  # refused before anything was synthesised
 
 
+def test_loaded_without_a_loaded_work_folder_is_refused(tmp_path: Path) -> None:
+    for extra in ([], ["--work", str(tmp_path)]):
+        done = subprocess.run([sys.executable, str(BENCHMARKS / "bench_full_size.py"),
+                               "--loaded", *extra], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+        assert done.returncode == 2, done.stderr
+        assert "--loaded takes the --work folder of an earlier call" in done.stderr
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.slow
 def test_one_command_prints_every_figure_beside_its_target(tmp_path: Path) -> None:
     out = tmp_path / "figures.json"
@@ -55,6 +65,20 @@ def test_one_command_prints_every_figure_beside_its_target(tmp_path: Path) -> No
     assert run["specs"] == 3 and all(len(digest) == 64 for digest in run["prompts_sha256"])
     assert 50 < run["prepared_peak_rss_mb"] <= run["process"]["peak_rss_mb"]
     assert wikidata5m["load"]["peak_rss_mb"] > 50
+    # Again over what it loaded: the run loop alone, nothing synthesised or loaded anew.
+    kg_csv = tmp_path / "work" / "primekg" / "kg.csv"
+    written = kg_csv.stat().st_mtime_ns
+    again = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_full_size.py"), "--loaded", "--run-n", "2",
+         "--work", str(tmp_path / "work"), "--out", str(out)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=900)
+    assert again.returncode == 0, again.stderr[-2000:]
+    said = again.stdout.splitlines()
+    assert not [line for line in said if line.startswith(("PrimeKG", "Wikidata5m", "first"))]
+    assert "run loop: 40 prompts" in again.stdout and "target <= 1.2: " in again.stdout
+    assert kg_csv.stat().st_mtime_ns == written
+    assert json.loads(out.read_text(encoding="utf-8"))["primekg"]["run_loop"]["prompts"] == 40
 
 
 def test_reuse_runs_a_finished_step_once_and_hands_back_its_figures(tmp_path: Path) -> None:

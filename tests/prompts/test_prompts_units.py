@@ -303,3 +303,27 @@ def test_first_fresh_keeps_each_unused_key_at_its_first_place(keys: list[int], u
             assert mask.tolist() == expected
     finally:
         filler.HASHED_FROM = hashed_from
+
+
+def test_the_array_engine_prepares_what_its_hub_prompts_import():
+    """The array tier engine's preparation imports the hash table `first_fresh` uses on a hub
+    prompt's keys (pandas), so a run's loop does not pay it on its first hub prompt; the
+    reference engine's imports nothing (in a fresh interpreter: this one may hold pandas)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import json, sys\n"
+            "from kgcert.prompts.tiers import ArrayTiers, FactTiers\n"
+            "before = 'pandas' in sys.modules\n"
+            "FactTiers.prepare()\n"
+            "reference = 'pandas' in sys.modules\n"
+            "ArrayTiers.prepare()\n"
+            "print(json.dumps([before, reference, 'pandas' in sys.modules]))\n")
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=120, cwd=root,
+                          env={**os.environ, "PYTHONPATH": root})
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [False, False, True]
