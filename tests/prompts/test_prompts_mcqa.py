@@ -255,14 +255,17 @@ def test_settings_ask_the_same_question(alz, samplers, alz_graph):
         assert a.provenance.template == b.provenance.template
 
 
-def test_settings_share_the_answers_worked_out(alz, samplers, alz_graph, monkeypatch):
+def test_settings_share_the_answers_worked_out(alz, samplers, monkeypatch):
     """The two settings' builders of one sampler and graph work each question's answer set out
     once: the distractor setting's prompts find the vanilla ones' (same samples), and a
     builder over another graph keeps its own."""
     sampler = samplers["dual_indication"]
     spec = sampler.compiled.spec
-    plain = PromptBuilder(alz, spec, sampler, setting="vanilla", graph=alz_graph)
-    noisy = PromptBuilder(alz, spec, sampler, setting="distractor", graph=alz_graph)
+    graph = open_graph(alz)  # its own: other tests filled the shared graph's answers
+    plain = PromptBuilder(alz, spec, sampler, settings=PromptSettings(setting="vanilla"),
+                          graph=graph)
+    noisy = PromptBuilder(alz, spec, sampler, settings=PromptSettings(setting="distractor"),
+                          graph=graph)
     asked: list[dict[str, str]] = []
     for builder in (plain, noisy):
         finder = builder.spec_kind._finder
@@ -281,7 +284,8 @@ def test_settings_share_the_answers_worked_out(alz, samplers, alz_graph, monkeyp
     assert len(asked) == worked_out  # found, not worked out again
     for a, b in zip(vanilla, distractor, strict=True):
         assert a.provenance.extra["correct_answers"] == b.provenance.extra["correct_answers"]
-    other = PromptBuilder(alz, spec, sampler, setting="vanilla", graph=open_graph(alz))
+    other = PromptBuilder(alz, spec, sampler, settings=PromptSettings(setting="vanilla"),
+                          graph=open_graph(alz))
     assert other.spec_kind._answers is not plain.spec_kind._answers
     assert other.build(INDICES[0]).text == vanilla[0].text
 
