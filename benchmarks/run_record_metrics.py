@@ -93,7 +93,9 @@ class Column:
     def rows(self) -> list[tuple[str, str]]:
         return [("modules (kgcert/)", f"{self.modules}"), ("lines (kgcert/)", f"{self.lines:,}"),
                 ("import circles (type-only included)", f"{len(self.circles)}"),
-                ("string-key reads of certificate fields",
+                # the broad rule: `x["name"]` on any object; the precise one, reads of a
+                # certificate's own fields by key, is tests/project/test_certificate_access.py's
+                ("string-key reads of certificate field names, any object",
                  f"{len(self.key_reads)} in {_modules_of(self.key_reads)} modules"),
                 ("  of which top-level fields", f"{self.top_level_reads()}"),
                 ("raw JSON reads of certificates",
