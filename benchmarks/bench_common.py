@@ -30,6 +30,30 @@ def moved(attr: str, *modules: str) -> Any:
     raise ImportError(f"{attr} is in none of {', '.join(modules)}")
 
 
+def run_settings(**keys: Any) -> Any:
+    """A run's settings as the imported kgcert's layers take them: a RunSpec from the flat
+    run-file keys, or, in a checkout older than RunSpec's layers, the flat RunConfig."""
+    try:
+        from kgcert.rundir.run_spec import RunSpec
+    except ModuleNotFoundError:
+        RunSpec = None  # noqa: N806
+    if RunSpec is not None and hasattr(RunSpec, "of"):
+        return RunSpec.of(**keys)
+    return moved("RunConfig", "kgcert.run.config")(**keys)
+
+
+def prompt_builder(store: Any, spec: Any, sampler: Any, graph: Any, **knobs: Any) -> Any:
+    """The imported kgcert's PromptBuilder with these prompt knobs: as PromptSettings where
+    it has them, else (an older checkout) as keywords."""
+    from kgcert.prompts import PromptBuilder
+
+    try:
+        from kgcert.prompts import PromptSettings
+    except ImportError:
+        return PromptBuilder(store, spec, sampler, graph=graph, **knobs)
+    return PromptBuilder(store, spec, sampler, graph=graph, settings=PromptSettings(**knobs))
+
+
 def timed(total: list[float], function: Callable[..., Any]) -> Callable[..., Any]:
     """`function`, adding its wall seconds to total[0] and its CPU seconds (this process's,
     the embedded server's threads included) to total[1]."""

@@ -48,16 +48,16 @@ SPECS = "primekg.dual_indication,primekg.drug_contraindication"
 SETTINGS = ("vanilla", "distractor")
 
 
-def measure(n: int, specs: str, repeat: int, digest: bool = True) -> dict[str, Any]:
+def measure(n: int, specs: str, repeat: int, digest: bool = True,
+            settings: str = ",".join(SETTINGS)) -> dict[str, Any]:
     """This process's kgcert: the run's jobs, then N prompts of each, timed one pair at a time;
     `repeat` times, each over jobs built afresh (a new prompt graph over a snapshot read
     again), each pair's fastest kept: a loaded machine's preemptions only slow a pass."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_common import moved, pace_as_the_commands_do
+    from bench_common import moved, pace_as_the_commands_do, run_settings
 
     import kgcert
     from kgcert.run.jobs import build_jobs
-    from kgcert.rundir.run_spec import RunSpec
     from kgcert.store import connect
 
     store_target = moved("StoreTarget", "kgcert.util.locations", "kgcert.config")
@@ -66,8 +66,8 @@ def measure(n: int, specs: str, repeat: int, digest: bool = True) -> dict[str, A
     folder = os.environ["KGCERT_DATA_DIR"]
     store = connect(store_target.resolve(None, folder)).open(KG)
     cache = data_dir(folder) / "cache" / "specs"
-    config = RunSpec.of(kg=KG, specs=tuple(specs.split(",")), models=("oracle",),
-                        settings=SETTINGS, n=n, cache=False)
+    config = run_settings(kg=KG, specs=tuple(specs.split(",")), models=("oracle",),
+                          settings=tuple(settings.split(",")), n=n, cache=False)
     found: dict[str, Any] = {"kgcert": str(Path(kgcert.__file__).resolve().parent),
                              "pairs": {}}
     for _ in range(repeat):
@@ -114,7 +114,8 @@ def _prepare(checkout: Path, folder: Path, data: Path) -> None:
 
 def _measure_with(checkout: Path, folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     done = subprocess.run([sys.executable, __file__, "--measure", "--n", str(args.n),
-                           "--repeat", str(args.repeat), "--specs", args.specs],
+                           "--repeat", str(args.repeat), "--specs", args.specs,
+                           "--settings", args.settings],
                           env=_env(checkout, folder), capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{checkout}: {done.stderr.strip()[-2000:]}")
@@ -124,14 +125,14 @@ def _measure_with(checkout: Path, folder: Path, args: argparse.Namespace) -> dic
     return found
 
 
-def _instructions(checkout: Path, folder: Path, n: int, specs: str) -> int:
+def _instructions(checkout: Path, folder: Path, n: int, specs: str, settings: str) -> int:
     """Instructions callgrind counts in a measuring process of `n` prompts a pair."""
     with tempfile.TemporaryDirectory(prefix="kgcert-callgrind-") as work:
         out = Path(work) / "callgrind.out"
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
              __file__, "--measure", "--no-digest", "--n", str(n), "--repeat", "1", "--specs",
-             specs],
+             specs, "--settings", settings],
             env={**_env(checkout, folder), "PYTHONHASHSEED": "0"}, capture_output=True,
             text=True)
         if done.returncode != 0:
@@ -145,15 +146,15 @@ def callgrind(checkouts: dict[str, Path], folders: dict[str, Path],
     """Instructions per prompt of each side: N prompts a pair less 1, over the difference."""
     if shutil.which("valgrind") is None:
         raise SystemExit("--callgrind needs valgrind on the PATH")
-    pairs = len(args.specs.split(",")) * len(SETTINGS)
+    pairs = len(args.specs.split(",")) * len(args.settings.split(","))
     found = {}
     for side, checkout in checkouts.items():
         # Once without counting: a fresh data dir's first process reads the snapshot and the
         # specs' tables from the server and stores them, which no later run repeats.
         _measure_with(checkout, folders[side], argparse.Namespace(**{**vars(args), "n": 1,
                                                                       "repeat": 1}))
-        many = _instructions(checkout, folders[side], args.n, args.specs)
-        one = _instructions(checkout, folders[side], 1, args.specs)
+        many = _instructions(checkout, folders[side], args.n, args.specs, args.settings)
+        one = _instructions(checkout, folders[side], 1, args.specs, args.settings)
         found[side] = (many - one) / (pairs * (args.n - 1))
         print(f"{side}: {found[side] / 1e6:.3f}M instructions per prompt", flush=True)
     return found
@@ -185,6 +186,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3,
                         help="passes per process over fresh jobs, each pair's fastest kept")
     parser.add_argument("--specs", default=SPECS, help="comma-separated relation spec names")
+    parser.add_argument("--settings", default=",".join(SETTINGS),
+                        help="comma-separated settings (a spec's builders of one run share "
+                             "answer sets across settings, so one alone can cost more)")
     parser.add_argument("--data", type=Path, default=DATA, help="the shared data folder")
     parser.add_argument("--work", type=Path, default=None,
                         help="where each side's data dir lives (default: a temporary folder)")
@@ -197,7 +201,8 @@ def main() -> None:
     if min(args.n, args.rounds, args.repeat) < 1:
         raise SystemExit("--n, --rounds and --repeat must be at least 1")
     if args.measure:
-        print(json.dumps(measure(args.n, args.specs, args.repeat, not args.no_digest)))
+        print(json.dumps(measure(args.n, args.specs, args.repeat, not args.no_digest,
+                                 args.settings)))
         return
     if args.baseline is None or not (args.baseline / "kgcert").is_dir():
         raise SystemExit("--baseline: a checkout of kgcert (a folder with kgcert/ in it)")

@@ -56,7 +56,9 @@ from bench_common import (
     moved,
     pace_as_the_commands_do,
     per_cpu_s,
+    prompt_builder,
     prompt_specs,
+    run_settings,
     snapshot_graph,
     start_server,
     timed,
@@ -64,7 +66,6 @@ from bench_common import (
 
 from kgcert.errors import KgcertError
 from kgcert.loaders import get_loader
-from kgcert.prompts import PromptBuilder, PromptSettings
 from kgcert.specs import RelationSampler, RelationSpec, load_spec_file, prepare_sampler
 from kgcert.store.graph import GraphStore
 
@@ -97,17 +98,15 @@ def bench_prompts(store: GraphStore, cache: Path, count: int, cold: bool = False
         for setting in SETTINGS:
             if cold:
                 graph = new_graph()
-            builder = PromptBuilder(store, spec, sampler,
-                                    settings=PromptSettings(setting=setting), graph=graph)
+            builder = prompt_builder(store, spec, sampler, graph, setting=setting)
             if not cold:
                 per_cpu_s(builder, range(count))  # warm-up: caches fill
             row[f"{spec.name}/{setting}"] = rate = per_cpu_s(builder, range(count, 2 * count))
             if max_distractors is None or setting != "distractor":
                 print(f"prompts {spec.name}/{setting}: {rate:,.1f} per CPU-s", flush=True)
             else:
-                capped = PromptBuilder(store, spec, sampler, graph=graph,
-                                       settings=PromptSettings(setting=setting,
-                                                               max_distractors=max_distractors))
+                capped = prompt_builder(store, spec, sampler, graph, setting=setting,
+                                        max_distractors=max_distractors)
                 per_cpu_s(capped, range(count))
                 cut, full = [], [rate]
                 for _ in range(2):
@@ -127,11 +126,10 @@ def bench_run(store: GraphStore, kg: str, cache: Path, n: int,
     with two test models, wall and CPU time less the time inside the models' `generate`."""
     from kgcert.run.jobs import build_jobs, build_models
     from kgcert.run.runner import Runner
-    from kgcert.rundir.run_spec import RunSpec
 
     specs = tuple(load_spec_file(path).name for path in prompt_specs(only))
-    config = RunSpec.of(kg=kg, specs=specs, models=("bernoulli:0.7", "oracle"),
-                        settings=SETTINGS, n=n, cache=False)
+    config = run_settings(kg=kg, specs=specs, models=("bernoulli:0.7", "oracle"),
+                          settings=SETTINGS, n=n, cache=False)
     models = build_models(config, None)
     inside = [0.0, 0.0]  # wall, CPU seconds in the models
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench_common import timed
+from bench_common import run_settings, timed
 
 SETTINGS = ("vanilla", "distractor")
 MODEL = "bernoulli:0.7"
@@ -49,10 +49,9 @@ def without_distractors(store: Any, work: Path, kg: str, spec_dir: Path, names: 
     from kgcert.run.jobs import build_jobs, build_models, prompt_budgets
     from kgcert.run.preflight import refuse_distractor_settings_without_distractors
     from kgcert.run.start import fix_budget
-    from kgcert.rundir.run_spec import RunSpec
 
-    config = RunSpec.of(kg=kg, specs=tuple(names), models=(MODEL,), settings=("distractor",),
-                        n=n, seed=seed, cache=False, specs_dirs=(str(spec_dir.resolve()),))
+    config = run_settings(kg=kg, specs=tuple(names), models=(MODEL,), settings=("distractor",),
+                          n=n, seed=seed, cache=False, specs_dirs=(str(spec_dir.resolve()),))
     models = build_models(config, None)
     config = fix_budget(config, [(slot.spec_string, slot.model) for slot in models])
     jobs = build_jobs(store, config, [spec_dir], work / "data" / "cache" / "specs",

@@ -123,13 +123,13 @@ def _side(argv: list[str]) -> None:
         SETTINGS,
         pace_as_the_commands_do,
         per_cpu_s,
+        prompt_builder,
         prompt_specs,
         snapshot_graph,
         start_server,
     )
 
     import kgcert
-    from kgcert.prompts import PromptBuilder, PromptSettings
     from kgcert.specs import RelationSpec, load_spec_file, prepare_sampler
 
     pace_as_the_commands_do()
@@ -148,9 +148,8 @@ def _side(argv: list[str]) -> None:
         sampler = prepare_sampler(spec, store, cache)
         for setting in SETTINGS:
             key = f"{spec.name}/{setting}"
-            builders[key] = builder = PromptBuilder(store, spec, sampler,
-                                                    settings=PromptSettings(setting=setting),
-                                                    graph=graph)
+            builders[key] = builder = prompt_builder(store, spec, sampler, graph,
+                                                     setting=setting)
             digest = hashlib.sha256()
             for index in range(count):  # warm-up: caches fill
                 digest.update(builder.build(index).text.encode("utf-8"))
