@@ -34,7 +34,7 @@ class Provenance:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        data = _fields(self)
+        data = _fields(self, _MADE_BY_PROVENANCE)
         data["edges"] = [list(edge) for edge in self.edges]
         data["distractors"] = list(self.distractors)
         return data
@@ -64,7 +64,7 @@ class Prompt:
     system: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        data = _fields(self)
+        data = _fields(self, _MADE_BY_PROMPT)
         data["provenance"] = self.provenance.as_dict()
         data["options"] = list(self.options)
         data["option_ids"] = list(self.option_ids)
@@ -72,11 +72,24 @@ class Prompt:
         return data
 
 
-def _fields(record: Prompt | Provenance) -> dict[str, Any]:
+# The fields each `as_dict` makes itself: `_fields` leaves them None in their places (the
+# dict's key order is the fields'), not copied only to be replaced (the provenance was copied
+# twice per prompt).
+_MADE_BY_PROVENANCE = frozenset({"edges", "distractors"})
+_MADE_BY_PROMPT = frozenset({"provenance", "options", "option_ids", "answers"})
+_NAMES: dict[type, tuple[str, ...]] = {}  # each record class's field names, in order
+
+
+def _fields(record: Prompt | Provenance, made: frozenset[str] = frozenset()
+            ) -> dict[str, Any]:
     """What `dataclasses.asdict` gives for these records (containers copied, so the dict
     shares nothing mutable with the record), without its deep copy of every string: a run
-    writes one per prompt and model, and asdict's copies were much of a run's own time."""
-    return {f.name: _copied(getattr(record, f.name)) for f in fields(record)}
+    writes one per prompt and model, and asdict's copies were much of a run's own time.
+    The fields in `made` are None, for the caller to fill in."""
+    names = _NAMES.get(type(record))
+    if names is None:
+        names = _NAMES[type(record)] = tuple(f.name for f in fields(record))
+    return {name: None if name in made else _copied(getattr(record, name)) for name in names}
 
 
 _ATOMS = frozenset({str, int, float, bool, type(None)})  # exact types: kept as they are

@@ -235,6 +235,9 @@ def test_prompt_as_dict_is_asdicts_without_sharing_containers():
     expected |= {"options": ["A", "B"], "option_ids": ["x", "z"], "answers": []}
     data = prompt.as_dict()
     assert data == expected
+    # in the fields' order (`kgcert prompts --json` writes the keys as they come)
+    assert list(data) == list(expected)
+    assert list(data["provenance"]) == list(expected["provenance"])
     data["provenance"]["extra"]["nested"]["k"].append(4)
     data["provenance"]["nodes"]["b"] = "y"
     assert provenance.extra["nested"]["k"] == [1, (2, 3)] and provenance.nodes == {"a": "x"}
