@@ -137,7 +137,9 @@ class Grouped(RowNeighbours):
             if i is None:
                 return None
             start, end = self._spans[i]
-            found = self._facts[entity] = self.rows.all()[start:end]
+            # This neighbour's rows alone: a prompt asks for a few options' facts, and making
+            # every row's fact to slice out a few was most of a prompt's related options.
+            found = self._facts[entity] = self.rows.where(np.arange(start, end)).all()
         return found
 
     def get(self, entity: str, default: Any = None) -> Any:
