@@ -45,7 +45,7 @@ from kgcert.rundir.layout import RunLayout
 from kgcert.rundir.outcomes import REFUSED, SKIPPED
 from kgcert.rundir.run_dir import RunDir
 from kgcert.rundir.run_spec import Design, RunSpec
-from kgcert.rundir.sample_log import SampleLog
+from kgcert.rundir.sample_log import PromptLines, SampleLog
 from kgcert.rundir.sample_record import SampleRecord, SampleResponse
 from kgcert.stats import bonferroni_confidence
 from kgcert.stats.stopping import SequentialRule, first_stop
@@ -264,13 +264,14 @@ class Runner:
         for batch in _batches(missing(), self.spec.generation.batch_size):
             prompts = {i: job.prompts(i) for i in batch}
             as_dicts: dict[int, dict[str, Any]] = {}  # one per prompt, shared by the models
+            prompt_lines = PromptLines()  # their JSON, encoded once for the models' logs
             for slot in slots:
                 name = slot.spec_string
                 if stopped[name]:
                     continue
                 todo = [i for i in batch if i not in done[name]]
                 records = self._ask(job, slot, prompts, todo, as_dicts)
-                logs[name].append(records)
+                logs[name].append(records, prompt_lines)
                 for record in records:
                     done[name][record.index] = record
                 cut, bounds = self._cut(done[name], total) if sequential else (None, None)

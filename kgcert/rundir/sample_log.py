@@ -92,20 +92,55 @@ class SampleLog:
         write_text(self.path, "".join(record_line(r) + "\n" for r in kept.values()))
         return kept
 
-    def append(self, records: Iterable[SampleRecord]) -> None:
-        """A write cut short (disk full) leaves at most a torn last line, which `read` drops."""
+    def append(self, records: Iterable[SampleRecord],
+               prompts: PromptLines | None = None) -> None:
+        """A write cut short (disk full) leaves at most a torn last line, which `read` drops.
+        `prompts`: the prompts' JSON, shared by the logs of a batch's models."""
         with output_to(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as out:
                 for record in records:
-                    out.write(record_line(record) + "\n")
+                    out.write(record_line(record, prompts) + "\n")
                 out.flush()
                 os.fsync(out.fileno())
 
 
-def record_line(record: SampleRecord) -> str:
-    """One line of a sample file (without its newline)."""
-    return json.dumps(record.to_dict(), sort_keys=True, default=str)
+def _encoded(value: object) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+# Stands for a record's prompt in its line until the prompt's own JSON is put in its place.
+_PROMPT_HOLE = _encoded("\x00kgcert:prompt\x00")
+
+
+class PromptLines:
+    """The JSON of each prompt mapping a batch's records share: each model's record of a
+    prompt holds the same `Prompt.as_dict()`, some 10 kB of text, encoded once rather than
+    once per model. Keyed by the mapping's identity, which the entry holds, so the key stays
+    its own while the entry lives."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, tuple[object, str]] = {}
+
+    def of(self, prompt: object) -> str:
+        held = self._held.get(id(prompt))
+        if held is None or held[0] is not prompt:
+            held = self._held[id(prompt)] = (prompt, _encoded(prompt))
+        return held[1]
+
+
+def record_line(record: SampleRecord, prompts: PromptLines | None = None) -> str:
+    """One line of a sample file (without its newline). With `prompts`, the same bytes: the
+    prompt's JSON inside a record's is what encoding it alone gives (the same separators and
+    key order), so it is put in the place of a stand-in that occurs nowhere else."""
+    data = record.to_dict()
+    prompt = data.get("prompt")
+    if prompts is None or prompt is None:
+        return _encoded(data)
+    line = _encoded({**data, "prompt": "\x00kgcert:prompt\x00"})
+    if line.count(_PROMPT_HOLE) != 1:  # the stand-in is also in another field's text
+        return _encoded(data)
+    return line.replace(_PROMPT_HOLE, prompts.of(prompt))
 
 
 def failed_records(log: SampleLog) -> Iterator[SampleRecord]:

@@ -12,7 +12,7 @@ from kgcert.errors import InputError
 from kgcert.rundir.layout import RunLayout, check_run_dir, failed_file, slug
 from kgcert.rundir.outcomes import ANSWERED, OUTCOMES, REFUSED, SKIPPED
 from kgcert.rundir.run_dir import read_certificate
-from kgcert.rundir.sample_log import SampleLog
+from kgcert.rundir.sample_log import PromptLines, SampleLog, record_line
 from kgcert.rundir.sample_record import (
     SAMPLE_RECORD_VERSION,
     SampleRecord,
@@ -78,6 +78,27 @@ def test_a_sample_log_keeps_old_lines_byte_for_byte_when_it_sets_failed_calls_as
     assert list(kept) == [3]
     assert path.read_text() == lines[0] + "\n"
     assert failed_file(path).read_text() == lines[1] + "\n"
+
+
+def test_models_sharing_a_prompts_json_write_the_bytes_each_would_alone(tmp_path):
+    """The runner encodes a batch's prompts once for all its models' logs: every line is the
+    one a record encoded whole gives, a response that quotes the stand-in for the prompt
+    included (that line is encoded whole)."""
+    prompt = {"text": "Q: ¿which? \u2013 \x00 \"quoted\"", "options": ["a", "b"],
+              "provenance": {"extra": {"nested": [1, 0.5, None, True]}, "nodes": {"b": "y"}}}
+    responses = ["1", "\x00kgcert:prompt\x00", "é\n2"]
+    records = [SampleRecord(index=7, outcome="correct", spec="primekg.x", setting="vanilla",
+                            model=f"m{i}", prompt=prompt, scoring={"parsed_option": 1},
+                            response=SampleResponse(text=text, error=None, prompt_tokens=5,
+                                                    completion_tokens=1, latency_s=0.1))
+               for i, text in enumerate(responses)]
+    records.append(SampleRecord(index=8, outcome="skipped", prompt=None, skip_reason="x"))
+    shared = PromptLines()
+    assert [record_line(r, shared) for r in records] == [record_line(r) for r in records]
+    alone, together = SampleLog(tmp_path / "alone.jsonl"), SampleLog(tmp_path / "both.jsonl")
+    alone.append(records)
+    together.append(records, PromptLines())
+    assert together.path.read_bytes() == alone.path.read_bytes()
 
 
 def test_the_layout_names_the_files_a_run_writes(tmp_path):
