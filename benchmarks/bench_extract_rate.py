@@ -125,8 +125,10 @@ def _measure_with(checkout: Path, folder: Path, args: argparse.Namespace) -> dic
     return found
 
 
-def _instructions(checkout: Path, folder: Path, n: int, specs: str, settings: str) -> int:
-    """Instructions callgrind counts in a measuring process of `n` prompts a pair."""
+def _instructions(checkout: Path, folder: Path, n: int, specs: str, settings: str,
+                  keep: Path | None = None) -> int:
+    """Instructions callgrind counts in a measuring process of `n` prompts a pair; its
+    callgrind file copied to `keep` when given (for callgrind_annotate)."""
     with tempfile.TemporaryDirectory(prefix="kgcert-callgrind-") as work:
         out = Path(work) / "callgrind.out"
         done = subprocess.run(
@@ -137,6 +139,9 @@ def _instructions(checkout: Path, folder: Path, n: int, specs: str, settings: st
             text=True)
         if done.returncode != 0:
             raise SystemExit(f"{checkout}: callgrind: {done.stderr.strip()[-1500:]}")
+        if keep is not None:
+            keep.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(out, keep)
         totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
         return int(totals[0].split()[1])
 
@@ -153,8 +158,11 @@ def callgrind(checkouts: dict[str, Path], folders: dict[str, Path],
         # specs' tables from the server and stores them, which no later run repeats.
         _measure_with(checkout, folders[side], argparse.Namespace(**{**vars(args), "n": 1,
                                                                       "repeat": 1}))
-        many = _instructions(checkout, folders[side], args.n, args.specs, args.settings)
-        one = _instructions(checkout, folders[side], 1, args.specs, args.settings)
+        keep = args.keep_callgrind
+        many = _instructions(checkout, folders[side], args.n, args.specs, args.settings,
+                             keep and keep / f"{side}-n{args.n}.callgrind")
+        one = _instructions(checkout, folders[side], 1, args.specs, args.settings,
+                            keep and keep / f"{side}-n1.callgrind")
         found[side] = (many - one) / (pairs * (args.n - 1))
         print(f"{side}: {found[side] / 1e6:.3f}M instructions per prompt", flush=True)
     return found
@@ -195,6 +203,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON")
     parser.add_argument("--callgrind", action="store_true",
                         help="instructions per prompt under valgrind, not CPU seconds")
+    parser.add_argument("--keep-callgrind", type=Path, default=None, metavar="DIR",
+                        help="with --callgrind: keep each side's callgrind files in DIR "
+                             "(SIDE-nN.callgrind, for callgrind_annotate)")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-digest", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -44,6 +44,8 @@ class SnapshotGraph(PromptGraph):
         self.snapshot = snapshot
         # The label prompts give each distinct label set of the snapshot, worked out once.
         self._set_labels = [entity_label(labels) for labels in snapshot.labels]
+        # Each entity's label set as a Python int when indexed (no numpy scalar per lookup).
+        self._set_of = np.ascontiguousarray(snapshot.label_set).data
         self._rows = RowIndex.of(snapshot, self._set_labels)
         self._lengths: dict[int, SentenceLengths] = {}
 
@@ -62,7 +64,7 @@ class SnapshotGraph(PromptGraph):
             return None
         name = snapshot.names[at]
         shown = name if name is not None else entity_id
-        info = EntityInfo(entity_id, shown, self._set_labels[int(snapshot.label_set[at])],
+        info = EntityInfo(entity_id, shown, self._set_labels[self._set_of[at]],
                           snapshot.aliases[at] or (shown,))
         self._entities[entity_id] = info
         return info

@@ -26,13 +26,16 @@ class _Packed(Sequence):
             raise ValueError(f"{len(ends) + 1} packed texts where {count} were expected")
         self._starts = np.concatenate([[0], ends + 1]).astype(np.int64)
         self._ends = np.concatenate([ends, [len(utf8)]]).astype(np.int64)
+        # Views of the same memory that index to Python ints and slice to bytes without a
+        # numpy scalar or array per item: a prompt decodes a few dozen names.
+        self._bytes, self._start_at, self._end_at = (
+            np.ascontiguousarray(utf8).data, self._starts.data, self._ends.data)
 
     def __len__(self) -> int:
         return len(self._starts)
 
     def _text(self, at: int) -> str:
-        return self._data[self._starts[at]:self._ends[at]].tobytes().decode(
-            "utf-8", "surrogatepass")
+        return str(self._bytes[self._start_at[at]:self._end_at[at]], "utf-8", "surrogatepass")
 
     def _item(self, at: int) -> object:
         raise NotImplementedError
@@ -46,11 +49,12 @@ class _Packed(Sequence):
     def __getitem__(self, at: int | slice) -> object:
         if isinstance(at, slice):
             return tuple(self._item(i) for i in range(*at.indices(len(self))))
+        at = int(at)
         if at < 0:
             at += len(self)
         if not 0 <= at < len(self):
             raise IndexError(at)
-        return self._item(int(at))
+        return self._item(at)
 
     def __iter__(self) -> Iterator[object]:
         return (self._item(i) for i in range(len(self)))
@@ -70,9 +74,10 @@ class PackedNames(_Packed):
     def __init__(self, utf8: np.ndarray, named: np.ndarray) -> None:
         super().__init__(utf8, len(named))
         self._named = np.asarray(named, dtype=bool)
+        self._is_named = np.ascontiguousarray(self._named).data  # indexes to a Python bool
 
     def _item(self, at: int) -> str | None:
-        return self._text(at) if self._named[at] else None
+        return self._text(at) if self._is_named[at] else None
 
 
 class PackedAliases(_Packed):

@@ -329,11 +329,16 @@ class RowAdjacency:
         return found
 
     def outgoing_to(self, rel_type: str, target: str) -> list[Fact]:
-        at = self.index.snapshot.position(target)
-        if at is None:
+        """The facts of `rel_type` from the entity to `target`, in order: picked from the
+        type's run by both ends at once (a prompt asks this of each sampled edge, mostly of
+        entities met for the first time, whose outgoing rows would be gathered for it alone)."""
+        snapshot = self.index.snapshot
+        at, code = snapshot.position(target), self._codes.get(rel_type)
+        if at is None or code is None:
             return []
-        rows = self.outgoing_rows(rel_type)
-        return list(rows.where(rows.target == at))
+        run = self._of_code(code)
+        hits = run[(snapshot.target[run] == at) & (snapshot.source[run] == self.at)]
+        return list(FactRows.of_edges(self.index, hits).all())
 
     def allowed(self, excluded: frozenset[str]) -> Sequence[Fact]:
         """The facts of no excluded type. The entity's facts are sorted by type, so each type's

@@ -364,7 +364,7 @@ class PromptGraph(ABC):
                                         else sentence_form("", rel_type))
         if isinstance(form, tuple):
             before, between, after, source_first = form
-            if source_first:
-                return before + source.name + between + target.name + after
-            return before + target.name + between + source.name + after
+            if source_first:  # one string built, not four partial ones
+                return f"{before}{source.name}{between}{target.name}{after}"
+            return f"{before}{target.name}{between}{source.name}{after}"
         return form.write(source.name, target.name)

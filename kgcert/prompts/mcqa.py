@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -284,11 +284,15 @@ class PromptBuilder:
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
 
-        @cache
+        read: list[list[Mapping[str, Sequence[Fact]]]] = []  # kept by hand: functools.cache
+        # made a wrapper per prompt
+
         def neighbours() -> list[Mapping[str, Sequence[Fact]]]:
             """Each DAG node's neighbours of the answer's label: read only for related options
-            (a distractor prompt's options are mostly its distractors)."""
-            return [self._neighbours_of_label(node, label, dag) for node in dag_ids]
+            (a distractor prompt's options are mostly its distractors), once."""
+            if not read:
+                read.append([self._neighbours_of_label(node, label, dag) for node in dag_ids])
+            return read[0]
 
         def related() -> Sequence[str]:
             """The neighbours' ids, sorted, DAG nodes left out. Each node's are sorted
@@ -305,10 +309,14 @@ class PromptBuilder:
                             random=lambda: self._random_entities(label, rng))
         options = choose_options(dag.answer, correct, pools, self.settings.options, rng,
                                  name=graph.name, label=graph.label, excluded=dag.given)
-        base = self._provenance(sample, dag, query, index, rejected_prompts, correct,
-                                candidates)
+
+        def provenance(details: dict[str, Any] | None = None,
+                       distractors: tuple[str, ...] = ()) -> Provenance:
+            return self._provenance(sample, dag, query, index, rejected_prompts, correct,
+                                    candidates, details, distractors)
+
         if len(options) < self.settings.options:
-            return Prompt("", base, skipped=f"only {len(options)} answer options of type "
+            return Prompt("", provenance(), skipped=f"only {len(options)} answer options of type "
                                             f"{label} were found, {self.settings.options} "
                                             "were asked for")
 
@@ -324,7 +332,7 @@ class PromptBuilder:
             "context_kept": trimmed.kept,
         }
         if trimmed.skipped is not None:
-            return Prompt("", _with(base, details), options=tuple(o.name for o in options),
+            return Prompt("", provenance(details), options=tuple(o.name for o in options),
                           option_ids=tuple(o.id for o in options),
                           correct_option=correct_option, answer_id=dag.answer,
                           skipped=trimmed.skipped)
@@ -349,20 +357,19 @@ class PromptBuilder:
                     cause = (f"{ctx.NO_DISTRACTOR_FITS}: the essential context and one "
                              "distractor sentence do not fit" if any(map(is_distractor, lines))
                              else "the essential context does not fit")
-                    return Prompt("", _with(base, details), skipped=(
+                    return Prompt("", provenance(details), skipped=(
                         f"{cause} {self.budget.limit} {self.budget.unit} with the rest of "
                         "the prompt"))
                 last = max(droppable, key=lambda i: trimmed.lines.index(lines[i]))
                 del lines[last]
                 text = layout.render([line.text for line in lines])
         kept_facts = [line.fact for line in lines if line.fact is not None]
-        details["context_edges"] = list(dict.fromkeys(
-            f"{f.source}|{f.type}|{f.target}" for f in kept_facts))
+        details["context_edges"] = list(dict.fromkeys([  # facts unpacked: no field reads
+            f"{source}|{rel_type}|{target}" for source, rel_type, target, _, _ in kept_facts]))
         details["prompt_units"] = self.budget.count(text)
         in_context = {f.key for f in kept_facts} if distractors else set()
-        provenance = _with(base, details, distractors=tuple(
-            d.id for d in distractors if any(f.key in in_context for f in d.facts)))
-        return Prompt(text, provenance, options=tuple(o.name for o in options),
+        shown = tuple(d.id for d in distractors if any(f.key in in_context for f in d.facts))
+        return Prompt(text, provenance(details, shown), options=tuple(o.name for o in options),
                       option_ids=tuple(o.id for o in options), correct_option=correct_option,
                       answer_id=dag.answer)
 
@@ -400,8 +407,11 @@ class PromptBuilder:
         return tiers.finish([self._allowed_facts(entity, dag) for entity in involved], rng)
 
     def _provenance(self, sample: DagSample | PathSample, dag: SampleDag, query: Query, index: int,
-                    rejected_prompts: int, correct: Sequence[str],
-                    candidates: int) -> Provenance:
+                    rejected_prompts: int, correct: Sequence[str], candidates: int,
+                    details: dict[str, Any] | None = None,
+                    distractors: tuple[str, ...] = ()) -> Provenance:
+        """The prompt's provenance, `details` of its context after the rest of `extra` and
+        the distractors in its context: made once, not made and then replaced."""
         extra: dict[str, Any] = {
             "sample_seed": sample.seed,
             "correct_answers": list(correct),
@@ -415,17 +425,14 @@ class PromptBuilder:
             extra.update(self.spec_kind.provenance(self.settings.weighting))
         if query.relation_aliases:
             extra["relation_aliases"] = list(query.relation_aliases)
+        if details:
+            extra.update(details)
         return Provenance(
             spec=self.spec.name, spec_hash=self.spec_hash, kind=self.kind, seed=self.seed,
             index=index, setting=self.settings.setting, nodes=dict(dag.roles), edges=dag.edges,
             template=query.template, aliases=dict(query.aliases),
-            rejected_draws=sample.rejected, rejected_prompts=rejected_prompts, extra=extra)
-
-
-def _with(base: Provenance, details: dict[str, Any], **changes: Any) -> Provenance:
-    from dataclasses import replace
-
-    return replace(base, extra={**base.extra, **details}, **changes)
+            rejected_draws=sample.rejected, rejected_prompts=rejected_prompts,
+            distractors=distractors, extra=extra)
 
 
 def build_prompt(store: GraphStore, spec: RelationSpec | EntitySpec,
