@@ -75,7 +75,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         from kgcert.models.cache import default_cache_dir
 
         models = build_models(spec, default_cache_dir())  # a bad key is refused before
-        store = ctx.server().open(spec.kg.name)  # the graph server starts
+        server = ctx.server()  # the graph server starts
+        store = server.open(spec.kg.name)
         spec = fix_budget(spec, [(slot.spec_string, slot.model) for slot in models])
         # Folders named now must exist; those a run file recorded may be gone (the copies
         # in the run folder stand in for their files).
@@ -95,6 +96,10 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         run_dir_of(run_dir).save_specs(store, spec.specs.names, spec_dirs)
         for warning in preflight_warnings(store, spec, spec_dirs, cache / "specs"):
             errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)
+        # The jobs are built: a relation or entity spec's prompts read the snapshot's arrays
+        # from here on, not the server, whose caches (GBs of Java heap at full size) would
+        # otherwise stay for the whole run (kgcert/store/jvm_memory.py).
+        server.release_memory()
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
             TimeRemainingColumn()]
