@@ -25,8 +25,6 @@ from typing import IO
 
 import numpy as np
 
-from kgcert.graphview.mapped_pages import track
-
 POOL = "pool.bin"
 ARRAYS = ("ref_start", "ref_count", "refs", "offsets")
 
@@ -80,10 +78,8 @@ def load(folder: Path) -> EdgeSentences:
     # Plain arrays over the mapped files: indexing a np.memmap goes through Python.
     arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r").view(np.ndarray)
               for name in ARRAYS}
-    pool = _mapped(folder / POOL)
-    track([*arrays.values(), pool])  # their read pages are handed back between a run's specs
     return EdgeSentences(arrays["ref_start"], arrays["ref_count"], arrays["refs"],
-                         arrays["offsets"], pool)
+                         arrays["offsets"], _mapped(folder / POOL))
 
 
 def _mapped(path: Path) -> bytes | mmap.mmap:

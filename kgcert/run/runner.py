@@ -23,7 +23,6 @@ from kgcert.certify.certificate import certificate, sequence_bounds
 from kgcert.certify.comparison import JobRace, calls_saved, stop_rule, write_comparison
 from kgcert.certify.cost import file_cost
 from kgcert.errors import InputError
-from kgcert.graphview.mapped_pages import drop_read_pages
 from kgcert.models.base import (
     GenerationConfig,
     Message,
@@ -221,7 +220,6 @@ class Runner:
         RunDir(self.layout).write_run_spec(self.spec, replace=False)
         written: list[Path] = []
         for job in self.jobs:
-            drop_read_pages()  # the last spec's pages of mapped files (graphview/mapped_pages.py)
             written += self._run_job(job)
         return written
 
