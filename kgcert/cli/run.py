@@ -88,6 +88,11 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         spec = count_match_weights(spec, store, spec_dirs, cache / "specs")
         jobs = build_jobs(store, spec, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(spec, models, answer))
+        # The jobs are built: a relation or entity spec's prompts read the snapshot's arrays
+        # from here on, not the server, whose caches (GBs of Java heap at full size) would
+        # otherwise stay for the whole run (kgcert/store/jvm_memory.py); given back before
+        # the checks below build their first prompts, which read pages of mapped files.
+        server.release_memory()
         refuse_distractor_settings_without_distractors(jobs, spec.design.n)  # before any call
         looks = LookRecord(data_dir(ctx.data_dir))
         # prompts another folder looked at: refused before anything is written or asked
@@ -96,10 +101,6 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         run_dir_of(run_dir).save_specs(store, spec.specs.names, spec_dirs)
         for warning in preflight_warnings(store, spec, spec_dirs, cache / "specs"):
             errors.print(Text(f"warning: {warning}"), style="yellow", soft_wrap=True)
-        # The jobs are built: a relation or entity spec's prompts read the snapshot's arrays
-        # from here on, not the server, whose caches (GBs of Java heap at full size) would
-        # otherwise stay for the whole run (kgcert/store/jvm_memory.py).
-        server.release_memory()
         columns = [TextColumn("{task.description}"), BarColumn(), TextColumn(
             "{task.completed}/{task.total}"), TextColumn("{task.fields[info]}"),
             TimeRemainingColumn()]

@@ -37,7 +37,7 @@ def test_without_a_jvm_there_is_nothing_to_give_back(monkeypatch: pytest.MonkeyP
     assert give_back_heap() is None
 
 
-def test_a_run_gives_the_heap_back_once_its_jobs_are_built(
+def test_a_run_gives_the_heap_back_once_its_jobs_are_built_before_any_prompt(
         alzheimer_kg: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     import kgcert.run.jobs as jobs_module
 
@@ -61,6 +61,15 @@ def test_a_run_gives_the_heap_back_once_its_jobs_are_built(
         events.append("prompts asked")
         return run(self, *args, **kwargs)
 
+    import kgcert.run.preflight as preflight_module
+    refuse = preflight_module.refuse_distractor_settings_without_distractors
+
+    def checked(*args: Any, **kwargs: Any) -> Any:  # builds the first prompts of each job
+        events.append("distractors checked")
+        return refuse(*args, **kwargs)
+
+    monkeypatch.setattr(preflight_module, "refuse_distractor_settings_without_distractors",
+                        checked)
     monkeypatch.setattr(jobs_module, "build_jobs", built)
     monkeypatch.setattr(jvm_memory, "give_back_heap", given_back)
     monkeypatch.setattr(runner_module.Runner, "run", running)
@@ -68,4 +77,4 @@ def test_a_run_gives_the_heap_back_once_its_jobs_are_built(
                   "primekg.dual_indication", "--model", "bernoulli:0.5", "--mode", "choice",
                   "--n", "5", "--out", str(tmp_path / "run"))
     assert done.exit_code == 0, done.output
-    assert events == ["jobs built", "heap given back", "prompts asked"]
+    assert events == ["jobs built", "heap given back", "distractors checked", "prompts asked"]
