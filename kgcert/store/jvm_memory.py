@@ -7,7 +7,7 @@ grew for the rest of the command: at full Wikidata5m size (50 pivot specs) 2.0 G
 of a 4 GB heap, 1.4 GB of it last used, while the prompts read nothing more from the server.
 ArcadeDB's page cache is the part still live (760 MB there), held for reads that do not
 come; emptying it and running one full collection leaves some 15 MB live, and the
-collector (G1, as with SerialGC) gives the committed heap beyond its free share
+collector (G1, the JVM's default here) gives the committed heap beyond its free share
 (MaxHeapFreeRatio, 70% by default) back to the system: 54 MB committed there, in 0.3
 CPU-s. Later reads still work, from the disk's pages instead of the cache.
 """
