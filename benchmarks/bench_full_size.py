@@ -108,6 +108,21 @@ def _refused_child(args: argparse.Namespace) -> None:
     args.child_out.write_text(json.dumps(refused), encoding="utf-8")
 
 
+def resident_parts() -> dict[str, float]:
+    """This process's resident memory now (MB): anonymous (Python's heap, the JVM's) and
+    file-backed (mapped files' pages read), from /proc/self/status; {} where there is none."""
+    parts: dict[str, float] = {}
+    try:
+        lines = Path("/proc/self/status").read_text().splitlines()
+    except OSError:
+        return parts
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key in ("RssAnon", "RssFile"):
+            parts[key] = int(value.split()[0]) / 1024
+    return parts
+
+
 def _pivot_run_child(args: argparse.Namespace) -> None:
     """In a process of its own: `kgcert run` of the pivot specs, its peak RSS overall and
     when its jobs were built (preparation ended)."""
@@ -117,11 +132,13 @@ def _pivot_run_child(args: argparse.Namespace) -> None:
     import kgcert.run.jobs as jobs_module
 
     prepared_peak = [0.0]
+    prepared_parts: dict[str, float] = {}
 
     def peak_after(build: Any) -> Any:
         def call(*words: Any, **options: Any) -> Any:
             jobs = build(*words, **options)
             prepared_peak[0] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            prepared_parts.update(resident_parts())
             return jobs
         return call
 
@@ -138,7 +155,8 @@ def _pivot_run_child(args: argparse.Namespace) -> None:
     row = _summed(parts)
     row.update(specs=len(names), without_distractors=refused,
                prompts_sha256=[part["prompts_sha256"] for part in parts],  # to compare
-               prepared_peak_rss_mb=prepared_peak[0],
+               prepared_peak_rss_mb=prepared_peak[0], prepared_resident_mb=prepared_parts,
+               end_resident_mb=resident_parts(),
                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     args.child_out.write_text(json.dumps(row), encoding="utf-8")
 
@@ -212,6 +230,10 @@ def bench_primekg(args: argparse.Namespace, results: dict[str, Any]) -> None:
     bench_run_loop(args, results)
 
 
+def _parts(resident: dict[str, float]) -> str:
+    return ", ".join(f"{key} {value:,.0f} MB" for key, value in resident.items()) or "-"
+
+
 def bench_wikidata5m(args: argparse.Namespace, results: dict[str, Any]) -> None:
     data, source = args.work / "data", args.work / "wikidata5m"
     synth = once(args, "wikidata5m-synth", [sys.executable, "-m", "kgcert", "synth", "--layout",
@@ -232,7 +254,9 @@ def bench_wikidata5m(args: argparse.Namespace, results: dict[str, Any]) -> None:
     print(f"pivot run ({run['specs']} specs x vanilla, distractor x {args.pivot_n}; "
           f"{len(run['without_distractors'])} vanilla only): peak "
           f"{peak:,.0f} MB ({verdict(peak, PIVOT_RUN_PEAK_MB)}), "
-          f"{run['prepared_peak_rss_mb']:,.0f} MB when its preparation ended; the load's peak "
+          f"{run['prepared_peak_rss_mb']:,.0f} MB when its preparation ended "
+          f"({_parts(run['prepared_resident_mb'])}; at its end {_parts(run['end_resident_mb'])}"
+          "); the load's peak "
           f"{load['peak_rss_mb']:,.0f} MB; {run['overhead_cpu_ms_per_prompt']:.2f} CPU-ms per "
           "prompt after preparation", flush=True)
     results[WIKIDATA5M] = {"synth": synth, "load": load, "generate": generate,

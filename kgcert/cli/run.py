@@ -75,7 +75,8 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         from kgcert.models.cache import default_cache_dir
 
         models = build_models(spec, default_cache_dir())  # a bad key is refused before
-        store = ctx.server().open(spec.kg.name)  # the graph server starts
+        server = ctx.server()  # the graph server starts
+        store = server.open(spec.kg.name)
         spec = fix_budget(spec, [(slot.spec_string, slot.model) for slot in models])
         # Folders named now must exist; those a run file recorded may be gone (the copies
         # in the run folder stand in for their files).
@@ -87,6 +88,11 @@ def run_command(ctx: Context, config_file: Path | None, limit: int | None,
         spec = count_match_weights(spec, store, spec_dirs, cache / "specs")
         jobs = build_jobs(store, spec, spec_dirs, cache / "specs",
                           lambda answer: prompt_budgets(spec, models, answer))
+        # The jobs are built: a relation or entity spec's prompts read the snapshot's arrays
+        # from here on, not the server, whose caches (GBs of Java heap at full size) would
+        # otherwise stay for the whole run (kgcert/store/jvm_memory.py); given back before
+        # the checks below build their first prompts, which read pages of mapped files.
+        server.release_memory()
         refuse_distractor_settings_without_distractors(jobs, spec.design.n)  # before any call
         looks = LookRecord(data_dir(ctx.data_dir))
         # prompts another folder looked at: refused before anything is written or asked

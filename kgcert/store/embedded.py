@@ -238,6 +238,11 @@ class EmbeddedServer(GraphServer):
         return (f"the embedded server ran out of its Java heap ({HEAP_ENV}={heap}); "
                 f"set {HEAP_ENV} higher (e.g. {HEAP_ENV}=8g) and load again")
 
+    def release_memory(self) -> None:
+        from kgcert.store.jvm_memory import give_back_heap
+
+        give_back_heap()
+
     def _database(self, kg: str) -> Any:
         return self._server.get_database(kg)
 

@@ -79,6 +79,12 @@ class GraphServer(ABC):
         """What to do about it if `error` is the server running out of its memory."""
         return None
 
+    def release_memory(self) -> None:
+        """Give back the memory this process holds for reads so far (the server's caches),
+        where the server runs inside it; later reads still work. Nothing to give back for
+        a server in another process."""
+        return None
+
     def exists(self, kg: str) -> bool:
         return kg in self.list_kgs()
 

@@ -64,6 +64,9 @@ def test_one_command_prints_every_figure_beside_its_target(tmp_path: Path) -> No
     run = wikidata5m["pivot_run"]
     assert run["specs"] == 3 and all(len(digest) == 64 for digest in run["prompts_sha256"])
     assert 50 < run["prepared_peak_rss_mb"] <= run["process"]["peak_rss_mb"]
+    for parts in (run["prepared_resident_mb"], run["end_resident_mb"]):  # /proc/self/status
+        assert parts["RssAnon"] > 50 and parts["RssFile"] > 0
+        assert parts["RssAnon"] + parts["RssFile"] <= run["process"]["peak_rss_mb"] + 1
     assert wikidata5m["load"]["peak_rss_mb"] > 50
     # Again over what it loaded: the run loop alone, nothing synthesised or loaded anew.
     kg_csv = tmp_path / "work" / "primekg" / "kg.csv"
