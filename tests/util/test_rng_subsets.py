@@ -54,3 +54,19 @@ def test_a_sample_stream_is_the_seed_sequence_of_its_seed_key_and_index(seed: in
             expected = np.random.default_rng(np.random.SeedSequence(words, spawn_key=(index,)))
             assert (sample_rng(seed, key, index).integers(0, 2 ** 62, size=8).tolist()
                     == expected.integers(0, 2 ** 62, size=8).tolist())
+
+
+def test_a_sample_stream_starts_where_numpys_seed_sequence_starts_it():
+    """sample_rng seeds PCG64 through its own SeedSequence (numpy's hashing without the
+    error-state context): the generator's whole state equals numpy's own for random seeds,
+    keys and indices, the largest ones included."""
+    draw = np.random.default_rng(48)
+    cases = [(2 ** 64 - 1, "k", 2 ** 63 - 1), (0, "", 0)]
+    cases += [(int(draw.integers(0, 2 ** 63)), f"spec{int(draw.integers(10 ** 6))}/prompt",
+               int(draw.integers(0, 2 ** 40))) for _ in range(300)]
+    for seed, key, index in cases:
+        digest = hashlib.sha256(key.encode("utf-8")).digest()
+        words = [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF,
+                 *(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))]
+        numpys = np.random.default_rng(np.random.SeedSequence(words, spawn_key=(index,)))
+        assert sample_rng(seed, key, index).bit_generator.state == numpys.bit_generator.state
