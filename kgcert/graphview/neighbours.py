@@ -109,6 +109,9 @@ class Neighbours(RowNeighbours):
         return Thinned(self, types, touched, emptied)
 
 
+FEW_ASKS = 2  # a grouping makes the facts of this many neighbours one by one, then all
+
+
 class Grouped(RowNeighbours):
     """An entity of few facts' neighbours, grouped afresh for each excluded set: rows grouped by
     neighbour (`other`, sorted, each row's neighbour position), looked up by id in a dict,
@@ -125,6 +128,7 @@ class Grouped(RowNeighbours):
         bounds = [*starts.tolist(), len(other)]
         self._spans = list(zip(bounds, bounds[1:], strict=False))
         self._facts: dict[str, tuple[Fact, ...]] = {}
+        self._asked = 0  # neighbours whose facts were made
 
     @property
     def positions(self) -> np.ndarray:
@@ -137,9 +141,13 @@ class Grouped(RowNeighbours):
             if i is None:
                 return None
             start, end = self._spans[i]
-            # This neighbour's rows alone: a prompt asks for a few options' facts, and making
-            # every row's fact to slice out a few was most of a prompt's related options.
-            found = self._facts[entity] = self.rows.where(np.arange(start, end)).all()
+            # A grouping asked for a few neighbours makes their rows' facts alone (making
+            # every row's to slice out a few was most of a prompt's related options at full
+            # size); one asked for more, as a kept answer is, makes all once and slices.
+            self._asked += 1
+            found = self._facts[entity] = (
+                self.rows.all()[start:end] if self._asked > FEW_ASKS
+                else self.rows.where(np.arange(start, end)).all())
         return found
 
     def get(self, entity: str, default: Any = None) -> Any:
