@@ -284,8 +284,8 @@ class PromptBuilder:
         label = graph.label(dag.answer)
         dag_ids = list(dag.roles.values())
 
-        read: list[list[Mapping[str, Sequence[Fact]]]] = []  # kept by hand: functools.cache
-        # made a wrapper per prompt
+        # Read once, kept by hand: functools.cache made a wrapper object per prompt.
+        read: list[list[Mapping[str, Sequence[Fact]]]] = []
 
         def neighbours() -> list[Mapping[str, Sequence[Fact]]]:
             """Each DAG node's neighbours of the answer's label: read only for related options
