@@ -15,6 +15,7 @@ import numpy as np
 from kgcert.errors import InputError
 from kgcert.graphview.answers import AnswerFinder
 from kgcert.graphview.lengths import SentenceLengths
+from kgcert.graphview.packed_texts import item_getter
 from kgcert.graphview.rows import RowIndex
 from kgcert.graphview.snapshot import GraphSnapshot
 from kgcert.graphview.view import AnswerSets, EntityInfo, PromptGraph, entity_label
@@ -47,6 +48,8 @@ class SnapshotGraph(PromptGraph):
         # Each entity's label set as a Python int when indexed (no numpy scalar per lookup).
         self._set_of = np.ascontiguousarray(snapshot.label_set).data
         self._rows = RowIndex.of(snapshot, self._set_labels)
+        self._name_at, self._aliases_at = (item_getter(snapshot.names),
+                                           item_getter(snapshot.aliases))
         self._lengths: dict[int, SentenceLengths] = {}
 
     def _load(self, missing: list[str]) -> None:
@@ -62,10 +65,10 @@ class SnapshotGraph(PromptGraph):
         at = snapshot.position(entity_id)
         if at is None:
             return None
-        name = snapshot.names[at]
+        name = self._name_at(at)
         shown = name if name is not None else entity_id
         info = EntityInfo(entity_id, shown, self._set_labels[self._set_of[at]],
-                          snapshot.aliases[at] or (shown,))
+                          self._aliases_at(at) or (shown,))
         self._entities[entity_id] = info
         return info
 

@@ -8,11 +8,12 @@ a run asks for the few hundred entities each prompt shows.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import overload
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar, overload
 
 import numpy as np
 
+T = TypeVar("T")
 NAME_SEP, ALIAS_SEP = 0, 1  # byte values: "\x00" between entities, "\x01" between aliases
 
 
@@ -86,6 +87,12 @@ class PackedAliases(_Packed):
     def _item(self, at: int) -> tuple[str, ...]:
         text = self._text(at)
         return tuple(text.split("\x01")) if text else ()
+
+
+def item_getter(texts: Sequence[T]) -> Callable[[int], T]:
+    """`texts[at]` for a position known to be in range, without the checks and the overload
+    dispatch of `__getitem__` (a prompt looks up a few entities' names and aliases)."""
+    return texts._item if isinstance(texts, _Packed) else texts.__getitem__  # type: ignore[return-value]
 
 
 def names_of(utf8: np.ndarray, named: np.ndarray) -> Sequence[str | None]:
