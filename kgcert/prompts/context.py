@@ -18,6 +18,8 @@ written only when the room left could still take it: never once the room left is
 `floor`, a lower bound on the cost of any such sentence. Over a KG snapshot a hub prompt's
 tiers 2 and 3 come as `LazyPending` rows (kgcert/prompts/filler.py) with each line's cost
 worked out from the arrays (kgcert/graphview/lengths.py): a line that cannot fit is not written.
+A tier of up to `_WRITE_AHEAD` entries is written whole instead: a prompt below a hub mostly
+keeps every line it is offered, and then they are all kept in one step.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from kgcert.graphview import Fact
 
 ESSENTIAL, OPTIONS, REST = "essential", "options", "rest"
 _CHUNK = 512  # lazy entries whose costs are compared at once (see `trim`)
+_WRITE_AHEAD = 512  # a tier of up to this many entries is written whole before trimming
+_new_line = tuple.__new__  # a Line without its named tuple's Python __new__ frame
 TIERS = (ESSENTIAL, OPTIONS, REST)
 
 
@@ -69,6 +73,17 @@ class Tiers:
 
 
 NO_DISTRACTOR_FITS = "no distractor fits"
+
+
+class CharacterCost:
+    """A line's cost under a character budget: its length plus a fixed `overhead` (the
+    line's marker and newline). `trim` adds up a tier's costs without a call per line."""
+
+    def __init__(self, overhead: int) -> None:
+        self.overhead = overhead
+
+    def __call__(self, text: str) -> int:
+        return len(text) + self.overhead
 
 
 @dataclass(frozen=True)
@@ -148,6 +163,36 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                         kept.append(Line(text, tier, fact))
                         if places is not None:
                             places.append(start + at)
+                        used += extra
+        elif (write is not None and not isinstance(entries, LazyPending)
+              and len(entries) <= _WRITE_AHEAD):
+            # Written and costed whole first: below a hub every line offered mostly fits, and
+            # then all are kept at once, with no step per line (the same lines the greedy pass
+            # keeps: none repeats a text and together they fit).
+            lines = [_new_line(Line, (write(entry), tier, entry)) if isinstance(entry, Fact)
+                     else entry for entry in entries]
+            texts = [line[0] for line in lines]
+            unique = set(texts)
+            extras = None
+            if isinstance(cost, CharacterCost):
+                total = sum(map(len, texts)) + cost.overhead * len(texts)
+            else:
+                extras = list(map(cost, texts))
+                total = sum(extras)
+            if used + total <= room and len(unique) == len(texts) and seen.isdisjoint(unique):
+                seen |= unique
+                kept.extend(lines)
+                if places is not None:
+                    places.extend(range(len(lines)))
+                used += total
+            else:
+                for place, (line, text, extra) in enumerate(zip(
+                        lines, texts, extras or map(cost, texts), strict=True)):
+                    if text not in seen and used + extra <= room:
+                        seen.add(text)
+                        kept.append(line)
+                        if places is not None:
+                            places.append(place)
                         used += extra
         else:
             lazy = isinstance(entries, LazyPending)

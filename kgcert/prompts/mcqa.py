@@ -90,10 +90,6 @@ ARRAY_TIERS_FROM = 1_000
 KEPT_UP_TO = 10_000
 
 
-def _characters_line_cost(text: str) -> int:
-    return len(text) + LINE_OVERHEAD
-
-
 def redraw_seed(seed: int, attempt: int) -> int:
     """The sampler seed of the `attempt`-th redraw of a prompt (attempt 0 is the run seed)."""
     if attempt == 0:
@@ -151,7 +147,7 @@ class PromptBuilder:
         # A character budget's line cost is the sentence's length plus the line's "- " and
         # newline (layout.py): nothing to count or cache.
         self._cost: Callable[[str], int] = (
-            _characters_line_cost if self.budget.counter is len
+            ctx.CharacterCost(LINE_OVERHEAD) if self.budget.counter is len
             else lru_cache(maxsize=65_536)(self._line_cost))
         self.tier_engine = engine_for(self.graph)  # arrays over snapshot rows, else Facts
         self._prepare()

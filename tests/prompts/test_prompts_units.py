@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from kgcert.answer_format.checker import Outcome, check_answer
 from kgcert.answer_format.reply import ANSWER_LINE
 from kgcert.errors import InputError
+from kgcert.graphview import Fact
 from kgcert.prompts import Budget, redraw_seed
-from kgcert.prompts.context import ESSENTIAL, OPTIONS, REST, Line, Tiers, trim
+from kgcert.prompts.context import ESSENTIAL, OPTIONS, REST, CharacterCost, Line, Tiers, trim
 from kgcert.prompts.distractors import Distractor, weighted_order
 from kgcert.prompts.fewshot import PATH, RELATION, Example, examples, solve
 from kgcert.prompts.layout import LINE_OVERHEAD, Layout, render_example
@@ -115,6 +116,70 @@ def test_trim_skips_when_the_essential_sentences_do_not_fit():
     kept = trim(_tiers(), 20, lambda t: len(t) + 3)
     assert kept.skipped is not None and "essential" in kept.skipped
     assert kept.lines == ()
+
+
+def _greedy(tiers: Tiers, room: int, cost, write) -> tuple[list[Line], int]:
+    """Algorithm 7's pass as the module docstring states it, a line at a time: tier 1 whole,
+    the distractor sentences, then tiers 2 and 3, each line kept when new and when it fits;
+    the distractor sentences placed among tier 2's kept lines."""
+    seen: set[str] = set()
+    kept: list[Line] = []
+    used = 0
+    for line in tiers.essential:
+        if line.text not in seen:
+            seen.add(line.text)
+            kept.append(line)
+            used += cost(line.text)
+    first = []
+    for place, line in tiers.distractors:
+        if line.text not in seen and used + cost(line.text) <= room:
+            seen.add(line.text)
+            first.append((place, line))
+            used += cost(line.text)
+    for tier, entries in ((OPTIONS, tiers.options), (REST, tiers.rest)):
+        placed = []
+        for place, entry in enumerate(entries):
+            line = Line(write(entry), tier, entry) if isinstance(entry, Fact) else entry
+            if line.text not in seen and used + cost(line.text) <= room:
+                seen.add(line.text)
+                placed.append((place, line))
+                used += cost(line.text)
+        if tier == OPTIONS:
+            placed = sorted([*placed, *first], key=lambda pair: pair[0])
+        kept.extend(line for _, line in placed)
+    return kept, used
+
+
+_WORDS = st.sampled_from(["alpha", "beta", "gamma", "a", "bb", "delta epsilon"])
+_ENTRY = st.one_of(st.builds(lambda w: Line(w, "?"), _WORDS),
+                   st.builds(lambda s, t: Fact(s, "treats", t), _WORDS, _WORDS))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, max_size=3), st.lists(_ENTRY, max_size=8),
+       st.lists(_ENTRY, max_size=8), st.lists(st.integers(0, 7), max_size=2, unique=True),
+       st.integers(0, 160), st.booleans())
+def test_trim_keeps_what_the_line_by_line_greedy_pass_keeps(
+        essential, options, rest, distractor_places, room, characters):
+    """Tiers 2 and 3 are written whole first and kept at once when all fit: the same lines,
+    in the same order, as the pass a line at a time, with repeats, overflow and distractor
+    sentences, under a character cost and under another."""
+    tiers = Tiers(essential=[Line(text, ESSENTIAL) for text in essential],
+                  options=[e._replace(tier=OPTIONS) if isinstance(e, Line) else e
+                           for e in options],
+                  rest=[e._replace(tier=REST) if isinstance(e, Line) else e for e in rest])
+    tiers.distractors = [(place, Line(f"distractor {place}.", OPTIONS))
+                         for place in sorted(distractor_places) if place < len(options)]
+    cost = CharacterCost(LINE_OVERHEAD) if characters else (lambda text: 2 * len(text) + 1)
+
+    def write(fact: Fact) -> str:
+        return f"{fact.source} treats {fact.target}."
+
+    trimmed = trim(tiers, room, cost, write)
+    lines, _ = _greedy(tiers, room, cost, write)
+    if trimmed.skipped is None:
+        assert list(trimmed.lines) == lines
+        assert sum(trimmed.kept.values()) == len(lines)
 
 
 def test_budget_from_a_real_hf_tokenizer_counts_tokens():
