@@ -23,6 +23,9 @@ from kgcert.graphview.neighbours import Grouped, Neighbours, RowNeighbours
 from kgcert.graphview.snapshot import GraphSnapshot
 
 _new_tuple = tuple.__new__  # what a named tuple's own __new__ calls, minus its Python frame
+# Rows of a snapshot's edges up to this many are made into Facts an edge at a time (a prompt
+# makes a few such sets of one to a few rows each); more, a column at a time.
+FEW_ROWS = 12
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,29 @@ class RowIndex:
         display = np.array([-1 if f.display is None else display_code[f.display]
                             for f in facts], dtype=np.int64)
         return FactRows(self, source, type_, target, display)
+
+    @cached_property
+    def edge_columns(self) -> tuple[memoryview, memoryview, memoryview, memoryview] | None:
+        """The snapshot's source, type, target and display columns as memory that indexes
+        to Python ints; None where one is not contiguous (it is not copied) or where edges
+        carry their own sentences."""
+        snapshot = self.snapshot
+        columns = (snapshot.source, snapshot.type, snapshot.target, snapshot.display)
+        if snapshot.sentences is not None or not all(c.flags.c_contiguous for c in columns):
+            return None
+        return cast(tuple[memoryview, memoryview, memoryview, memoryview],
+                    tuple(column.data for column in columns))
+
+    def facts_at(self, edges: list[int]) -> list[Fact]:
+        """The Facts of a few snapshot edges (positions), read an edge at a time: for a few
+        rows, less than the gathers and conversions of a column each. Only where
+        `edge_columns` is not None."""
+        source, type_, target, display = cast(
+            tuple[memoryview, memoryview, memoryview, memoryview], self.edge_columns)
+        snapshot = self.snapshot
+        ids, types, shown = snapshot.id_list, snapshot.types, snapshot.display_or_none
+        return [_new_tuple(Fact, (ids[source[e]], types[type_[e]], ids[target[e]],
+                                  shown[display[e]], ())) for e in edges]
 
     @cached_property
     def _display_code(self) -> dict[str, int]:
@@ -218,6 +244,8 @@ class FactRows(Sequence[Fact]):
         if self._facts is not None:
             facts = self._facts
             return [facts[i] for i in at.tolist()]
+        if self.edges is not None and len(at) <= FEW_ROWS and self.shared.edge_columns:
+            return self.shared.facts_at(self.edges[at].tolist())
         # The rows' edge positions only where edges carry sentences: a gather saved per call.
         edges = (None if self.edges is None or self.shared.snapshot.sentences is None
                  else self.edges[at])
@@ -225,7 +253,11 @@ class FactRows(Sequence[Fact]):
 
     def all(self) -> tuple[Fact, ...]:
         if self._facts is None:
-            self._facts = tuple(self._made_of(*self.columns(), self.edges))
+            edges = self.edges
+            if edges is not None and len(edges) <= FEW_ROWS and self.shared.edge_columns:
+                self._facts = tuple(self.shared.facts_at(edges.tolist()))
+            else:
+                self._facts = tuple(self._made_of(*self.columns(), edges))
         return self._facts
 
     def _made_of(self, source: np.ndarray, type_: np.ndarray, target: np.ndarray,

@@ -134,3 +134,31 @@ def test_a_snapshot_stored_before_utf8_texts_still_reads(tmp_path):
     back = _read(path)
     assert back.names == names and back.aliases == snapshot.aliases
     assert back.labels == snapshot.labels and back.displays == snapshot.displays
+
+
+def test_a_few_rows_made_an_edge_at_a_time_are_the_column_path_facts():
+    """FactRows of up to FEW_ROWS edges are made from the columns' memory an edge at a time
+    (`RowIndex.facts_at`): the same Facts, in the same order, as gathering the columns, for
+    loops, repeated edges and edges with and without a display."""
+    from kgcert.graphview.rows import FEW_ROWS, FactRows, RowIndex
+
+    size, types, displays = 30, ("treats", "interacts", "causes", "binds"), ("zeta", "a")
+    source, target, type_, display = _random_edges(np.random.default_rng(8), size, 400)
+    display = np.minimum(display, 1)
+    edges, start = fact_order(source, target, type_, display, types, displays, size)
+    ids = np.array([f"e{at:02d}" for at in range(size)])
+    snapshot = _indexed(ids, (None,) * size, ((),) * size, (("Thing",),),
+                        np.zeros(size, dtype=np.int32), types, displays, source, target,
+                        type_, display, edges, start)
+    index = RowIndex.of(snapshot, ["Thing"])
+    assert index.edge_columns is not None
+    rng = np.random.default_rng(9)
+    for count in [*range(FEW_ROWS + 3), 40]:
+        picked = rng.choice(len(source), size=count, replace=False).astype(np.int64)
+        few = FactRows.of_edges(index, picked)
+        whole = FactRows.of_edges(index, picked)
+        by_columns = tuple(whole._made_of(*whole.columns(), whole.edges))
+        assert few.all() == by_columns
+        assert all(fact.display in (None, *displays) for fact in by_columns)
+        at = rng.permutation(count)[:FEW_ROWS].astype(np.int64)
+        assert FactRows.of_edges(index, picked).take(at) == [by_columns[i] for i in at]
