@@ -12,8 +12,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
+from numpy.random.bit_generator import ISeedSequence
 
 
 @lru_cache(maxsize=1024)
@@ -39,10 +42,96 @@ class _SeedSequence(np.random.SeedSequence):
                              np.random.SeedSequence.generate_state)
 
 
+# SeedSequence's hashing constants (numpy/random/bit_generator.pyx), on uint32 words.
+_MASK32 = 0xFFFF_FFFF
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+_POOL = 4  # SeedSequence's default pool size, in words
+_BLOCK = 256  # indices whose seed words are worked out at once (divides 2**32: no block passes it)
+
+
+@lru_cache(maxsize=1024)
+def _pool(seed: int, key: str) -> tuple[tuple[int, ...], int]:
+    """SeedSequence's pool after mixing in the stream's entropy words (all but the sample
+    index, which comes last), and the hash constant there: the same for every sample."""
+    const = _INIT_A
+
+    def hashmix(value: int) -> int:
+        nonlocal const
+        value ^= const
+        const = const * _MULT_A & _MASK32
+        value = value * const & _MASK32
+        return value ^ value >> 16
+
+    def mix(x: int, y: int) -> int:
+        result = (_MIX_L * x - _MIX_R * y) & _MASK32
+        return result ^ result >> 16
+
+    words = _entropy(seed, key).tolist()  # more words than the pool: no zero padding
+    pool = [hashmix(words[i]) for i in range(_POOL)]
+    for source in range(_POOL):
+        for target in range(_POOL):
+            if source != target:
+                pool[target] = mix(pool[target], hashmix(pool[source]))
+    for word in words[_POOL:]:
+        for target in range(_POOL):
+            pool[target] = mix(pool[target], hashmix(word))
+    return tuple(pool), const
+
+
+@lru_cache(maxsize=256)
+def _seed_words(seed: int, key: str, block: int) -> np.ndarray:
+    """The four uint64 words SeedSequence(entropy, spawn_key=(i,)) gives PCG64, for each
+    sample index i of `block` (one row each): its hashing run on arrays of indices, from
+    the pool `_pool` keeps. A test checks every generator against numpy's own."""
+    pool, const = _pool(seed, key)
+    index = np.arange(block * _BLOCK, (block + 1) * _BLOCK, dtype=np.uint32)
+    mixed = []
+    for target in range(_POOL):  # the index word mixed into each pool word
+        value = index ^ np.uint32(const)
+        const = const * _MULT_A & _MASK32
+        value *= np.uint32(const)
+        value ^= value >> np.uint32(16)
+        result = np.uint32(_MIX_L * pool[target] & _MASK32) - value * np.uint32(_MIX_R)
+        mixed.append(result ^ result >> np.uint32(16))
+    const, state = _INIT_B, []
+    for word in range(8):  # generate_state(4, uint64): eight uint32 words from the pool
+        value = mixed[word % _POOL] ^ np.uint32(const)
+        const = const * _MULT_B & _MASK32
+        value = value * np.uint32(const)
+        state.append(value ^ value >> np.uint32(16))
+    words = np.stack(state, axis=1).astype("<u4").view("<u8").astype(np.uint64)
+    words.flags.writeable = False
+    return words
+
+
+class _Words(ISeedSequence):
+    """A seed sequence whose state is already worked out: what PCG64 asks of one."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: np.ndarray) -> None:
+        self.words = words
+
+    def generate_state(self, n_words: int, dtype: npt.DTypeLike = np.uint32) -> np.ndarray:
+        if n_words != len(self.words) or np.dtype(dtype) != np.uint64:
+            raise ValueError("only the four uint64 words PCG64 takes are kept")
+        return self.words
+
+
 def sample_rng(seed: int, key: str, index: int) -> np.random.Generator:
-    """The generator for sample `index` of stream `key` in a run seeded with `seed`."""
+    """The generator for sample `index` of stream `key` in a run seeded with `seed`: PCG64
+    seeded by SeedSequence(the stream's words, spawn_key=(index,)). Below 2**32 its seed
+    words come from `_seed_words`, a block of indices at a time: SeedSequence's set-up cost
+    more than the prompt's other random draws (three streams a prompt)."""
     if seed < 0 or index < 0:
         raise ValueError("seed and sample index must be non-negative")
+    if index <= _MASK32:  # one spawn-key word, as `_seed_words` hashes it
+        block, row = divmod(index, _BLOCK)
+        # numpy's bit generators take any ISeedSequence (its documented contract; the type
+        # stubs name SeedSequence alone).
+        words = cast(np.random.SeedSequence, _Words(_seed_words(seed, key, block)[row]))
+        return np.random.Generator(np.random.PCG64(words))
     return np.random.Generator(np.random.PCG64(_SeedSequence(_entropy(seed, key),
                                                               spawn_key=(index,))))
 

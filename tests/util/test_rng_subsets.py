@@ -57,13 +57,19 @@ def test_a_sample_stream_is_the_seed_sequence_of_its_seed_key_and_index(seed: in
 
 
 def test_a_sample_stream_starts_where_numpys_seed_sequence_starts_it():
-    """sample_rng seeds PCG64 through its own SeedSequence (numpy's hashing without the
-    error-state context): the generator's whole state equals numpy's own for random seeds,
-    keys and indices, the largest ones included."""
+    """sample_rng seeds PCG64 with SeedSequence's words worked out by its own code (a block
+    of indices at once, or numpy's hashing without the error-state context): the generator's
+    whole state equals numpy's own for random seeds, keys and indices, the largest ones
+    included."""
     draw = np.random.default_rng(48)
     cases = [(2 ** 64 - 1, "k", 2 ** 63 - 1), (0, "", 0)]
     cases += [(int(draw.integers(0, 2 ** 63)), f"spec{int(draw.integers(10 ** 6))}/prompt",
                int(draw.integers(0, 2 ** 40))) for _ in range(300)]
+    # Below 2**32 the seed words are worked out a block of indices at a time: its edges too.
+    edges = [255, 256, 511, 2 ** 32 - 257, 2 ** 32 - 256, 2 ** 32 - 1, 2 ** 32]
+    cases += [(int(draw.integers(0, 2 ** 64, dtype=np.uint64)),
+               f"spec{int(draw.integers(10 ** 6))}/dag", int(index))
+              for index in [*draw.integers(0, 5_000, size=300), *edges]]
     for seed, key, index in cases:
         digest = hashlib.sha256(key.encode("utf-8")).digest()
         words = [seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF,
