@@ -166,34 +166,7 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
                         used += extra
         elif (write is not None and not isinstance(entries, LazyPending)
               and len(entries) <= _WRITE_AHEAD):
-            # Written and costed whole first: below a hub every line offered mostly fits, and
-            # then all are kept at once, with no step per line (the same lines the greedy pass
-            # keeps: none repeats a text and together they fit).
-            lines = [_new_line(Line, (write(entry), tier, entry)) if isinstance(entry, Fact)
-                     else entry for entry in entries]
-            texts = [line[0] for line in lines]
-            unique = set(texts)
-            extras = None
-            if isinstance(cost, CharacterCost):
-                total = sum(map(len, texts)) + cost.overhead * len(texts)
-            else:
-                extras = list(map(cost, texts))
-                total = sum(extras)
-            if used + total <= room and len(unique) == len(texts) and seen.isdisjoint(unique):
-                seen |= unique
-                kept.extend(lines)
-                if places is not None:
-                    places.extend(range(len(lines)))
-                used += total
-            else:
-                for place, (line, text, extra) in enumerate(zip(
-                        lines, texts, extras or map(cost, texts), strict=True)):
-                    if text not in seen and used + extra <= room:
-                        seen.add(text)
-                        kept.append(line)
-                        if places is not None:
-                            places.append(place)
-                        used += extra
+            used = _keep_written(entries, tier, room, used, cost, write, seen, kept, places)
         else:
             lazy = isinstance(entries, LazyPending)
             for place, entry in enumerate(entries):
@@ -224,6 +197,39 @@ def trim(tiers: Tiers, room: int, cost: Callable[[str], int],
     for line in kept:
         counts[line.tier] += 1
     return Trimmed(tuple(kept), None, offered, counts)
+
+
+def _keep_written(entries: Sequence[Line | Fact], tier: str, room: int, used: int,
+                  cost: Callable[[str], int], write: Callable[[Fact], str], seen: set[str],
+                  kept: list[Line], places: list[int] | None) -> int:
+    """`trim`'s greedy pass over a tier written and costed whole first: below a hub every
+    line offered mostly fits, and then all are kept at once, with no step per line (the same
+    lines the pass keeps: none repeats a text and together they fit). The room used after."""
+    lines = [_new_line(Line, (write(entry), tier, entry)) if isinstance(entry, Fact) else entry
+             for entry in entries]
+    texts = [line[0] for line in lines]
+    unique = set(texts)
+    extras = None
+    if isinstance(cost, CharacterCost):
+        total = sum(map(len, texts)) + cost.overhead * len(texts)
+    else:
+        extras = list(map(cost, texts))
+        total = sum(extras)
+    if used + total <= room and len(unique) == len(texts) and seen.isdisjoint(unique):
+        seen |= unique
+        kept.extend(lines)
+        if places is not None:
+            places.extend(range(len(lines)))
+        return used + total
+    for place, (line, text, extra) in enumerate(zip(lines, texts, extras or map(cost, texts),
+                                                    strict=True)):
+        if text not in seen and used + extra <= room:
+            seen.add(text)
+            kept.append(line)
+            if places is not None:
+                places.append(place)
+            used += extra
+    return used
 
 
 def shuffled(lines: Sequence[Line], rng: np.random.Generator) -> list[Line]:
