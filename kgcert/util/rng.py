@@ -53,30 +53,13 @@ _BLOCK = 256  # indices whose seed words are worked out at once (divides 2**32: 
 @lru_cache(maxsize=1024)
 def _pool(seed: int, key: str) -> tuple[tuple[int, ...], int]:
     """SeedSequence's pool after mixing in the stream's entropy words (all but the sample
-    index, which comes last), and the hash constant there: the same for every sample."""
-    const = _INIT_A
-
-    def hashmix(value: int) -> int:
-        nonlocal const
-        value ^= const
-        const = const * _MULT_A & _MASK32
-        value = value * const & _MASK32
-        return value ^ value >> 16
-
-    def mix(x: int, y: int) -> int:
-        result = (_MIX_L * x - _MIX_R * y) & _MASK32
-        return result ^ result >> 16
-
-    words = _entropy(seed, key).tolist()  # more words than the pool: no zero padding
-    pool = [hashmix(words[i]) for i in range(_POOL)]
-    for source in range(_POOL):
-        for target in range(_POOL):
-            if source != target:
-                pool[target] = mix(pool[target], hashmix(pool[source]))
-    for word in words[_POOL:]:
-        for target in range(_POOL):
-            pool[target] = mix(pool[target], hashmix(word))
-    return tuple(pool), const
+    index, which comes last): numpy's own, from a SeedSequence without the index. And the
+    hash constant there, which depends only on how many words were hashed: each pool word
+    once, each against every other, then each later entropy word into every pool word."""
+    entropy = _entropy(seed, key)  # more words than the pool: no zero padding
+    hashed = _POOL + _POOL * (_POOL - 1) + _POOL * (len(entropy) - _POOL)
+    const = _INIT_A * pow(_MULT_A, hashed, _MASK32 + 1) & _MASK32
+    return tuple(_SeedSequence(entropy).pool.tolist()), const
 
 
 @lru_cache(maxsize=256)
