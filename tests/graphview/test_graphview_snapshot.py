@@ -66,15 +66,22 @@ def test_fact_order_of_no_edges():
     assert len(edges) == 0 and list(start) == [0, 0, 0, 0]
 
 
-def test_edges_of_type_are_the_typed_run_of_each_entitys_edges():
+def _typed_snapshot(seed: int):
+    """A snapshot of 30 unnamed entities and 400 random edges of four types, two displays
+    and none (loops and repeated edges among them)."""
     size, types, displays = 30, ("treats", "interacts", "causes", "binds"), ("zeta", "a")
-    source, target, type_, display = _random_edges(np.random.default_rng(5), size, 400)
+    source, target, type_, display = _random_edges(np.random.default_rng(seed), size, 400)
     display = np.minimum(display, 1)
     edges, start = fact_order(source, target, type_, display, types, displays, size)
     ids = np.array([f"e{at:02d}" for at in range(size)])
-    snapshot = _indexed(ids, (None,) * size, ((),) * size, (("Thing",),),
-                        np.zeros(size, dtype=np.int32), types, displays, source, target,
-                        type_, display, edges, start)
+    return _indexed(ids, (None,) * size, ((),) * size, (("Thing",),),
+                    np.zeros(size, dtype=np.int32), types, displays, source, target, type_,
+                    display, edges, start)
+
+
+def test_edges_of_type_are_the_typed_run_of_each_entitys_edges():
+    snapshot = _typed_snapshot(5)
+    size, types, type_ = len(snapshot.id_list), snapshot.types, snapshot.type
     for at in range(size):
         mine = snapshot.edges_of(at)
         for code in range(len(types)):
@@ -142,19 +149,13 @@ def test_a_few_rows_made_an_edge_at_a_time_are_the_column_path_facts():
     loops, repeated edges and edges with and without a display."""
     from kgcert.graphview.rows import FEW_ROWS, FactRows, RowIndex
 
-    size, types, displays = 30, ("treats", "interacts", "causes", "binds"), ("zeta", "a")
-    source, target, type_, display = _random_edges(np.random.default_rng(8), size, 400)
-    display = np.minimum(display, 1)
-    edges, start = fact_order(source, target, type_, display, types, displays, size)
-    ids = np.array([f"e{at:02d}" for at in range(size)])
-    snapshot = _indexed(ids, (None,) * size, ((),) * size, (("Thing",),),
-                        np.zeros(size, dtype=np.int32), types, displays, source, target,
-                        type_, display, edges, start)
+    snapshot = _typed_snapshot(8)
+    displays = snapshot.displays
     index = RowIndex.of(snapshot, ["Thing"])
     assert index.edge_columns is not None
     rng = np.random.default_rng(9)
     for count in [*range(FEW_ROWS + 3), 40]:
-        picked = rng.choice(len(source), size=count, replace=False).astype(np.int64)
+        picked = rng.choice(len(snapshot.source), size=count, replace=False).astype(np.int64)
         few = FactRows.of_edges(index, picked)
         whole = FactRows.of_edges(index, picked)
         by_columns = tuple(whole._made_of(*whole.columns(), whole.edges))
